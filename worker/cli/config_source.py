@@ -1,0 +1,29 @@
+"""Turn `PRESET|CONFIG.json` plus `--set` assignments into a validated `RunConfig`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from worker.cli.errors import CliError
+from worker.engine import ConfigError, RunConfig, build_config
+from worker.engine.presets import PRESETS
+
+
+def load_config(source: str, assignments: list[str]) -> RunConfig:
+    try:
+        if source in PRESETS:
+            return PRESETS[source].run_config(assignments)
+        path = Path(source)
+        if not path.is_file():
+            known = ", ".join(PRESETS)
+            raise CliError(f"{source!r} is neither a preset ({known}) nor a config file")
+        try:
+            base = json.loads(path.read_text())
+        except json.JSONDecodeError as err:
+            raise CliError(f"{source}: invalid JSON at line {err.lineno}: {err.msg}") from None
+        if not isinstance(base, dict):
+            raise CliError(f"{source}: expected a JSON object")
+        return build_config(base, assignments)
+    except ConfigError as err:
+        raise CliError(str(err)) from None

@@ -1,0 +1,40 @@
+"""`fedwatch` entry point: one sub-command per module, each exposing `register`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from types import ModuleType
+
+from worker.cli import presets_cmd, simulate_cmd
+from worker.cli.errors import CliError
+
+COMMANDS: list[ModuleType] = [presets_cmd, simulate_cmd]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fedwatch",
+        description="Federated learning under intermittent client availability.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    for module in COMMANDS:
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.handler(args)
+    except CliError as err:
+        print(f"fedwatch: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("fedwatch: interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

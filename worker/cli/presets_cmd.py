@@ -1,0 +1,19 @@
+"""`fedwatch presets`: one line per paper setup."""
+
+from __future__ import annotations
+
+import argparse
+
+from worker.engine.presets import PRESETS
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("presets", help="list the paper presets")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    width = max(len(name) for name in PRESETS)
+    for name, preset in PRESETS.items():
+        print(f"{name:<{width}}  {preset.description}")
+    return 0

@@ -1,0 +1,55 @@
+"""`fedwatch simulate PRESET|CONFIG.json [--set k=v ...] [--out FILE.json]`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from worker.cli.config_source import load_config
+from worker.cli.errors import CliError
+from worker.cli.progress import ProgressSink
+from worker.engine import ConfigError, RunConfig, Summary, simulate
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("simulate", help="run one configuration locally")
+    p.add_argument("source", help="a preset name (see `fedwatch presets`) or a config JSON file")
+    p.add_argument(
+        "--set",
+        dest="assignments",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a dotted config key, e.g. --set algorithm.name=mifa (repeatable)",
+    )
+    p.add_argument("--out", type=Path, help="write config, summary and rounds to this JSON file")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_config(args.source, args.assignments)
+    sink = ProgressSink(config.rounds, f"{config.name} [{config.algorithm.name}]")
+    try:
+        summary = simulate(config, sink)
+    except ConfigError as err:
+        raise CliError(str(err)) from None
+    finally:
+        sink.close()
+    result = run_result(config, summary, sink)
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(result))
+        print(f"wrote {args.out}", file=sys.stderr)
+    print(json.dumps(result["summary"], indent=2))
+    return 0
+
+
+def run_result(config: RunConfig, summary: Summary, sink: ProgressSink) -> dict[str, Any]:
+    return {
+        "config": config.model_dump(mode="json"),
+        "summary": summary.to_dict(),
+        "rounds": [r.to_dict() for r in sink.records],
+    }

@@ -1,0 +1,35 @@
+"""FedVARP: variance reduction with stale updates,
+v = ȳ + Σ_S α̃_i (Δ_i − y_i), w ← w + η_s v, then y_i ← Δ_i for the trained clients."""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from worker.engine.algorithms.base import Algorithm, Context, Step, renormalised
+from worker.engine.algorithms.memory import ClientMemory
+from worker.engine.algorithms.selection import uniform_sample
+
+
+class FedVarp(Algorithm):
+    state = ("memory",)
+
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        self.memory = ClientMemory(ctx.n, ctx.dim, ctx.device)
+
+    def select(self, t: int, available: Tensor, gen: torch.Generator) -> Tensor:
+        return uniform_sample(available, self.ctx.k, gen)
+
+    def aggregate(self, t: int, w: Tensor, selected: Tensor, deltas: Tensor, lr: float) -> Step:
+        alpha = self.ctx.alpha
+        y = self.memory.g * lr
+        weights = alpha * self.memory.filled
+        v = alpha @ y
+        if len(selected):
+            ids = selected.to(self.ctx.device)
+            a = renormalised(alpha, ids)
+            v = v + a @ (deltas - y[ids])
+            weights[ids] = a
+            self.memory.write(ids, deltas, lr)
+        return Step(w + self.ctx.config.server.lr * v, weights)

@@ -1,0 +1,32 @@
+"""Server memory of every client's latest update, stored divided by its local lr."""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+
+class ClientMemory:
+    """G: (N, d) latest delta of each client / the local lr in force when computed.
+
+    Reading multiplies back by the current lr, so lr decay does not distort stale
+    entries. `filled[i]` is true once client i has reported.
+    """
+
+    def __init__(self, n: int, d: int, device: torch.device) -> None:
+        self.g = torch.zeros(n, d, device=device)
+        self.filled = torch.zeros(n, dtype=torch.bool, device=device)
+
+    def write(self, ids: Tensor, deltas: Tensor, lr: float) -> Tensor:
+        """Store `deltas` for `ids`; return the normalised entries they replace."""
+        old = self.g[ids].clone()
+        self.g[ids] = deltas / lr
+        self.filled[ids] = True
+        return old
+
+    def tensors(self) -> dict[str, Tensor]:
+        return {"g": self.g, "filled": self.filled}
+
+    def load(self, state: dict[str, Tensor]) -> None:
+        self.g = state["g"].to(self.g.device)
+        self.filled = state["filled"].to(self.filled.device)

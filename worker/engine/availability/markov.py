@@ -1,0 +1,62 @@
+"""Correlated availability: each client is a two-state Markov chain (CA-Fed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from worker.engine.availability.base import Availability
+from worker.engine.config import MarkovConfig
+from worker.engine.rng import torch_gen
+
+
+class Markov(Availability):
+    """Stationary availability π_k, correlation λ_k:
+
+    P(on→on) = λ + (1−λ)π, P(off→on) = (1−λ)π; the chain starts ~ Bernoulli(π).
+    """
+
+    def __init__(self, pi: Tensor, lam: Tensor, seed: int) -> None:
+        self.pi, self.lam, self.seed = pi.double(), lam.double(), seed
+        self.state: Tensor | None = None
+        self.t = -1
+
+    def mask(self, t: int) -> Tensor:
+        if t == self.t and self.state is not None:
+            return self.state.clone()
+        u = torch.rand(len(self.pi), generator=torch_gen(self.seed, "availability", t)).double()
+        if self.state is None or t == 0:
+            on = u < self.pi
+        else:
+            p_on = torch.where(
+                self.state, self.lam + (1 - self.lam) * self.pi, (1 - self.lam) * self.pi
+            )
+            on = u < p_on
+        self.state, self.t = on, t
+        return on.clone()
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"state": None if self.state is None else self.state.clone(), "t": self.t}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.state, self.t = state["state"], state["t"]
+
+
+def cafed_population(cfg: MarkovConfig, n: int) -> tuple[Tensor, Tensor]:
+    """π, λ of CA-Fed's population.
+
+    The first half of the clients is "more available" (π = ½ + g), the rest "less
+    available" (π = ½ − g); in each half the first `correlated_share` are correlated
+    (λ = ν), the others weakly correlated (λ = weak_lambda).
+    """
+    idx = torch.arange(n)
+    half = n // 2 if n > 1 else 1
+    more = idx < half
+    pi = torch.where(more, 0.5 + cfg.g, 0.5 - cfg.g).double()
+    rank = torch.where(more, idx, idx - half)
+    size = torch.where(more, half, n - half)
+    correlated = rank < torch.round(cfg.correlated_share * size)
+    lam = torch.where(correlated, cfg.nu, cfg.weak_lambda).double()
+    return pi, lam

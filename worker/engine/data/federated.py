@@ -1,0 +1,115 @@
+"""`FederatedData`: every client's train split stored contiguously, plus test splits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import torch
+from torch import Tensor
+
+Task = Literal["classification", "regression"]
+
+
+@dataclass
+class FederatedData:
+    """Train samples sorted by client: client k owns rows train_offsets[k]:train_offsets[k+1].
+
+    Test samples are sorted the same way (test_offsets); rows past test_offsets[-1]
+    belong to no client but still count for the global test metrics.
+    `client_class` is the smallest label each client holds (what label-driven
+    availability models group by); `cluster` the client's cluster id.
+    """
+
+    x_train: Tensor
+    y_train: Tensor
+    train_offsets: Tensor
+    x_test: Tensor
+    y_test: Tensor
+    test_offsets: Tensor
+    n_classes: int
+    task: Task
+    client_class: Tensor
+    cluster: Tensor
+    optimum: float | None = None
+
+    @property
+    def n_clients(self) -> int:
+        return len(self.train_offsets) - 1
+
+    @property
+    def sizes(self) -> Tensor:
+        return self.train_offsets.diff()
+
+    @property
+    def input_shape(self) -> tuple[int, ...]:
+        return tuple(self.x_train.shape[1:])
+
+    def to(self, device: torch.device) -> FederatedData:
+        move = {k: getattr(self, k).to(device) for k in ("x_train", "y_train", "x_test", "y_test")}
+        return FederatedData(**{**self.__dict__, **move})
+
+
+def offsets(sizes: list[int] | np.ndarray) -> Tensor:
+    return torch.as_tensor(np.concatenate([[0], np.cumsum(sizes)]), dtype=torch.long)
+
+
+def assign_test_by_label(
+    y_test: np.ndarray, client_train_labels: list[np.ndarray], rng: np.random.Generator
+) -> list[np.ndarray]:
+    """Split test rows among clients so each client's test labels follow its train labels.
+
+    For each class, the test rows of that class go to the clients holding it, in
+    proportion to how many train samples of that class each holds.
+    """
+    n = len(client_train_labels)
+    n_classes = int(max(y_test.max(), *(lab.max(initial=0) for lab in client_train_labels))) + 1
+    counts = np.zeros((n, n_classes))
+    for k, lab in enumerate(client_train_labels):
+        counts[k] = np.bincount(lab, minlength=n_classes)
+    parts: list[list[np.ndarray]] = [[] for _ in range(n)]
+    for c in range(n_classes):
+        rows = rng.permutation(np.flatnonzero(y_test == c))
+        total = counts[:, c].sum()
+        if total == 0 or len(rows) == 0:
+            continue
+        cuts = np.floor(np.cumsum(counts[:, c]) / total * len(rows)).astype(int)
+        for k, chunk in enumerate(np.split(rows, cuts[:-1])):
+            if len(chunk):
+                parts[k].append(chunk)
+    return [np.concatenate(p) if p else np.zeros(0, dtype=int) for p in parts]
+
+
+def assemble(
+    x_pool: Tensor,
+    y_pool: Tensor,
+    client_rows: list[np.ndarray],
+    x_test_pool: Tensor,
+    y_test_pool: Tensor,
+    n_classes: int,
+    rng: np.random.Generator,
+    cluster: np.ndarray | None = None,
+) -> FederatedData:
+    """Gather a labelled pool into per-client contiguous splits."""
+    train_labels = [y_pool[rows].numpy() for rows in client_rows]
+    test_rows = assign_test_by_label(y_test_pool.numpy(), train_labels, rng)
+    owned = np.concatenate(test_rows) if test_rows else np.zeros(0, dtype=int)
+    rest = np.setdiff1d(np.arange(len(y_test_pool)), owned)
+    train_index = torch.as_tensor(np.concatenate(client_rows), dtype=torch.long)
+    test_index = torch.as_tensor(np.concatenate([owned, rest]), dtype=torch.long)
+    client_class = [int(lab.min()) if len(lab) else 0 for lab in train_labels]
+    return FederatedData(
+        x_train=x_pool[train_index],
+        y_train=y_pool[train_index],
+        train_offsets=offsets([len(r) for r in client_rows]),
+        x_test=x_test_pool[test_index],
+        y_test=y_test_pool[test_index],
+        test_offsets=offsets([len(r) for r in test_rows]),
+        n_classes=n_classes,
+        task="classification",
+        client_class=torch.as_tensor(client_class, dtype=torch.long),
+        cluster=torch.as_tensor(
+            cluster if cluster is not None else np.zeros(len(client_rows)), dtype=torch.long
+        ),
+    )

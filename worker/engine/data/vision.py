@@ -1,0 +1,80 @@
+"""Image pools: scikit-learn's bundled digits (offline) and torchvision datasets from a root."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from worker.engine.errors import DatasetMissing
+
+Pool = tuple[Tensor, Tensor, Tensor, Tensor]
+
+# Files torchvision reads for each dataset, relative to the data root.
+EXPECTED_FILES: dict[str, list[str]] = {
+    "mnist": [
+        f"MNIST/raw/{f}"
+        for f in ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                  "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+    ],
+    "fashion_mnist": [
+        f"FashionMNIST/raw/{f}"
+        for f in ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                  "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+    ],
+    "cifar10": [
+        f"cifar-10-batches-py/{f}"
+        for f in ("data_batch_1", "data_batch_2", "data_batch_3", "data_batch_4",
+                  "data_batch_5", "test_batch", "batches.meta")
+    ],
+    "svhn": ["train_32x32.mat", "test_32x32.mat"],
+}
+
+
+def digits_pool(rng: np.random.Generator) -> Pool:
+    """8x8 handwritten digits (1797 samples), 80/20 train/test split, scaled to [0, 1]."""
+    from sklearn.datasets import load_digits
+
+    bunch = load_digits()
+    x = torch.as_tensor(bunch.images / 16.0, dtype=torch.float32).unsqueeze(1)
+    y = torch.as_tensor(bunch.target, dtype=torch.long)
+    order = torch.as_tensor(rng.permutation(len(y)))
+    cut = int(0.8 * len(y))
+    train, test = order[:cut], order[cut:]
+    return x[train], y[train], x[test], y[test]
+
+
+def torchvision_pool(name: str, root: str, download: bool) -> Pool:
+    """Train and test tensors (N, C, H, W) normalised to [-1, 1], labels as long."""
+    root_path = Path(root)
+    missing = [f for f in EXPECTED_FILES[name] if not (root_path / f).is_file()]
+    if missing and not download:
+        raise DatasetMissing(
+            f"data.root: {name} not found under {root_path.resolve()} (missing "
+            f"{', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''}); "
+            "set data.download=true or place the files there"
+        )
+    train = _load(name, root_path, True, download)
+    test = _load(name, root_path, False, download)
+    return (*train, *test)
+
+
+def _load(name: str, root: Path, train: bool, download: bool) -> tuple[Tensor, Tensor]:
+    from torchvision import datasets
+
+    if name in ("mnist", "fashion_mnist"):
+        cls = datasets.MNIST if name == "mnist" else datasets.FashionMNIST
+        ds = cls(str(root), train=train, download=download)
+        x = ds.data.unsqueeze(1)
+        y = torch.as_tensor(ds.targets)
+    elif name == "cifar10":
+        cds = datasets.CIFAR10(str(root), train=train, download=download)
+        x = torch.as_tensor(cds.data).permute(0, 3, 1, 2)
+        y = torch.as_tensor(cds.targets)
+    else:
+        sds = datasets.SVHN(str(root), split="train" if train else "test", download=download)
+        x = torch.as_tensor(sds.data)
+        y = torch.as_tensor(sds.labels)
+    return (x.float() / 127.5 - 1.0).contiguous(), y.long()

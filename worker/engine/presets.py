@@ -1,0 +1,120 @@
+"""Paper setups: one name reproduces a published configuration and its comparison set."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from worker.engine.config import RunConfig
+from worker.engine.overrides import ConfigError, build_config
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    description: str
+    config: dict[str, Any]
+    compare: tuple[str, ...]
+    seeds: tuple[int, ...] = (0,)
+    variants: dict[str, list[str]] = field(default_factory=dict)
+
+    def run_config(self, assignments: list[str] | None = None) -> RunConfig:
+        return build_config({"name": self.name, **self.config}, assignments)
+
+
+def _preset(
+    name: str,
+    description: str,
+    config: dict[str, Any],
+    compare: tuple[str, ...],
+    seeds: tuple[int, ...] = (0,),
+    variants: dict[str, list[str]] | None = None,
+) -> Preset:
+    return Preset(name, description, config, compare, seeds, variants or {})
+
+
+EXAMPLE1 = _preset(
+    "example1",
+    "FedLaAvg Example 1: two clients, means ±1, 30 rounds on / 10 off; FedAvg is biased to 0.5",
+    {
+        "seed": 0,
+        "rounds": 4000,
+        "data": {"dataset": "mean_estimation", "n_clients": 2, "partition": "iid",
+                 "means": [1.0, -1.0], "sigma": 0.0, "train_per_client": 10,
+                 "test_per_client": 10},
+        "model": {"name": "scalar", "init": 0.0},
+        "availability": {"kind": "diurnal",
+                         "diurnal": {"strategy": "ratio", "period": 30, "ratio": 1 / 3}},
+        "algorithm": {"name": "fedlaavg", "participation": 2, "weights": "uniform"},
+        "client": {"local_steps": 1, "batch_size": 1, "lr": 0.01},
+        "server": {"lr": 1.0},
+        "eval": {"every": 1, "checkpoint_every": 100},
+    },
+    ("fedavg", "fedlaavg", "mifa"),
+)
+
+FEDLAAVG_MNIST = _preset(
+    "fedlaavg-mnist",
+    "FedLaAvg MNIST: 1000 one-class clients, K=100, diurnal E=100, logistic regression",
+    {
+        "rounds": 10_000,
+        "data": {"dataset": "mnist", "n_clients": 1000, "partition": "by_class",
+                 "classes_per_client": 1, "sizes": "normal"},
+        "model": {"name": "linear"},
+        "availability": {"kind": "diurnal",
+                         "diurnal": {"strategy": "number", "period": 100,
+                                     "classes_in_group0": 1}},
+        "algorithm": {"name": "fedlaavg", "participation": 100, "weights": "uniform"},
+        "client": {"local_steps": 10, "batch_size": 5, "lr": 0.01},
+        "eval": {"every": 50, "target_acc": 0.85, "checkpoint_every": 200},
+    },
+    ("fedlaavg", "fedavg", "mifa", "sgd"),
+)
+
+FEDLAAVG_CIFAR10 = _preset(
+    "fedlaavg-cifar10",
+    "FedLaAvg CIFAR-10: 1000 one-class clients, K=100, CNN, diurnal; full vs intermittent",
+    {
+        "rounds": 20_000,
+        "data": {"dataset": "cifar10", "n_clients": 1000, "partition": "by_class",
+                 "classes_per_client": 1, "sizes": "normal"},
+        "model": {"name": "cnn"},
+        "availability": {"kind": "diurnal",
+                         "diurnal": {"strategy": "number", "period": 100,
+                                     "classes_in_group0": 5}},
+        "algorithm": {"name": "fedlaavg", "participation": 100, "weights": "uniform"},
+        "client": {"local_steps": 10, "batch_size": 5, "lr": 0.05},
+        "eval": {"every": 100, "target_acc": 0.5, "checkpoint_every": 200},
+    },
+    ("fedlaavg", "fedavg", "mifa", "sgd"),
+    variants={"intermittent": [], "full": ["availability.kind=always"]},
+)
+
+MIFA_CIFAR10 = _preset(
+    "mifa-cifar10",
+    "MIFA CIFAR-10: 100 clients x 2 classes, Bernoulli by_class p_min 0.1, LeNet-5",
+    {
+        "rounds": 2000,
+        "data": {"dataset": "cifar10", "n_clients": 100, "partition": "by_class",
+                 "classes_per_client": 2},
+        "model": {"name": "lenet5"},
+        "availability": {"kind": "bernoulli",
+                         "bernoulli": {"profile": "by_class", "p_min": 0.1}},
+        "algorithm": {"name": "mifa", "participation": 100, "weights": "uniform"},
+        "client": {"local_steps": 2, "unit": "epochs", "batch_size": 100, "lr": 0.1},
+        "eval": {"every": 20, "target_acc": 0.5, "checkpoint_every": 50},
+    },
+    ("mifa", "fedavg", "fedlaavg", "fedvarp"),
+)
+
+PRESETS: dict[str, Preset] = {
+    p.name: p for p in (EXAMPLE1, FEDLAAVG_MNIST, FEDLAAVG_CIFAR10, MIFA_CIFAR10)
+}
+
+
+def get_preset(name: str) -> Preset:
+    try:
+        return PRESETS[name]
+    except KeyError:
+        known = ", ".join(PRESETS)
+        raise ConfigError(f"unknown preset {name!r} (known: {known})") from None

@@ -1,0 +1,65 @@
+"""What the engine reports: one `RoundRecord` per round, one `Summary` per run."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+NON_DETERMINISTIC = ("wall_s",)
+
+
+@dataclass
+class RoundRecord:
+    """One finished round.
+
+    `metrics` holds the scalars evaluated this round (`test_acc`, `train_loss`, ...);
+    `weights` maps each client whose (possibly stale) update entered the model to its
+    aggregation weight; `client_acc` is the per-client accuracy vector on rounds where
+    per-client evaluation ran. Everything but `wall_s` is identical for the same
+    config and seed on CPU.
+    """
+
+    round: int
+    metrics: dict[str, float]
+    available: list[int]
+    selected: list[int]
+    weights: dict[int, float]
+    wall_s: float = 0.0
+    client_acc: list[float] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"round": self.round, **self.metrics}
+        out["available"] = self.available
+        out["selected"] = self.selected
+        out["weights"] = {str(k): v for k, v in self.weights.items()}
+        out["wall_s"] = self.wall_s
+        if self.client_acc is not None:
+            out["client_acc"] = self.client_acc
+        return out
+
+    def deterministic(self) -> dict[str, Any]:
+        """The record without its timing fields (for reproducibility checks)."""
+        out = self.to_dict()
+        for key in NON_DETERMINISTIC:
+            out.pop(key)
+        return out
+
+
+@dataclass
+class Summary:
+    best_test_acc: float | None = None
+    final_test_acc: float | None = None
+    time_avg_test_acc: float | None = None
+    std_test_acc_second_half: float | None = None
+    rounds_to_target: int | None = None
+    final_test_loss: float | None = None
+    rounds_done: int = 0
+    wall_s: float = 0.0
+    client_updates_per_s: float = 0.0
+    stopped: bool = False
+    extra: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out.update(out.pop("extra"))
+        return out

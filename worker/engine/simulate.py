@@ -1,0 +1,204 @@
+"""`simulate(config, sink)`: the round loop that every algorithm shares."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from worker.engine.algorithms import Context, build_algorithm
+from worker.engine.availability import build_availability
+from worker.engine.errors import ConfigError
+from worker.engine.config import RunConfig
+from worker.engine.data import FederatedData, load_data
+from worker.engine.models import build_model, has_buffers
+from worker.engine.records import RoundRecord, Summary
+from worker.engine.rng import torch_gen
+from worker.engine.sink import Sink
+from worker.engine.tracker import Tracker
+from worker.engine.training.evaluate import evaluate, per_client_accuracy
+from worker.engine.training.flat import FlatModel
+from worker.engine.training.trainer import Trainer
+
+CHECKPOINT_VERSION = 1
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("device: cuda requested but no CUDA device is available")
+    return torch.device(name)
+
+
+def resolve_backend(name: str, module: torch.nn.Module) -> str:
+    """`auto` picks vmap unless the model carries buffers (batch norm)."""
+    if name == "vmap" and has_buffers(module):
+        raise ConfigError("backend: vmap cannot train models with buffers; use sequential")
+    if name != "auto":
+        return name
+    return "sequential" if has_buffers(module) else "vmap"
+
+
+def target_weights(config: RunConfig, data: FederatedData) -> Tensor:
+    if config.algorithm.weights == "uniform":
+        return torch.full((data.n_clients,), 1.0 / data.n_clients)
+    sizes = data.sizes.float()
+    return sizes / sizes.sum()
+
+
+class Simulation:
+    """Everything one run needs, built from its config; `run` executes the rounds."""
+
+    def __init__(self, config: RunConfig) -> None:
+        self.config = config
+        torch.manual_seed(config.seed)
+        self.device = resolve_device(config.device)
+        data = load_data(config.data, config.seed)
+        module = build_model(config.model, data.input_shape, data.n_classes)
+        self.backend = resolve_backend(config.backend, module)
+        self.data = data.to(self.device)
+        self.model = FlatModel(module, data.task).to(self.device)
+        self.trainer = Trainer(config, self.data, self.model, self.backend)
+        self.availability = build_availability(config.availability, data, config.seed)
+        alpha = target_weights(config, data).to(self.device)
+        self.algorithm = build_algorithm(
+            Context(
+                n=data.n_clients,
+                dim=self.model.dim,
+                k=config.n_selected(),
+                alpha=alpha,
+                device=self.device,
+                config=config,
+                pi=self.availability.pi,
+                lam=self.availability.lam,
+                probe_loss=self.trainer.probe_loss,
+            )
+        )
+        self.tracker = Tracker(alpha, config.eval.target_acc)
+        self.w = self.model.initial().to(self.device)
+        self.start_round = 0
+        self.wall_s = 0.0
+
+    def run(self, sink: Sink, should_stop: Callable[[], bool] | None = None) -> Summary:
+        stopped = False
+        t = self.start_round
+        for t in range(self.start_round, self.config.rounds):
+            if should_stop is not None and should_stop():
+                stopped = True
+                break
+            started = time.perf_counter()
+            record = self.round(t)
+            self.wall_s += time.perf_counter() - started
+            record.wall_s = self.wall_s
+            sink.on_round(record)
+            done = t + 1
+            if done % self.config.eval.checkpoint_every == 0 or done == self.config.rounds:
+                sink.on_checkpoint(self.state_dict(done))
+        else:
+            t = self.config.rounds
+        summary = self.tracker.summary(t, self.wall_s, stopped)
+        if self.data.optimum is not None:
+            summary.extra["final_param"] = float(self.w[0])
+            summary.extra["final_opt_gap"] = (float(self.w[0]) - self.data.optimum) ** 2
+        return summary
+
+    def round(self, t: int) -> RoundRecord:
+        available = self.availability.mask(t)
+        selected = self.algorithm.select(t, available, torch_gen(self.config.seed, "select", t))
+        metrics: dict[str, float] = {
+            "n_available": float(available.sum()),
+            "n_selected": float(len(selected)),
+        }
+        lr = self.trainer.lr(t)
+        trainees = torch.tensor([-1]) if self.algorithm.centralised else selected
+        if len(trainees):
+            deltas, losses = self.trainer.train(
+                t,
+                self.w,
+                trainees,
+                self.algorithm.correction(selected),
+                self.algorithm.prox_mu(),
+            )
+            metrics["train_loss"] = float(losses.mean())
+        else:
+            deltas = torch.zeros(0, self.model.dim, device=self.device)
+        step = self.algorithm.aggregate(t, self.w, selected, deltas, lr)
+        self.w = step.w
+        metrics.update(self.tracker.client_metrics(t, selected, step.weights))
+        client_acc = self.evaluate(t, metrics)
+        nonzero = step.weights.nonzero().flatten().cpu()
+        weights = step.weights.cpu()
+        return RoundRecord(
+            round=t,
+            metrics=metrics,
+            available=available.nonzero().flatten().tolist(),
+            selected=selected.tolist(),
+            weights={int(i): float(weights[i]) for i in nonzero},
+            client_acc=client_acc,
+        )
+
+    def evaluate(self, t: int, metrics: dict[str, float]) -> list[float] | None:
+        ev = self.config.eval
+        last = t + 1 == self.config.rounds
+        if self.data.optimum is not None:
+            metrics["param"] = float(self.w[0])
+            metrics["opt_gap"] = (float(self.w[0]) - self.data.optimum) ** 2
+        if not (last or (t + 1) % ev.every == 0 or t == 0):
+            return None
+        result = evaluate(self.model, self.w, self.data.x_test, self.data.y_test, ev.batch_size)
+        metrics["test_loss"] = result.loss
+        if result.acc is None or result.correct is None:
+            return None
+        metrics["test_acc"] = result.acc
+        self.tracker.observe_acc(t, result.acc)
+        if ev.client_every and ((t + 1) % ev.client_every == 0 or last):
+            acc = per_client_accuracy(result.correct, self.data.test_offsets)
+            valid = acc[~acc.isnan()].double()
+            if len(valid):
+                ordered = valid.sort().values
+                tail = max(1, len(ordered) // 10)
+                metrics["client_acc_mean"] = float(valid.mean())
+                metrics["client_acc_var"] = float(valid.var(unbiased=False))
+                metrics["client_acc_worst10"] = float(ordered[:tail].mean())
+                metrics["client_acc_best10"] = float(ordered[-tail:].mean())
+            return acc.tolist()
+        return None
+
+    def state_dict(self, next_round: int) -> dict[str, Any]:
+        return {
+            "version": CHECKPOINT_VERSION,
+            "round": next_round,
+            "w": self.w.detach().cpu().clone(),
+            "algorithm": self.algorithm.state_dict(),
+            "availability": self.availability.state_dict(),
+            "tracker": self.tracker.state_dict(),
+            "wall_s": self.wall_s,
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        if state.get("version") != CHECKPOINT_VERSION:
+            raise ConfigError("checkpoint: written by an incompatible engine version")
+        self.start_round = int(state["round"])
+        self.w = state["w"].to(self.device)
+        self.algorithm.load_state_dict(state["algorithm"])
+        self.availability.load_state_dict(state["availability"])
+        self.tracker.load_state_dict(state["tracker"])
+        self.wall_s = float(state["wall_s"])
+
+
+def simulate(
+    config: RunConfig,
+    sink: Sink,
+    checkpoint: dict[str, Any] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Summary:
+    """Run `config` from the start, or from `checkpoint` (a state passed to
+    `sink.on_checkpoint`); records go to `sink.on_round` as rounds finish."""
+    sim = Simulation(config)
+    if checkpoint is not None:
+        sim.load_state_dict(checkpoint)
+    return sim.run(sink, should_stop)

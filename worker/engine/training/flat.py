@@ -1,0 +1,54 @@
+"""A model viewed as a function of one flat parameter vector θ ∈ R^d."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import torch
+from torch import Tensor, nn
+from torch.func import functional_call
+from torch.nn import functional as F
+
+from worker.engine.data.federated import Task
+
+
+class FlatModel:
+    def __init__(self, module: nn.Module, task: Task) -> None:
+        self.module = module
+        self.task = task
+        named = list(module.named_parameters())
+        self.names = [n for n, _ in named]
+        self.shapes = [tuple(p.shape) for _, p in named]
+        self.numels = [math.prod(s) for s in self.shapes]
+        self.buffers = {n: b for n, b in module.named_buffers()}
+
+    @property
+    def dim(self) -> int:
+        return sum(self.numels)
+
+    def initial(self) -> Tensor:
+        return torch.cat([p.detach().reshape(-1) for p in self.module.parameters()])
+
+    def unflatten(self, theta: Tensor) -> dict[str, Tensor]:
+        parts = theta.split(self.numels, dim=-1)
+        lead = theta.shape[:-1]
+        return {
+            n: p.reshape(*lead, *s) for n, p, s in zip(self.names, parts, self.shapes, strict=True)
+        }
+
+    def forward(self, theta: Tensor, x: Tensor) -> Tensor:
+        return functional_call(self.module, {**self.unflatten(theta), **self.buffers}, (x,))
+
+    def loss(self, theta: Tensor, x: Tensor, y: Tensor) -> Tensor:
+        return self.criterion()(self.forward(theta, x), y)
+
+    def criterion(self) -> Callable[[Tensor, Tensor], Tensor]:
+        if self.task == "regression":
+            return lambda out, y: ((out - y) ** 2).mean()
+        return F.cross_entropy
+
+    def to(self, device: torch.device) -> FlatModel:
+        self.module.to(device)
+        self.buffers = {n: b for n, b in self.module.named_buffers()}
+        return self

@@ -1,0 +1,90 @@
+"""Local training of the selected clients: `vmap` (all at once) and `sequential` backends.
+
+Both run the same update per step, on the same batches:
+    g = ∇f_i(θ; batch) + wd·θ + μ(θ − w) + c_i,   b = m·b + g,   θ ← θ − η_l·b
+where c_i is an optional per-client gradient correction (SCAFFOLD) and μ the proximal
+weight (FedProx). Both return the deltas θ_i − w as a (K, d) tensor and each client's
+mean training loss.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+from torch.func import grad_and_value, vmap
+
+from worker.engine.training.flat import FlatModel
+
+
+@dataclass
+class LocalSpec:
+    w: Tensor  # (d,) global parameters every client starts from
+    batches: Tensor  # (K, S, B) row indices into x/y
+    mask: Tensor  # (K, S) 1 where the client takes that step
+    lr: float
+    momentum: float = 0.0
+    weight_decay: float = 0.0
+    prox_mu: float = 0.0
+    correction: Tensor | None = None  # (K, d)
+
+
+def _direction(spec: LocalSpec, theta: Tensor, g: Tensor, corr: Tensor | None) -> Tensor:
+    if spec.weight_decay:
+        g = g + spec.weight_decay * theta
+    if spec.prox_mu:
+        g = g + spec.prox_mu * (theta - spec.w)
+    if corr is not None:
+        g = g + corr
+    return g
+
+
+def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple[Tensor, Tensor]:
+    k, steps = spec.mask.shape
+    step_fn = vmap(grad_and_value(model.loss))
+    theta = spec.w.expand(k, -1).clone()
+    buf = torch.zeros_like(theta)
+    loss_sum = torch.zeros(k, device=theta.device)
+    mask = spec.mask.to(theta.device)
+    for s in range(steps):
+        rows = spec.batches[:, s]
+        g, loss = step_fn(theta, x[rows], y[rows])
+        g = _direction(spec, theta, g, spec.correction)
+        m = mask[:, s, None]
+        buf = torch.where(m > 0, spec.momentum * buf + g, buf) if spec.momentum else g
+        theta = theta - spec.lr * m * buf
+        loss_sum += loss.detach() * mask[:, s]
+    return theta - spec.w, loss_sum / mask.sum(dim=1)
+
+
+def train_sequential(
+    model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec
+) -> tuple[Tensor, Tensor]:
+    k, steps = spec.mask.shape
+    deltas = torch.empty(k, len(spec.w), device=spec.w.device)
+    losses = torch.empty(k, device=spec.w.device)
+    for i in range(k):
+        corr = None if spec.correction is None else spec.correction[i]
+        theta = spec.w.clone()
+        buf = torch.zeros_like(theta)
+        total, n_steps = 0.0, 0
+        for s in range(steps):
+            if spec.mask[i, s] == 0:
+                continue
+            rows = spec.batches[i, s]
+            theta.requires_grad_(True)
+            loss = model.loss(theta, x[rows], y[rows])
+            (g,) = torch.autograd.grad(loss, theta)
+            theta = theta.detach()
+            g = _direction(spec, theta, g, corr)
+            buf = spec.momentum * buf + g if spec.momentum else g
+            theta = theta - spec.lr * buf
+            total += float(loss)
+            n_steps += 1
+        deltas[i] = theta - spec.w
+        losses[i] = total / max(n_steps, 1)
+    return deltas, losses
+
+
+BACKENDS = {"vmap": train_vmap, "sequential": train_sequential}

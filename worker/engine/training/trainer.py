@@ -1,0 +1,66 @@
+"""Runs one round's local training on the chosen backend, from the client's own rows."""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from worker.engine.config import RunConfig
+from worker.engine.data.federated import FederatedData
+from worker.engine.rng import torch_gen
+from worker.engine.training.batches import batch_indices
+from worker.engine.training.flat import FlatModel
+from worker.engine.training.local import BACKENDS, LocalSpec
+
+
+class Trainer:
+    def __init__(self, config: RunConfig, data: FederatedData, model: FlatModel, backend: str):
+        self.config, self.data, self.model = config, data, model
+        self.train_fn = BACKENDS[backend]
+        self.starts = data.train_offsets[:-1]
+        self.sizes = data.sizes
+
+    def lr(self, t: int) -> float:
+        c = self.config.client
+        return c.lr * c.lr_decay**t
+
+    def train(
+        self,
+        t: int,
+        w: Tensor,
+        clients: Tensor,
+        correction: Tensor | None = None,
+        prox_mu: float = 0.0,
+    ) -> tuple[Tensor, Tensor]:
+        """Deltas (K, d) and mean train losses (K,) of `clients`; id -1 = all data."""
+        starts, sizes = self._rows(clients)
+        c = self.config.client
+        gen = torch_gen(self.config.seed, "batches", t)
+        rows, mask = batch_indices(starts, sizes, c.local_steps, c.unit, c.batch_size, gen)
+        spec = LocalSpec(
+            w=w,
+            batches=rows.to(w.device),
+            mask=mask,
+            lr=self.lr(t),
+            momentum=c.momentum,
+            weight_decay=c.weight_decay,
+            prox_mu=prox_mu,
+            correction=correction,
+        )
+        return self.train_fn(self.model, self.data.x_train, self.data.y_train, spec)
+
+    @torch.no_grad()
+    def probe_loss(self, w: Tensor, clients: Tensor, t: int) -> Tensor:
+        """Loss of the model w on one batch of each client's data (no training)."""
+        starts, sizes = self._rows(clients)
+        gen = torch_gen(self.config.seed, "probe", t)
+        rows, _ = batch_indices(starts, sizes, 1, "steps", self.config.client.batch_size, gen)
+        rows = rows[:, 0].to(w.device)
+        return torch.stack(
+            [self.model.loss(w, self.data.x_train[r], self.data.y_train[r]) for r in rows]
+        )
+
+    def _rows(self, clients: Tensor) -> tuple[Tensor, Tensor]:
+        if len(clients) == 1 and int(clients[0]) == -1:
+            return torch.zeros(1, dtype=torch.long), torch.as_tensor([len(self.data.y_train)])
+        return self.starts[clients], self.sizes[clients]
