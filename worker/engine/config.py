@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 DatasetName = Literal[
     "mean_estimation",
@@ -206,12 +206,12 @@ class AlgorithmConfig(Section):
     fedadam: FedAdamConfig = Field(default_factory=FedAdamConfig)
     fedprox: FedProxConfig = Field(default_factory=FedProxConfig)
 
-    @model_validator(mode="after")
-    def _participation(self) -> AlgorithmConfig:
-        p = self.participation
+    @field_validator("participation")
+    @classmethod
+    def _whole_or_fraction(cls, p: float) -> float:
         if p >= 1 and p != int(p):
-            raise ValueError("participation: use an integer K >= 1 or a fraction in (0, 1)")
-        return self
+            raise ValueError("use an integer K >= 1 or a fraction in (0, 1)")
+        return p
 
 
 class ClientConfig(Section):

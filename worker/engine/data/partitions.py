@@ -64,10 +64,18 @@ def by_class(
         share = np.ones(len(owners))
         if sizes == "normal":
             share = np.clip(rng.normal(1.0, size_std, len(owners)), 0.1, None)
-        cuts = np.floor(np.cumsum(share) / share.sum() * len(rows)).astype(int)
-        for k, chunk in zip(owners, np.split(rows, cuts[:-1]), strict=True):
+        counts = _split_counts(len(rows), share)
+        for k, chunk in zip(owners, np.split(rows, np.cumsum(counts)[:-1]), strict=True):
             parts[k].append(chunk)
     return [np.concatenate(p) if p else np.zeros(0, dtype=int) for p in parts]
+
+
+def _split_counts(total: int, share: np.ndarray) -> np.ndarray:
+    """Counts summing to `total`, proportional to `share`, at least 1 each where possible."""
+    floor = 1 if total >= len(share) else 0
+    rest = total - floor * len(share)
+    cuts = np.floor(np.cumsum(share) / share.sum() * rest).astype(int)
+    return floor + np.diff(np.concatenate([[0], cuts]))
 
 
 def dirichlet(

@@ -1,0 +1,81 @@
+import pytest
+
+from worker.engine import ConfigError, ListSink, RunConfig, build_config, simulate
+from worker.engine.presets import PRESETS, get_preset
+
+
+@pytest.mark.parametrize(
+    ("assignment", "field"),
+    [
+        ("algorithm.participation=30", "algorithm.participation"),
+        ("data.classes_per_client=11", "data.classes_per_client"),
+        ("algorithm.name=fedmagic", "algorithm.name"),
+        ("client.lr=-0.1", "client.lr"),
+        ("data.n_clients=0", "data.n_clients"),
+        ("algorithm.participation=2.5", "algorithm.participation"),
+        ("model.name=scalar", "model.name"),
+    ],
+)
+def test_impossible_configs_name_the_field(assignment: str, field: str) -> None:
+    base = {"data": {"dataset": "digits", "n_clients": 20, "partition": "by_class"}}
+
+    with pytest.raises(ConfigError) as err:
+        build_config(base, [assignment])
+
+    assert field in str(err.value)
+
+
+def test_image_model_needs_image_data() -> None:
+    with pytest.raises(ConfigError, match=r"model\.name"):
+        build_config({"data": {"dataset": "synthetic_clustered"}}, ["model.name=cnn"])
+
+
+def test_unknown_key_is_rejected() -> None:
+    with pytest.raises(ConfigError, match=r"client\.lrr"):
+        build_config({}, ["client.lrr=0.1"])
+
+
+def test_set_parses_json_values_and_strings() -> None:
+    cfg = build_config({}, ["rounds=7", "algorithm.name=mifa", "eval.target_acc=0.5"])
+
+    assert (cfg.rounds, cfg.algorithm.name, cfg.eval.target_acc) == (7, "mifa", 0.5)
+
+
+def test_participation_fraction_and_count() -> None:
+    assert build_config({"data": {"n_clients": 24}}, ["algorithm.participation=0.25"]).n_selected() == 6
+    assert build_config({"data": {"n_clients": 24}}, ["algorithm.participation=4"]).n_selected() == 4
+
+
+def test_schema_exposes_every_algorithm_parameter() -> None:
+    schema = RunConfig.model_json_schema()
+
+    assert set(schema["properties"]) == {
+        "name", "seed", "rounds", "device", "backend", "data", "model",
+        "availability", "algorithm", "client", "server", "eval",
+    }
+    assert "wait_for_all" in schema["$defs"]["FedAvgConfig"]["properties"]
+    assert "init" in schema["$defs"]["MifaConfig"]["properties"]
+
+
+def test_config_round_trips_through_json() -> None:
+    cfg = get_preset("example1").run_config()
+
+    assert RunConfig.model_validate_json(cfg.model_dump_json()) == cfg
+
+
+IMAGE_PRESETS = [
+    name for name, p in PRESETS.items() if p.config["data"]["dataset"] in ("mnist", "cifar10")
+]
+
+
+@pytest.mark.parametrize("name", IMAGE_PRESETS)
+def test_image_presets_switch_to_offline_digits(name: str) -> None:
+    preset = get_preset(name)
+    cfg = preset.run_config(["data.dataset=digits", "data.n_clients=200", "rounds=2"])
+    sink = ListSink()
+
+    summary = simulate(cfg, sink)
+
+    assert cfg.algorithm.name in preset.compare
+    assert [r.round for r in sink.records] == [0, 1]
+    assert summary.final_test_acc is not None
