@@ -172,6 +172,19 @@ class CaFedConfig(Section):
     prior: float = Field(1.0, gt=0, description="Beta prior pseudo-count for π̂.")
 
 
+class EstimateConfig(Section):
+    estimator: Literal["bayesian", "oracle"] = Field(
+        "bayesian", description="π read from the availability model, or Beta-prior counts."
+    )
+    prior: float = Field(1.0, gt=0, description="bayesian: Beta prior pseudo-count for π̂.")
+
+
+class FedAvgIsConfig(EstimateConfig):
+    estimator: Literal["bayesian", "oracle"] = Field(
+        "oracle", description="π known (oracle, FedAR's baseline) or Beta-prior counts."
+    )
+
+
 class F3astConfig(Section):
     beta: float | None = Field(
         None, gt=0, le=1, description="Averaging weight of π̂ (default 1/rounds)."
@@ -203,6 +216,9 @@ class AlgorithmConfig(Section):
     fedar: FedArConfig = Field(default_factory=FedArConfig)
     cafed: CaFedConfig = Field(default_factory=CaFedConfig)
     f3ast: F3astConfig = Field(default_factory=F3astConfig)
+    unbiased: EstimateConfig = Field(default_factory=EstimateConfig)
+    adafed: EstimateConfig = Field(default_factory=EstimateConfig)
+    fedavg_is: FedAvgIsConfig = Field(default_factory=FedAvgIsConfig)
     fedadam: FedAdamConfig = Field(default_factory=FedAdamConfig)
     fedprox: FedProxConfig = Field(default_factory=FedProxConfig)
 

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from worker.engine.algorithms.adafed import AdaFed
 from worker.engine.algorithms.base import Algorithm, Context, Step
+from worker.engine.algorithms.cafed import CaFed
+from worker.engine.algorithms.f3ast import F3ast
+from worker.engine.algorithms.fedadam import FedAdam
+from worker.engine.algorithms.fedar import FedAr
 from worker.engine.algorithms.fedavg import FedAvg
+from worker.engine.algorithms.fedavg_is import FedAvgIs
 from worker.engine.algorithms.fedlaavg import FedLaAvg
+from worker.engine.algorithms.fedprox import FedProx
 from worker.engine.algorithms.fedvarp import FedVarp
 from worker.engine.algorithms.mifa import Mifa
+from worker.engine.algorithms.scaffold import Scaffold
 from worker.engine.algorithms.sgd import CentralSgd
+from worker.engine.algorithms.unbiased import Unbiased
+from worker.engine.errors import ConfigError
 
 ALGORITHMS: dict[str, type[Algorithm]] = {
     "fedavg": FedAvg,
@@ -15,6 +25,15 @@ ALGORITHMS: dict[str, type[Algorithm]] = {
     "mifa": Mifa,
     "fedvarp": FedVarp,
     "sgd": CentralSgd,
+    "fedavg_is": FedAvgIs,
+    "fedar": FedAr,
+    "cafed": CaFed,
+    "unbiased": Unbiased,
+    "adafed": AdaFed,
+    "f3ast": F3ast,
+    "scaffold": Scaffold,
+    "fedadam": FedAdam,
+    "fedprox": FedProx,
 }
 
 __all__ = ["ALGORITHMS", "Algorithm", "Context", "Step", "build_algorithm"]

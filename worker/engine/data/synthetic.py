@@ -14,7 +14,9 @@ def synthetic_clustered(cfg: DataConfig, rng: np.random.Generator) -> FederatedD
     """x ~ N(0, I); y ~ Bernoulli(σ(<w*, x>)) in cluster 0, Bernoulli(0.8σ + 0.2(1-σ)) else.
 
     Clusters are contiguous blocks of clients, so they line up with availability
-    groups defined on client order (CA-Fed's "more available" first half).
+    groups defined on client order (CA-Fed's "more available" first half). Both labels
+    occur in every client, so label-driven availability groups clients by cluster
+    (`client_class` = cluster id).
     """
     n, dim = cfg.n_clients, cfg.dimension
     w_star = rng.normal(size=dim)
@@ -32,7 +34,6 @@ def synthetic_clustered(cfg: DataConfig, rng: np.random.Generator) -> FederatedD
 
     x_train, y_train = draw(cfg.train_per_client)
     x_test, y_test = draw(cfg.test_per_client)
-    y_by_client = y_train.view(n, -1)
     return FederatedData(
         x_train=x_train,
         y_train=y_train,
@@ -42,7 +43,7 @@ def synthetic_clustered(cfg: DataConfig, rng: np.random.Generator) -> FederatedD
         test_offsets=offsets([cfg.test_per_client] * n),
         n_classes=2,
         task="classification",
-        client_class=y_by_client.min(dim=1).values,
+        client_class=torch.as_tensor(cluster),
         cluster=torch.as_tensor(cluster),
     )
 

@@ -80,7 +80,7 @@ def train_sequential(
             g = _direction(spec, theta, g, corr)
             buf = spec.momentum * buf + g if spec.momentum else g
             theta = theta - spec.lr * buf
-            total += float(loss)
+            total += float(loss.detach())
             n_steps += 1
         deltas[i] = theta - spec.w
         losses[i] = total / max(n_steps, 1)

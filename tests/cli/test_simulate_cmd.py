@@ -1,0 +1,65 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from worker.cli.main import main
+
+
+def test_example1_fedavg_writes_rounds_and_summary(tmp_path: Path) -> None:
+    out = tmp_path / "a.json"
+
+    code = main(["simulate", "example1", "--set", "algorithm.name=fedavg", "--out", str(out)])
+
+    result = json.loads(out.read_text())
+    params = [r["param"] for r in result["rounds"]]
+    assert code == 0
+    assert result["config"]["algorithm"]["name"] == "fedavg"
+    assert len(result["rounds"]) == 4000 and result["rounds"][0]["round"] == 0
+    assert sum(params[-40:]) / 40 == pytest.approx(0.5, abs=0.05)
+    assert {"n_available", "n_selected", "staleness_mean", "staleness_p90", "test_loss",
+            "opt_gap"} <= set(result["rounds"][-1])
+    assert {"best_test_acc", "final_test_acc", "time_avg_test_acc", "std_test_acc_second_half",
+            "rounds_to_target", "wall_s", "client_updates_per_s"} <= set(result["summary"])
+
+
+def test_config_file_with_overrides(tmp_path: Path) -> None:
+    path = tmp_path / "cfg.json"
+    path.write_text(json.dumps({"rounds": 3, "data": {"n_clients": 6}}))
+    out = tmp_path / "b.json"
+
+    code = main(["simulate", str(path), "--set", "algorithm.participation=2", "--out", str(out)])
+
+    result = json.loads(out.read_text())
+    assert code == 0 and [r["n_selected"] for r in result["rounds"]] == [2.0, 2.0, 2.0]
+    assert result["summary"]["final_test_acc"] is not None
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["simulate", "nope"], "neither a preset"),
+        (["simulate", "example1", "--set", "algorithm.participation=9"], "algorithm.participation"),
+        (["simulate", "example1", "--set", "rounds"], "expected dotted.key=value"),
+        (["simulate", "fedlaavg-mnist", "--set", "data.root=/nonexistent"], "data.root"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "worker.cli.main", *args], capture_output=True, text=True, timeout=120
+    )
+
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == 2
+    assert lines[-1].startswith("fedwatch: error:") and message in lines[-1]
+    assert "Traceback" not in proc.stderr
+
+
+def test_presets_lists_one_line_each(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["presets"]) == 0
+
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("example1 ") for line in lines)
+    assert any(line.startswith("mifa-cifar10 ") for line in lines)

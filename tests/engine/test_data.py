@@ -1,0 +1,133 @@
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from worker.engine import DatasetMissing
+from worker.engine.config import DataConfig
+from worker.engine.data import load_data
+from worker.engine.data.federated import assign_test_by_label
+from worker.engine.data.partitions import by_class, dirichlet, iid, swap_permutation
+
+
+def rng() -> np.random.Generator:
+    return np.random.default_rng(0)
+
+
+def test_iid_splits_evenly() -> None:
+    parts = iid(10, 3, rng())
+
+    assert sorted(len(p) for p in parts) == [3, 3, 4]
+    assert sorted(np.concatenate(parts).tolist()) == list(range(10))
+
+
+def test_by_class_gives_each_client_c_classes() -> None:
+    labels = np.repeat(np.arange(10), 30)
+
+    parts = by_class(labels, 20, 2, "balanced", 0.0, rng())
+
+    assert all(len(np.unique(labels[p])) == 2 for p in parts)
+    assert all(k % 10 in labels[p] for k, p in enumerate(parts))
+    assert sorted(np.concatenate(parts).tolist()) == list(range(300))
+
+
+def test_by_class_normal_sizes_are_unbalanced_but_nonempty() -> None:
+    labels = np.repeat(np.arange(10), 1000)
+
+    sizes = [len(p) for p in by_class(labels, 100, 1, "normal", 0.5, rng())]
+
+    assert min(sizes) >= 1 and max(sizes) > 1.5 * min(sizes) and sum(sizes) == 10_000
+
+
+def test_dirichlet_small_alpha_concentrates_labels() -> None:
+    labels = np.repeat(np.arange(10), 200)
+
+    parts = dirichlet(labels, 10, 0.05, rng())
+
+    top_share = [np.bincount(labels[p], minlength=10).max() / len(p) for p in parts if len(p)]
+    assert np.mean(top_share) > 0.6
+
+
+def test_label_swap_permutations_by_hand() -> None:
+    assert swap_permutation(0, 10, 2).tolist() == list(range(10))
+    assert swap_permutation(1, 10, 2).tolist() == [1, 0, 3, 2, 4, 5, 6, 7, 8, 9]
+    assert swap_permutation(2, 10, 2).tolist() == [0, 1, 2, 3, 5, 4, 7, 6, 8, 9]
+
+
+def test_test_rows_follow_each_clients_train_labels() -> None:
+    y_test = np.array([0, 0, 0, 0, 1, 1, 2])
+    train = [np.array([0, 0, 0]), np.array([0, 1]), np.array([1])]
+
+    parts = assign_test_by_label(y_test, train, rng())
+
+    # class 0: train counts 3:1 over 4 rows → 3 and 1; class 1: 1:1 → 1 and 1; class 2: nobody
+    assert [sorted(y_test[p].tolist()) for p in parts] == [[0, 0, 0], [0, 1], [1]]
+
+
+def test_label_swap_dataset_swaps_the_second_cluster() -> None:
+    cfg = DataConfig(dataset="digits", n_clients=4, partition="label_swap", swap_pairs=1)
+    plain = load_data(DataConfig(dataset="digits", n_clients=4, partition="iid"), seed=0)
+
+    data = load_data(cfg, seed=0)
+
+    assert data.cluster.tolist() == [0, 0, 1, 1]
+    lo = int(data.train_offsets[2])
+    swapped = torch.as_tensor(swap_permutation(1, 10, 1))[plain.y_train[lo:]]
+    assert torch.equal(data.y_train[lo:], swapped)
+    assert torch.equal(data.y_train[:lo], plain.y_train[:lo])
+
+
+def test_synthetic_clustered_shapes_and_noisier_second_cluster() -> None:
+    cfg = DataConfig(n_clients=4, train_per_client=2000, test_per_client=10)
+
+    data = load_data(cfg, seed=0)
+
+    assert data.x_train.shape == (8000, 10) and data.x_test.shape == (40, 10)
+    assert data.sizes.tolist() == [2000] * 4 and data.client_class.tolist() == [0, 0, 1, 1]
+    balance = [float(data.y_train[i * 2000 : (i + 1) * 2000].float().mean()) for i in range(4)]
+    assert all(0.3 < b < 0.7 for b in balance)
+
+
+def test_mean_estimation_optimum_is_the_mean_of_client_means() -> None:
+    cfg = DataConfig(dataset="mean_estimation", n_clients=2, partition="iid", means=[1.0, -3.0])
+
+    data = load_data(cfg, seed=0)
+
+    assert data.optimum == pytest.approx(-1.0)
+    assert data.task == "regression" and data.client_class.tolist() == [0, 1]
+
+
+def write_idx(path: Path, array: np.ndarray) -> None:
+    """The IDX format of the MNIST files: magic (0, 0, ubyte=8, ndim), big-endian dims, data."""
+    header = struct.pack(">BBBB", 0, 0, 8, array.ndim) + struct.pack(f">{array.ndim}I", *array.shape)
+    path.write_bytes(header + array.astype(np.uint8).tobytes())
+
+
+def write_tiny_mnist(root: Path, n_train: int, n_test: int) -> None:
+    raw = root / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    gen = np.random.default_rng(1)
+    for prefix, n in (("train", n_train), ("t10k", n_test)):
+        write_idx(raw / f"{prefix}-images-idx3-ubyte", gen.integers(0, 256, (n, 28, 28)))
+        write_idx(raw / f"{prefix}-labels-idx1-ubyte", np.arange(n) % 10)
+
+
+def test_torchvision_mnist_reads_standard_files(tmp_path: Path) -> None:
+    write_tiny_mnist(tmp_path, n_train=60, n_test=20)
+    cfg = DataConfig(dataset="mnist", root=str(tmp_path), n_clients=10, partition="by_class")
+
+    data = load_data(cfg, seed=0)
+
+    assert data.x_train.shape == (60, 1, 28, 28) and len(data.y_test) == 20
+    assert float(data.x_train.min()) >= -1.0 and float(data.x_train.max()) <= 1.0
+    assert [len(set(data.y_train[a:b].tolist())) for a, b in
+            zip(data.train_offsets[:-1], data.train_offsets[1:], strict=True)] == [1] * 10
+
+
+def test_missing_dataset_names_the_files(tmp_path: Path) -> None:
+    cfg = DataConfig(dataset="cifar10", root=str(tmp_path), partition="iid")
+
+    with pytest.raises(DatasetMissing, match=r"data\.root: cifar10 not found .*data_batch_1"):
+        load_data(cfg, seed=0)

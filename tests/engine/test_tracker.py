@@ -1,0 +1,39 @@
+import pytest
+import torch
+
+from worker.engine.tracker import Tracker
+
+
+def test_staleness_by_hand() -> None:
+    tracker = Tracker(torch.full((4,), 0.25), target_acc=None)
+    tracker.client_metrics(0, torch.tensor([0, 1]), torch.tensor([0.5, 0.5, 0, 0]))
+
+    m = tracker.client_metrics(1, torch.tensor([1]), torch.tensor([0.5, 0.5, 0, 0]))
+
+    # after round 1: client 0 last at 0 → 1; client 1 → 0; clients 2, 3 never → 2
+    assert (m["staleness_mean"], m["staleness_max"]) == (1.25, 2.0)
+    assert m["staleness_p50"] == pytest.approx(1.5)
+
+
+def test_tv_bias_by_hand() -> None:
+    tracker = Tracker(torch.tensor([0.5, 0.5]), target_acc=None)
+
+    first = tracker.client_metrics(0, torch.tensor([0]), torch.tensor([1.0, 0.0]))
+    second = tracker.client_metrics(1, torch.tensor([1]), torch.tensor([0.0, 1.0]))
+
+    # p = (1, 0): TV = ½(|0.5 − 1| + |0.5 − 0|) = 0.5; the average of p over both rounds is α
+    assert first["tv_bias"] == pytest.approx(0.5)
+    assert second["tv_bias_avg"] == pytest.approx(0.0)
+
+
+def test_summary_by_hand() -> None:
+    tracker = Tracker(torch.full((2,), 0.5), target_acc=0.6)
+    for t, acc in enumerate([0.2, 0.7, 0.5, 0.9]):
+        tracker.observe_acc(t, acc)
+
+    s = tracker.summary(rounds=4, wall_s=2.0, stopped=False)
+
+    assert (s.best_test_acc, s.final_test_acc) == (0.9, 0.9)
+    assert s.time_avg_test_acc == pytest.approx(0.575)
+    assert s.std_test_acc_second_half == pytest.approx(0.2)  # std of (0.5, 0.9)
+    assert s.rounds_to_target == 2
