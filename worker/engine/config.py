@@ -66,13 +66,9 @@ class DataConfig(Section):
     sizes: Literal["balanced", "normal"] = Field(
         "balanced", description="by_class: equal shares or normal-distributed client sizes."
     )
-    size_std: float = Field(
-        0.5, ge=0, description="by_class/normal: relative std of client sizes."
-    )
+    size_std: float = Field(0.5, ge=0, description="by_class/normal: relative std of client sizes.")
     dirichlet_alpha: float = Field(0.5, gt=0, description="dirichlet: concentration α.")
-    n_clusters: int = Field(
-        2, ge=1, description="label_swap/clusters: number of client clusters."
-    )
+    n_clusters: int = Field(2, ge=1, description="label_swap/clusters: number of client clusters.")
     swap_pairs: int = Field(
         2, ge=1, le=5, description="label_swap: label pairs each further cluster swaps."
     )
@@ -309,9 +305,7 @@ def _check_data(c: RunConfig) -> None:
     if d.dataset == "mean_estimation" and d.partition != "iid":
         raise ValueError("data.partition: mean_estimation holds one mean per client: use 'iid'")
     if d.means is not None and len(d.means) != d.n_clients:
-        raise ValueError(
-            f"data.means: {len(d.means)} values given for {d.n_clients} clients"
-        )
+        raise ValueError(f"data.means: {len(d.means)} values given for {d.n_clients} clients")
     if d.n_clusters > d.n_clients:
         raise ValueError("data.n_clusters: more clusters than clients")
 
@@ -334,6 +328,5 @@ def _check_availability(c: RunConfig) -> None:
         n_classes = N_CLASSES[c.data.dataset]
         if a.diurnal.classes_in_group0 >= max(n_classes, 2):
             raise ValueError(
-                "availability.diurnal.classes_in_group0: must leave at least one class "
-                "for group 1"
+                "availability.diurnal.classes_in_group0: must leave at least one class for group 1"
             )
