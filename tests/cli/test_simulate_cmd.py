@@ -19,10 +19,23 @@ def test_example1_fedavg_writes_rounds_and_summary(tmp_path: Path) -> None:
     assert result["config"]["algorithm"]["name"] == "fedavg"
     assert len(result["rounds"]) == 4000 and result["rounds"][0]["round"] == 0
     assert sum(params[-40:]) / 40 == pytest.approx(0.5, abs=0.05)
-    assert {"n_available", "n_selected", "staleness_mean", "staleness_p90", "test_loss",
-            "opt_gap"} <= set(result["rounds"][-1])
-    assert {"best_test_acc", "final_test_acc", "time_avg_test_acc", "std_test_acc_second_half",
-            "rounds_to_target", "wall_s", "client_updates_per_s"} <= set(result["summary"])
+    assert {
+        "n_available",
+        "n_selected",
+        "staleness_mean",
+        "staleness_p90",
+        "test_loss",
+        "opt_gap",
+    } <= set(result["rounds"][-1])
+    assert {
+        "best_test_acc",
+        "final_test_acc",
+        "time_avg_test_acc",
+        "std_test_acc_second_half",
+        "rounds_to_target",
+        "wall_s",
+        "client_updates_per_s",
+    } <= set(result["summary"])
 
 
 def test_config_file_with_overrides(tmp_path: Path) -> None:
@@ -48,7 +61,10 @@ def test_config_file_with_overrides(tmp_path: Path) -> None:
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "worker.cli.main", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "worker.cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
     lines = [line for line in proc.stderr.splitlines() if line.strip()]

@@ -43,7 +43,9 @@ def test_fedavg_renormalises_alpha_over_the_sample() -> None:
 
 
 def test_fedavg_wait_for_all_holds_the_model_until_the_sample_reported() -> None:
-    algo = FedAvg(make_context([0.25] * 4, dim=2, k=2, assignments=["algorithm.fedavg.wait_for_all=true"]))
+    algo = FedAvg(
+        make_context([0.25] * 4, dim=2, k=2, assignments=["algorithm.fedavg.wait_for_all=true"])
+    )
     nobody = algo.select(0, mask(0, 0, 0, 0), gen())
     sample = algo.pending
     first, second = int(sample[0]), int(sample[1])
@@ -121,7 +123,9 @@ def test_fedvarp_by_hand() -> None:
 def test_central_sgd_applies_the_virtual_clients_delta() -> None:
     algo = CentralSgd(make_context([0.5, 0.5], dim=1, k=1))
 
-    step = algo.aggregate(0, torch.ones(1), torch.zeros(0, dtype=torch.long), torch.tensor([[0.5]]), 0.1)
+    step = algo.aggregate(
+        0, torch.ones(1), torch.zeros(0, dtype=torch.long), torch.tensor([[0.5]]), 0.1
+    )
 
     assert algo.centralised
     assert_close(step.w, torch.tensor([1.5]))

@@ -42,16 +42,31 @@ def test_set_parses_json_values_and_strings() -> None:
 
 
 def test_participation_fraction_and_count() -> None:
-    assert build_config({"data": {"n_clients": 24}}, ["algorithm.participation=0.25"]).n_selected() == 6
-    assert build_config({"data": {"n_clients": 24}}, ["algorithm.participation=4"]).n_selected() == 4
+    assert (
+        build_config({"data": {"n_clients": 24}}, ["algorithm.participation=0.25"]).n_selected()
+        == 6
+    )
+    assert (
+        build_config({"data": {"n_clients": 24}}, ["algorithm.participation=4"]).n_selected() == 4
+    )
 
 
 def test_schema_exposes_every_algorithm_parameter() -> None:
     schema = RunConfig.model_json_schema()
 
     assert set(schema["properties"]) == {
-        "name", "seed", "rounds", "device", "backend", "data", "model",
-        "availability", "algorithm", "client", "server", "eval",
+        "name",
+        "seed",
+        "rounds",
+        "device",
+        "backend",
+        "data",
+        "model",
+        "availability",
+        "algorithm",
+        "client",
+        "server",
+        "eval",
     }
     assert "wait_for_all" in schema["$defs"]["FedAvgConfig"]["properties"]
     assert "init" in schema["$defs"]["MifaConfig"]["properties"]

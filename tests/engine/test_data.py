@@ -101,7 +101,9 @@ def test_mean_estimation_optimum_is_the_mean_of_client_means() -> None:
 
 def write_idx(path: Path, array: np.ndarray) -> None:
     """The IDX format of the MNIST files: magic (0, 0, ubyte=8, ndim), big-endian dims, data."""
-    header = struct.pack(">BBBB", 0, 0, 8, array.ndim) + struct.pack(f">{array.ndim}I", *array.shape)
+    header = struct.pack(">BBBB", 0, 0, 8, array.ndim) + struct.pack(
+        f">{array.ndim}I", *array.shape
+    )
     path.write_bytes(header + array.astype(np.uint8).tobytes())
 
 
@@ -122,8 +124,10 @@ def test_torchvision_mnist_reads_standard_files(tmp_path: Path) -> None:
 
     assert data.x_train.shape == (60, 1, 28, 28) and len(data.y_test) == 20
     assert float(data.x_train.min()) >= -1.0 and float(data.x_train.max()) <= 1.0
-    assert [len(set(data.y_train[a:b].tolist())) for a, b in
-            zip(data.train_offsets[:-1], data.train_offsets[1:], strict=True)] == [1] * 10
+    assert [
+        len(set(data.y_train[a:b].tolist()))
+        for a, b in zip(data.train_offsets[:-1], data.train_offsets[1:], strict=True)
+    ] == [1] * 10
 
 
 def test_missing_dataset_names_the_files(tmp_path: Path) -> None:

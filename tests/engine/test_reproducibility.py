@@ -8,22 +8,36 @@ from worker.engine import ListSink, RunConfig, build_config, simulate
 
 CASES = {
     "fedlaavg-markov": [
-        "algorithm.name=fedlaavg", "availability.kind=markov", "algorithm.participation=4",
+        "algorithm.name=fedlaavg",
+        "availability.kind=markov",
+        "algorithm.participation=4",
     ],
     "fedavg-wait-bernoulli": [
-        "algorithm.name=fedavg", "algorithm.fedavg.wait_for_all=true",
-        "availability.kind=bernoulli", "availability.bernoulli.p=0.4",
+        "algorithm.name=fedavg",
+        "algorithm.fedavg.wait_for_all=true",
+        "availability.kind=bernoulli",
+        "availability.bernoulli.p=0.4",
     ],
     "mifa-diurnal-epochs": [
-        "algorithm.name=mifa", "availability.kind=diurnal", "availability.diurnal.period=3",
-        "client.unit=epochs", "client.local_steps=1", "client.lr_decay=0.95",
+        "algorithm.name=mifa",
+        "availability.kind=diurnal",
+        "availability.diurnal.period=3",
+        "client.unit=epochs",
+        "client.local_steps=1",
+        "client.lr_decay=0.95",
         "client.momentum=0.5",
     ],
     "fedvarp-digits-cnn": [
-        "algorithm.name=fedvarp", "data.dataset=digits", "data.partition=by_class",
-        "data.classes_per_client=2", "data.n_clients=12", "model.name=cnn",
-        "availability.kind=bernoulli", "availability.bernoulli.profile=by_class",
-        "algorithm.participation=5", "eval.client_every=4",
+        "algorithm.name=fedvarp",
+        "data.dataset=digits",
+        "data.partition=by_class",
+        "data.classes_per_client=2",
+        "data.n_clients=12",
+        "model.name=cnn",
+        "availability.kind=bernoulli",
+        "availability.bernoulli.profile=by_class",
+        "algorithm.participation=5",
+        "eval.client_every=4",
     ],
 }
 

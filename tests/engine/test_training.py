@@ -32,7 +32,16 @@ def test_epoch_batches_cover_every_row_and_mask_short_clients() -> None:
 
 
 def test_one_sgd_step_on_the_scalar_model_by_hand() -> None:
-    model = FlatModel(build_model(build_config({}, ["model.name=scalar", "data.dataset=mean_estimation", "data.partition=iid"]).model, (1,), 1), "regression")
+    model = FlatModel(
+        build_model(
+            build_config(
+                {}, ["model.name=scalar", "data.dataset=mean_estimation", "data.partition=iid"]
+            ).model,
+            (1,),
+            1,
+        ),
+        "regression",
+    )
     x, y = torch.zeros(2, 1), torch.tensor([1.0, -1.0])
     spec = LocalSpec(
         w=torch.tensor([0.5]), batches=torch.tensor([[[0]], [[1]]]), mask=torch.ones(2, 1), lr=0.01
@@ -56,12 +65,22 @@ def test_vmap_equals_sequential(model_name: str, unit: str) -> None:
     model = FlatModel(build_model(cfg.model, data.input_shape, data.n_classes), data.task)
     clients = torch.tensor([0, 3, 7, 12])
     rows, mask = batch_indices(
-        data.train_offsets[clients], data.sizes[clients], 2, unit, 8,
+        data.train_offsets[clients],
+        data.sizes[clients],
+        2,
+        unit,
+        8,
         torch.Generator().manual_seed(1),
     )
     w = model.initial()
     spec = LocalSpec(
-        w=w, batches=rows, mask=mask, lr=0.05, momentum=0.9, weight_decay=1e-3, prox_mu=0.1,
+        w=w,
+        batches=rows,
+        mask=mask,
+        lr=0.05,
+        momentum=0.9,
+        weight_decay=1e-3,
+        prox_mu=0.1,
         correction=0.01 * torch.randn(4, len(w), generator=torch.Generator().manual_seed(2)),
     )
 

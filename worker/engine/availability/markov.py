@@ -19,7 +19,9 @@ class Markov(Availability):
     """
 
     def __init__(self, pi: Tensor, lam: Tensor, seed: int) -> None:
-        self.pi, self.lam, self.seed = pi.double(), lam.double(), seed
+        self.pi, self.seed = pi.double(), seed
+        self.corr = lam.double()
+        self.lam = self.corr
         self.state: Tensor | None = None
         self.t = -1
 
@@ -30,9 +32,8 @@ class Markov(Availability):
         if self.state is None or t == 0:
             on = u < self.pi
         else:
-            p_on = torch.where(
-                self.state, self.lam + (1 - self.lam) * self.pi, (1 - self.lam) * self.pi
-            )
+            lam = self.corr
+            p_on = torch.where(self.state, lam + (1 - lam) * self.pi, (1 - lam) * self.pi)
             on = u < p_on
         self.state, self.t = on, t
         return on.clone()
