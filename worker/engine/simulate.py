@@ -11,9 +11,9 @@ from torch import Tensor
 
 from worker.engine.algorithms import Context, build_algorithm
 from worker.engine.availability import build_availability
-from worker.engine.errors import ConfigError
 from worker.engine.config import RunConfig
 from worker.engine.data import FederatedData, load_data
+from worker.engine.errors import ConfigError
 from worker.engine.models import build_model, has_buffers
 from worker.engine.records import RoundRecord, Summary
 from worker.engine.rng import torch_gen

@@ -16,18 +16,33 @@ Pool = tuple[Tensor, Tensor, Tensor, Tensor]
 EXPECTED_FILES: dict[str, list[str]] = {
     "mnist": [
         f"MNIST/raw/{f}"
-        for f in ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-                  "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+        for f in (
+            "train-images-idx3-ubyte",
+            "train-labels-idx1-ubyte",
+            "t10k-images-idx3-ubyte",
+            "t10k-labels-idx1-ubyte",
+        )
     ],
     "fashion_mnist": [
         f"FashionMNIST/raw/{f}"
-        for f in ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-                  "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+        for f in (
+            "train-images-idx3-ubyte",
+            "train-labels-idx1-ubyte",
+            "t10k-images-idx3-ubyte",
+            "t10k-labels-idx1-ubyte",
+        )
     ],
     "cifar10": [
         f"cifar-10-batches-py/{f}"
-        for f in ("data_batch_1", "data_batch_2", "data_batch_3", "data_batch_4",
-                  "data_batch_5", "test_batch", "batches.meta")
+        for f in (
+            "data_batch_1",
+            "data_batch_2",
+            "data_batch_3",
+            "data_batch_4",
+            "data_batch_5",
+            "test_batch",
+            "batches.meta",
+        )
     ],
     "svhn": ["train_32x32.mat", "test_32x32.mat"],
 }
