@@ -1,0 +1,144 @@
+"""Tables of the tracking database (identical on SQLite and Postgres).
+
+Per-round data is kept compact: one `round_metrics` row per (run, metric, round) and
+one `round_clients` row per (run, round) holding the availability bitmap, the selected
+ids and the aggregation weights as packed bytes (see `db.packing`), never one row per
+(client, round). Staleness is derived from the selection history.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+STATUSES = ("queued", "running", "succeeded", "failed", "cancelled")
+FINAL_STATUSES = ("succeeded", "failed", "cancelled")
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timezone-aware UTC on both databases (SQLite hands back naive values)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class Experiment(Base):
+    __tablename__ = "experiments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    base: Mapped[dict[str, Any]] = mapped_column(JSON)
+    grid: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seeds: Mapped[list[int]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Run(Base):
+    __tablename__ = "runs"
+    __table_args__ = (
+        Index("ix_runs_status", "status"),
+        Index("ix_runs_experiment", "experiment_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(400))
+    notes: Mapped[str] = mapped_column(Text, default="")
+    config: Mapped[dict[str, Any]] = mapped_column(JSON)
+    algorithm: Mapped[str] = mapped_column(String(40))
+    dataset: Mapped[str] = mapped_column(String(40))
+    availability: Mapped[str] = mapped_column(String(40))
+    seed: Mapped[int] = mapped_column(Integer)
+    n_clients: Mapped[int] = mapped_column(Integer)
+    queue: Mapped[str] = mapped_column(String(20))
+    status: Mapped[str] = mapped_column(String(20), default="queued")
+    cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    rounds_total: Mapped[int] = mapped_column(Integer)
+    rounds_done: Mapped[int] = mapped_column(Integer, default=0)
+    metric_names: Mapped[list[str]] = mapped_column(JSON, default=list)
+    summary: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    worker: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    experiment_id: Mapped[int | None] = mapped_column(
+        ForeignKey("experiments.id", ondelete="SET NULL"), nullable=True
+    )
+    cell: Mapped[str | None] = mapped_column(String(400), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+    @property
+    def progress(self) -> float:
+        return self.rounds_done / self.rounds_total if self.rounds_total else 0.0
+
+
+class RoundMetric(Base):
+    """One scalar of one round (`wall_s` included); unique per (run, name, round)."""
+
+    __tablename__ = "round_metrics"
+
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    round: Mapped[int] = mapped_column(Integer, primary_key=True)
+    value: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class RoundClients(Base):
+    """Who was available, who was selected, and the aggregation weights of one round."""
+
+    __tablename__ = "round_clients"
+
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    round: Mapped[int] = mapped_column(Integer, primary_key=True)
+    available: Mapped[bytes] = mapped_column(LargeBinary)
+    selected: Mapped[bytes] = mapped_column(LargeBinary)
+    weights: Mapped[bytes] = mapped_column(LargeBinary)
+    client_acc: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+
+
+class Checkpoint(Base):
+    """The latest engine state of a run, readable by any worker that resumes it."""
+
+    __tablename__ = "checkpoints"
+
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    round: Mapped[int] = mapped_column(Integer)
+    state: Mapped[bytes] = mapped_column(LargeBinary)
+    saved_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

@@ -1,0 +1,62 @@
+"""Compact per-round client records: bitmaps and packed id/weight arrays."""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+ACC_DTYPE = np.dtype("<f4")
+WEIGHT_DTYPE = np.dtype("<f4")
+
+
+def id_dtype(n_clients: int) -> np.dtype[np.unsignedinteger]:
+    """Client ids fit in 2 bytes up to 65 536 clients, else 4."""
+    return np.dtype("<u2") if n_clients <= 1 << 16 else np.dtype("<u4")
+
+
+def pack_available(ids: list[int], n_clients: int) -> bytes:
+    mask = np.zeros(n_clients, dtype=bool)
+    mask[ids] = True
+    return np.packbits(mask).tobytes()
+
+
+def unpack_available(rows: list[bytes], n_clients: int) -> np.ndarray:
+    """(rounds, n_clients) uint8 0/1 matrix from per-round bitmaps."""
+    if not rows:
+        return np.zeros((0, n_clients), dtype=np.uint8)
+    packed = np.frombuffer(b"".join(rows), dtype=np.uint8).reshape(len(rows), -1)
+    return np.unpackbits(packed, axis=1, count=n_clients)
+
+
+def pack_ids(ids: list[int], n_clients: int) -> bytes:
+    return np.asarray(ids, dtype=id_dtype(n_clients)).tobytes()
+
+
+def unpack_ids(blob: bytes, n_clients: int) -> np.ndarray:
+    return np.frombuffer(blob, dtype=id_dtype(n_clients))
+
+
+def pack_weights(weights: dict[int, float], n_clients: int) -> bytes:
+    """zlib of the ids then the float32 weights (memory algorithms weight every client)."""
+    ids = np.fromiter(weights.keys(), dtype=id_dtype(n_clients), count=len(weights))
+    values = np.fromiter(weights.values(), dtype=WEIGHT_DTYPE, count=len(weights))
+    return zlib.compress(ids.tobytes() + values.tobytes(), 1)
+
+
+def unpack_weights(blob: bytes, n_clients: int) -> dict[int, float]:
+    raw = zlib.decompress(blob)
+    size = id_dtype(n_clients).itemsize
+    n = len(raw) // (size + WEIGHT_DTYPE.itemsize)
+    ids = np.frombuffer(raw[: n * size], dtype=id_dtype(n_clients))
+    values = np.frombuffer(raw[n * size :], dtype=WEIGHT_DTYPE)
+    return {int(i): float(v) for i, v in zip(ids, values, strict=True)}
+
+
+def pack_acc(acc: list[float] | None) -> bytes | None:
+    return None if acc is None else np.asarray(acc, dtype=ACC_DTYPE).tobytes()
+
+
+def unpack_acc(blob: bytes) -> list[float | None]:
+    values = np.frombuffer(blob, dtype=ACC_DTYPE)
+    return [None if np.isnan(v) else float(v) for v in values]

@@ -1,0 +1,107 @@
+"""Run state transitions shared by the API and the workers (compare-and-set updates)."""
+
+from __future__ import annotations
+
+import io
+from datetime import timedelta
+from typing import Any
+
+import torch
+from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy.orm import Session
+
+from db.models import Checkpoint, Run, utcnow
+from db.upsert import upsert
+
+
+def claim_run(session: Session, run_id: int, worker: str, lease_s: float) -> Run | None:
+    """Mark a queued run (or a running one whose worker went silent) as ours.
+
+    Returns None when another worker holds it or it is finished or cancelled, so a
+    redelivered message does nothing.
+    """
+    now = utcnow()
+    stale = now - timedelta(seconds=lease_s)
+    claimable = or_(
+        Run.status == "queued",
+        and_(Run.status == "running", Run.heartbeat_at < stale),
+    )
+    result = session.execute(
+        update(Run)
+        .where(Run.id == run_id, claimable)
+        .values(status="running", worker=worker, heartbeat_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    if result.rowcount != 1:  # type: ignore[attr-defined]
+        return None
+    run = session.get(Run, run_id, populate_existing=True)
+    if run is not None and run.started_at is None:
+        run.started_at = now
+    return run
+
+
+def finish_run(
+    session: Session,
+    run_id: int,
+    status: str,
+    summary: dict[str, Any] | None = None,
+    error: str | None = None,
+) -> None:
+    values: dict[str, Any] = {"status": status, "summary": summary, "error": error}
+    if status != "queued":
+        values["finished_at"] = utcnow()
+    session.execute(update(Run).where(Run.id == run_id).values(**values))
+    if status != "queued":
+        session.execute(delete(Checkpoint).where(Checkpoint.run_id == run_id))
+
+
+def save_checkpoint(session: Session, run_id: int, next_round: int, state: dict[str, Any]) -> None:
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    row = {"run_id": run_id, "round": next_round, "state": buffer.getvalue(), "saved_at": utcnow()}
+    upsert(session, Checkpoint.__table__, row, ["run_id"])  # type: ignore[arg-type]
+
+
+def load_checkpoint(session: Session, run_id: int) -> dict[str, Any] | None:
+    blob = session.scalar(select(Checkpoint.state).where(Checkpoint.run_id == run_id))
+    if blob is None:
+        return None
+    state: dict[str, Any] = torch.load(io.BytesIO(blob), weights_only=False)
+    return state
+
+
+def requeue_running(session: Session) -> list[Run]:
+    """After an embedded server restart every running run is an orphan: queue it again."""
+    session.execute(update(Run).where(Run.status == "running").values(status="queued"))
+    return list(session.scalars(select(Run).where(Run.status == "queued").order_by(Run.id)))
+
+
+def new_run(
+    config: dict[str, Any],
+    *,
+    queue: str,
+    notes: str = "",
+    name: str | None = None,
+    experiment_id: int | None = None,
+    cell: str | None = None,
+) -> Run:
+    """A queued run from a validated config (`RunConfig.model_dump(mode="json")`)."""
+    return Run(
+        name=name or config["name"],
+        notes=notes,
+        config=config,
+        algorithm=config["algorithm"]["name"],
+        dataset=config["data"]["dataset"],
+        availability=config["availability"]["kind"],
+        seed=config["seed"],
+        n_clients=config["data"]["n_clients"],
+        queue=queue,
+        status="queued",
+        cancel_requested=False,
+        rounds_total=config["rounds"],
+        rounds_done=0,
+        metric_names=[],
+        experiment_id=experiment_id,
+        cell=cell,
+        created_at=utcnow(),
+    )

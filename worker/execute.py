@@ -1,0 +1,76 @@
+"""The task body shared by Celery workers and the embedded executor."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from db.runs import claim_run, finish_run, load_checkpoint
+from worker.engine import ConfigError, RunConfig, simulate
+from worker.recorder import Recorder
+from worker.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def execute_run(
+    run_id: int,
+    *,
+    sessions: sessionmaker[Session],
+    settings: Settings,
+    worker: str,
+    stop: threading.Event | None = None,
+) -> None:
+    """Claim the run, resume it from its last checkpoint, record it, store the outcome.
+
+    A run that another live worker holds, or that is finished or cancelled, is left
+    alone. When `stop` is set (the process shuts down) the run goes back to `queued`
+    and resumes from its checkpoint next time.
+    """
+    with sessions.begin() as session:
+        run = claim_run(session, run_id, worker, settings.lease_s)
+        if run is None:
+            return
+        config = for_this_machine(RunConfig.model_validate(run.config), settings)
+        checkpoint = load_checkpoint(session, run_id)
+        cancel_requested = run.cancel_requested
+    start = int(checkpoint["round"]) if checkpoint else 0
+    recorder = Recorder(
+        sessions,
+        run_id,
+        config.data.n_clients,
+        settings.flush_rounds,
+        settings.flush_seconds,
+        start_round=start,
+        stop=stop,
+    )
+    recorder.cancel_requested = cancel_requested
+    error: str | None = None
+    result: dict[str, Any] | None = None
+    try:
+        summary = simulate(config, recorder, checkpoint, recorder.should_stop)
+        recorder.flush()
+    except ConfigError as err:
+        outcome, error = "failed", str(err)
+    except Exception as err:
+        log.exception("run %s failed", run_id)
+        outcome, error = "failed", f"{type(err).__name__}: {err}"
+    else:
+        outcome, result = "succeeded", summary.to_dict()
+        if summary.stopped and recorder.cancel_requested:
+            outcome = "cancelled"
+        elif summary.stopped:
+            outcome, result = "queued", None
+    with sessions.begin() as session:
+        finish_run(session, run_id, outcome, result, error)
+
+
+def for_this_machine(config: RunConfig, settings: Settings) -> RunConfig:
+    """Datasets left at the default root are read from the service's data root."""
+    if config.data.root != "data":
+        return config
+    data = config.data.model_copy(update={"root": settings.data_root})
+    return config.model_copy(update={"data": data})
