@@ -21,7 +21,7 @@ DatasetName = Literal[
     "cifar10",
     "svhn",
 ]
-PartitionName = Literal["iid", "by_class", "dirichlet", "label_swap", "clusters"]
+PartitionName = Literal["auto", "iid", "by_class", "dirichlet", "label_swap", "clusters"]
 ModelName = Literal["scalar", "linear", "mlp", "cnn", "lenet5", "resnet18"]
 AlgorithmName = Literal[
     "fedavg",
@@ -59,7 +59,11 @@ class Section(BaseModel):
 class DataConfig(Section):
     dataset: DatasetName = Field("synthetic_clustered", description="Dataset to partition.")
     n_clients: int = Field(24, ge=1, le=100_000, description="Number of clients N.")
-    partition: PartitionName = Field("clusters", description="How data is split across clients.")
+    partition: PartitionName = Field(
+        "auto",
+        description="How data is split across clients (auto: clusters for "
+        "synthetic_clustered, iid otherwise).",
+    )
     classes_per_client: int = Field(
         1, ge=1, description="by_class: distinct labels held by each client."
     )
@@ -88,6 +92,13 @@ class DataConfig(Section):
     max_train_samples: int | None = Field(
         None, ge=1, description="Use at most this many training samples (quick runs)."
     )
+
+    @model_validator(mode="after")
+    def _resolve_partition(self) -> DataConfig:
+        if self.partition == "auto":
+            resolved = "clusters" if self.dataset == "synthetic_clustered" else "iid"
+            object.__setattr__(self, "partition", resolved)
+        return self
 
 
 class ModelConfig(Section):
