@@ -1,0 +1,283 @@
+// Typed client of the FedWatch HTTP API: every response becomes a domain object here, so
+// pages never read wire field names.
+
+/**
+ * @typedef {"queued"|"running"|"succeeded"|"failed"|"cancelled"} RunStatus
+ * @typedef {{
+ *   id: number, name: string, status: RunStatus, progress: number, roundsDone: number,
+ *   roundsTotal: number, algorithm: string, dataset: string, availability: string,
+ *   seed: number, experimentId: number|null, notes: string, createdAt: Date|null,
+ *   startedAt: Date|null, finishedAt: Date|null, summary: Record<string, any>|null,
+ *   error: string|null, worker: string|null, config: Record<string, any>|null,
+ *   active: boolean
+ * }} Run
+ * @typedef {{round: number[], last: (number|null)[], min: (number|null)[], max: (number|null)[]}} Series
+ * @typedef {{clients: number[], rounds: number[], values: (number|null)[][]}} Matrix
+ * @typedef {{name: string, description: string, compare: string[], seeds: number[],
+ *   variants: Record<string, string[]>, config: Record<string, any>|null}} Preset
+ * @typedef {{id: number, name: string, base: Record<string, any>, grid: Record<string, any[]>,
+ *   seeds: number[], runIds: number[], createdAt: Date|null}} Experiment
+ * @typedef {{path: string, message: string}} FieldError
+ */
+
+export const FINAL_STATUSES = ["succeeded", "failed", "cancelled"];
+const TOKEN_KEY = "fedwatch.token";
+
+export class ApiError extends Error {
+  /** @param {number} status @param {string} message @param {FieldError[]} fields */
+  constructor(status, message, fields = []) {
+    super(message);
+    this.status = status;
+    this.fields = fields;
+  }
+}
+
+/** @param {string|null} token */
+export function setToken(token) {
+  if (token) localStorage.setItem(TOKEN_KEY, token);
+  else localStorage.removeItem(TOKEN_KEY);
+}
+
+/** @returns {Record<string, string>} */
+export function authHeaders() {
+  const token = localStorage.getItem(TOKEN_KEY);
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
+const FIELD_IN_MESSAGE = /^(?:Value error, )?([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)*): (.+)$/s;
+const LOC_ROOTS = ["body", "config", "base"];
+
+/**
+ * Turn FastAPI's `detail` into field errors with dotted config paths. Errors raised by a
+ * model validator sit at the root and name their field at the start of the message.
+ * @param {unknown} detail
+ * @returns {FieldError[]}
+ */
+export function fieldErrors(detail) {
+  const items = Array.isArray(detail) ? detail : [{ loc: [], msg: String(detail ?? "") }];
+  return items.map((item) => {
+    const loc = (item.loc ?? []).map(String);
+    while (loc.length && LOC_ROOTS.includes(loc[0])) loc.shift();
+    const msg = String(item.msg ?? "");
+    const named = FIELD_IN_MESSAGE.exec(msg);
+    if (!loc.length && named) return { path: named[1], message: named[2] };
+    return { path: loc.join("."), message: msg.replace(/^Value error, /, "") };
+  });
+}
+
+/** @param {number} status @param {any} body */
+function toError(status, body) {
+  const detail = body && typeof body === "object" ? body.detail : body;
+  const fields = status === 422 || status === 400 ? fieldErrors(detail) : [];
+  let message = typeof detail === "string" ? detail : `HTTP ${status}`;
+  if (fields.length) message = fields.map((f) => (f.path ? `${f.path}: ${f.message}` : f.message)).join("; ");
+  if (status === 401 || status === 403) message = `${message} — this server needs an API token for changes.`;
+  return new ApiError(status, message, fields);
+}
+
+/**
+ * @param {string} method @param {string} path @param {any} [body]
+ * @returns {Promise<any>}
+ */
+async function request(method, path, body) {
+  /** @type {Record<string, string>} */
+  const headers = { Accept: "application/json", ...(method === "GET" ? {} : authHeaders()) };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (err) {
+    throw new ApiError(0, `The server cannot be reached (${err instanceof Error ? err.message : err}).`);
+  }
+  if (response.status === 204) return null;
+  const text = await response.text();
+  let parsed = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = text;
+  }
+  if (!response.ok) throw toError(response.status, parsed);
+  return parsed;
+}
+
+/** @param {Record<string, any>} params */
+function query(params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined || v === null || v === "") continue;
+    q.set(k, Array.isArray(v) ? v.join(",") : String(v));
+  }
+  const s = q.toString();
+  return s ? `?${s}` : "";
+}
+
+/** @param {string|null|undefined} s */
+const date = (s) => (s ? new Date(s) : null);
+
+/** @param {any} w @returns {Run} */
+export function toRun(w) {
+  return {
+    id: w.id,
+    name: w.name ?? "",
+    status: w.status,
+    progress: w.progress ?? 0,
+    roundsDone: w.rounds_done ?? 0,
+    roundsTotal: w.rounds_total ?? 0,
+    algorithm: w.algorithm ?? "",
+    dataset: w.dataset ?? "",
+    availability: w.availability ?? "",
+    seed: w.seed ?? 0,
+    experimentId: w.experiment_id ?? null,
+    notes: w.notes ?? "",
+    createdAt: date(w.created_at),
+    startedAt: date(w.started_at),
+    finishedAt: date(w.finished_at),
+    summary: w.summary ?? null,
+    error: w.error ?? null,
+    worker: w.worker ?? null,
+    config: w.config ?? null,
+    active: !FINAL_STATUSES.includes(w.status),
+  };
+}
+
+/** @param {any} w @returns {Experiment} */
+function toExperiment(w) {
+  return {
+    id: w.id,
+    name: w.name ?? "",
+    base: w.base ?? {},
+    grid: w.grid ?? {},
+    seeds: w.seeds ?? [],
+    runIds: w.run_ids ?? [],
+    createdAt: date(w.created_at),
+  };
+}
+
+/** @param {any} w @returns {Preset} */
+function toPreset(w) {
+  return {
+    name: w.name,
+    description: w.description ?? "",
+    compare: w.compare ?? [],
+    seeds: w.seeds ?? [0],
+    variants: w.variants ?? {},
+    config: w.config ?? null,
+  };
+}
+
+/** @param {any} w @returns {Matrix} */
+function toMatrix(w) {
+  return { clients: w.clients ?? [], rounds: w.rounds ?? [], values: w.values ?? [] };
+}
+
+/**
+ * @typedef {{mean: number|null, std: number|null}} Stat
+ * @typedef {{group: string, n: number, stats: Record<string, Stat>}} CompareRow
+ * @typedef {{group: string, reference: string, metric: string, pValue: number|null, nPairs: number}} TTest
+ * @typedef {{metric: string, x: string,
+ *   runs: {id: number, name: string, group: string, x: number[], y: (number|null)[]}[],
+ *   groups: {name: string, runIds: number[], x: number[], mean: (number|null)[], std: (number|null)[]}[],
+ *   table: CompareRow[], ttests: TTest[]}} Comparison
+ */
+
+/** @param {any} w @returns {Comparison} */
+function toComparison(w) {
+  return {
+    metric: w.metric,
+    x: w.x,
+    runs: (w.runs ?? []).map((/** @type {any} */ r) => ({ id: r.id, name: r.name ?? "", group: String(r.group ?? ""), x: r.x ?? [], y: r.y ?? [] })),
+    groups: (w.groups ?? []).map((/** @type {any} */ g) => ({
+      name: String(g.name ?? ""),
+      runIds: g.run_ids ?? [],
+      x: g.x ?? [],
+      mean: g.mean ?? [],
+      std: g.std ?? [],
+    })),
+    table: (w.table ?? []).map((/** @type {any} */ row) => {
+      const { group, n, ...stats } = row;
+      return { group: String(group ?? ""), n: n ?? 0, stats };
+    }),
+    ttests: (w.ttests ?? []).map((/** @type {any} */ t) => ({
+      group: String(t.group ?? ""),
+      reference: String(t.reference ?? ""),
+      metric: t.metric ?? "",
+      pValue: t.p_value ?? null,
+      nPairs: t.n_pairs ?? 0,
+    })),
+  };
+}
+
+export const api = {
+  /** @returns {Promise<Record<string, any>>} */
+  schema: () => request("GET", "/api/schema/run-config"),
+  /** @returns {Promise<Preset[]>} */
+  presets: async () => (await request("GET", "/api/presets")).map(toPreset),
+  /** @param {string} name @returns {Promise<Preset>} */
+  preset: async (name) => toPreset(await request("GET", `/api/presets/${encodeURIComponent(name)}`)),
+
+  /**
+   * @param {{status?: string, algorithm?: string, experimentId?: number|string|null, q?: string,
+   *   limit?: number, offset?: number}} f
+   * @returns {Promise<{runs: Run[], count: number}>}
+   */
+  listRuns: async (f = {}) => {
+    const params = { status: f.status, algorithm: f.algorithm, experiment_id: f.experimentId, q: f.q, limit: f.limit ?? 50, offset: f.offset ?? 0 };
+    const body = await request("GET", `/api/runs${query(params)}`);
+    return { runs: body.data.map(toRun), count: body.count };
+  },
+  /** @param {number} id @returns {Promise<Run>} */
+  run: async (id) => toRun(await request("GET", `/api/runs/${id}`)),
+  /** @param {Record<string, any>} config @param {string} notes @returns {Promise<Run>} */
+  createRun: async (config, notes) => toRun(await request("POST", "/api/runs", { config, notes })),
+  /** @param {number} id @returns {Promise<Run>} */
+  cancelRun: async (id) => toRun(await request("POST", `/api/runs/${id}/cancel`)),
+  /** @param {number} id */
+  deleteRun: (id) => request("DELETE", `/api/runs/${id}`),
+
+  /**
+   * @param {number} id
+   * @param {{names?: string[], start?: number, end?: number, maxPoints?: number}} [opts]
+   * @returns {Promise<Map<string, Series>>}
+   */
+  metrics: async (id, opts = {}) => {
+    const params = { names: opts.names, start: opts.start, end: opts.end, max_points: opts.maxPoints ?? 1000 };
+    const body = await request("GET", `/api/runs/${id}/metrics${query(params)}`);
+    return new Map(Object.entries(body.series ?? {}));
+  },
+  /**
+   * @param {number} id @param {"availability"|"selection"|"staleness"} kind
+   * @param {{maxClients?: number, maxRounds?: number}} [opts]
+   * @returns {Promise<Matrix>}
+   */
+  matrix: async (id, kind, opts = {}) =>
+    toMatrix(await request("GET", `/api/runs/${id}/${kind}${query({ max_clients: opts.maxClients ?? 200, max_rounds: opts.maxRounds ?? 500 })}`)),
+  /** @param {number} id @returns {Promise<{round: number|null, values: (number|null)[]}>} */
+  clientAccuracy: async (id) => {
+    const body = await request("GET", `/api/runs/${id}/client-accuracy`);
+    return { round: body.round ?? null, values: body.values ?? [] };
+  },
+  /** @param {number} id */
+  eventsUrl: (id) => `/api/runs/${id}/events`,
+  /** @param {number} id */
+  exportUrl: (id) => `/api/runs/${id}/export.csv`,
+
+  /** @returns {Promise<Experiment[]>} */
+  experiments: async () => (await request("GET", "/api/experiments")).data.map(toExperiment),
+  /** @param {number} id @returns {Promise<Experiment>} */
+  experiment: async (id) => toExperiment(await request("GET", `/api/experiments/${id}`)),
+  /**
+   * @param {{name: string, base: Record<string, any>, grid: Record<string, any[]>, seeds: number[]}} spec
+   * @returns {Promise<Experiment>}
+   */
+  createExperiment: async (spec) => toExperiment(await request("POST", "/api/experiments", spec)),
+
+  /**
+   * @param {{runs: number[], metric: string, groupBy: string, x: string, maxPoints?: number, reference?: string}} p
+   * @returns {Promise<Comparison>}
+   */
+  compare: async (p) => {
+    const params = { runs: p.runs, metric: p.metric, group_by: p.groupBy, x: p.x, max_points: p.maxPoints ?? 500, reference: p.reference };
+    return toComparison(await request("GET", `/api/compare${query(params)}`));
+  },
+};

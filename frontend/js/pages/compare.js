@@ -1,0 +1,239 @@
+// Compare: overlay runs or experiment groups (mean ± std bands), smoothing, x = round or
+// wall time, summary table with paired t-tests; the whole state lives in the URL.
+import { api } from "../api.js";
+import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
+import { label, meanStd as fmtMeanStd, pValue } from "../format.js";
+import { idList, replaceQuery } from "../router.js";
+import { groupSummaries } from "../summary-stats.js";
+import { compareTraces, lineLayout } from "../traces.js";
+
+const REFRESH_MS = 2000;
+const PREFERRED_METRICS = ["test_acc", "param", "opt_gap", "test_loss", "train_loss"];
+const TABLE_KEYS = ["best_test_acc", "final_test_acc", "time_avg_test_acc", "std_test_acc_second_half", "rounds_to_target", "client_acc_worst10", "client_acc_best10"];
+const RUN_SUMMARY_KEYS = ["final_param", "final_opt_gap", "wall_s", "client_updates_per_s"];
+const PLOT_CONFIG = { responsive: true, displaylogo: false };
+
+/** @type {import("../app.js").Mount} */
+export function mount(root, route) {
+  const q = route.query;
+  const state = {
+    runs: idList(q.get("runs")),
+    experiments: idList(q.get("experiment")),
+    metric: q.get("metric") ?? "",
+    groupBy: q.get("group_by") ?? (q.get("experiment") ? "experiment_cell" : "algorithm"),
+    x: q.get("x") === "wall_s" ? "wall_s" : "round",
+    smooth: Math.min(0.99, Math.max(0, Number(q.get("smooth") ?? 0) || 0)),
+    showRuns: q.get("lines") !== "0",
+    reference: q.get("reference") ?? "",
+  };
+  let alive = true;
+  let timer = 0;
+  /** @type {import("../api.js").Comparison|null} */
+  let last = null;
+  /** @type {number[]} */
+  let ids = [];
+
+  const metric = /** @type {HTMLSelectElement} */ (h("select", { name: "metric", "aria-label": "metric" }));
+  const groupBy = selectOf("group_by", [["algorithm", "group by algorithm"], ["experiment_cell", "group by experiment cell"], ["none", "no grouping"]], state.groupBy);
+  const xAxis = selectOf("x", [["round", "x = round"], ["wall_s", "x = wall time"]], state.x);
+  const smooth = /** @type {HTMLInputElement} */ (h("input", { type: "range", name: "smooth", min: "0", max: "0.99", step: "0.01", value: String(state.smooth), "aria-label": "smoothing" }));
+  const smoothValue = h("output", {}, state.smooth.toFixed(2));
+  const showRuns = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", name: "lines", checked: state.showRuns }));
+  const reference = /** @type {HTMLSelectElement} */ (h("select", { name: "reference", "aria-label": "t-test reference" }));
+  const addRun = /** @type {HTMLSelectElement} */ (h("select", { "aria-label": "add run" }, h("option", { value: "" }, "+ add run…")));
+  const addExperiment = /** @type {HTMLSelectElement} */ (h("select", { "aria-label": "add experiment" }, h("option", { value: "" }, "+ add experiment…")));
+  const chips = h("div", { class: "chips" });
+  const chart = h("div", { class: "plot", dataset: { plot: "compare" } });
+  const chartBox = h("div", { class: "plot-card wide" }, loading("Loading comparison…"));
+  const statusBox = h("div", { class: "table-wrap" });
+  const tableBox = h("div", { class: "table-wrap" });
+
+  replace(root,
+    h("div", { class: "page-head" }, h("h1", {}, "Compare")),
+    h("div", { class: "picker" }, chips, addRun, addExperiment),
+    h("div", { class: "filters" }, metric, groupBy, xAxis,
+      h("label", { class: "inline" }, "smoothing ", smooth, smoothValue),
+      h("label", { class: "check" }, showRuns, "individual runs")),
+    chartBox,
+    h("section", {}, h("h2", {}, "Summary"), h("div", { class: "toolbar" }, h("label", { class: "inline" }, "paired t-tests against ", reference)), tableBox),
+    h("section", {}, h("h2", {}, "Runs"), statusBox));
+
+  metric.addEventListener("change", () => { state.metric = metric.value; reload(); });
+  groupBy.addEventListener("change", () => { state.groupBy = groupBy.value; state.reference = ""; reload(); });
+  xAxis.addEventListener("change", () => { state.x = xAxis.value; reload(); });
+  reference.addEventListener("change", () => { state.reference = reference.value; reload(); });
+  smooth.addEventListener("input", () => {
+    state.smooth = Number(smooth.value);
+    smoothValue.textContent = state.smooth.toFixed(2);
+    sync();
+    drawChart();
+  });
+  showRuns.addEventListener("change", () => { state.showRuns = showRuns.checked; sync(); drawChart(); });
+  addRun.addEventListener("change", () => {
+    const id = Number(addRun.value);
+    if (id && !state.runs.includes(id)) state.runs.push(id);
+    addRun.value = "";
+    reload();
+  });
+  addExperiment.addEventListener("change", () => {
+    const id = Number(addExperiment.value);
+    if (id && !state.experiments.includes(id)) state.experiments.push(id);
+    addExperiment.value = "";
+    if (state.groupBy === "algorithm" && !state.runs.length) groupBy.value = state.groupBy = "experiment_cell";
+    reload();
+  });
+
+  api.listRuns({ limit: 200 }).then(({ runs }) => {
+    for (const r of runs) addRun.appendChild(h("option", { value: String(r.id) }, `#${r.id} ${r.name} (${r.algorithm}, ${r.status})`));
+  }).catch(() => {});
+  api.experiments().then((exps) => {
+    for (const e of exps) addExperiment.appendChild(h("option", { value: String(e.id) }, `#${e.id} ${e.name} (${e.runIds.length} runs)`));
+  }).catch(() => {});
+
+  function sync() {
+    replaceQuery("/compare", {
+      runs: state.runs, experiment: state.experiments, metric: state.metric, group_by: state.groupBy,
+      x: state.x === "round" ? "" : state.x, smooth: state.smooth ? state.smooth.toFixed(2) : "",
+      lines: state.showRuns ? "" : "0", reference: state.reference,
+    });
+  }
+
+  function reload() {
+    clearTimeout(timer);
+    last = null;
+    replace(chartBox, loading("Loading comparison…"));
+    refresh();
+  }
+
+  async function refresh() {
+    clearTimeout(timer);
+    sync();
+    try {
+      const experiments = await Promise.all(state.experiments.map((e) => api.experiment(e)));
+      ids = [...new Set([...state.runs, ...experiments.flatMap((e) => e.runIds)])];
+      renderChips(experiments);
+      if (!ids.length) {
+        replace(chartBox, empty("Nothing to compare yet.", "Add runs or an experiment above, or tick runs in the Runs table and press Compare."));
+        replace(tableBox);
+        replace(statusBox);
+        return;
+      }
+      const runs = await Promise.all(ids.map((id) => api.run(id)));
+      if (!alive) return;
+      await chooseMetric(runs);
+      const comparison = await api.compare({ runs: ids, metric: state.metric, groupBy: state.groupBy, x: state.x, reference: state.reference || undefined });
+      if (!alive) return;
+      last = comparison;
+      drawChart();
+      renderTable(comparison, runs);
+      renderStatuses(runs, comparison);
+      if (runs.some((r) => r.active)) timer = setTimeout(refresh, REFRESH_MS);
+    } catch (err) {
+      if (!alive) return;
+      Plotly.purge(chart);
+      replace(chartBox, errorBox(err, reload));
+    }
+  }
+
+  /** @param {import("../api.js").Experiment[]} experiments */
+  function renderChips(experiments) {
+    replace(chips,
+      experiments.map((e) => chip(`experiment #${e.id} ${e.name}`, () => { state.experiments = state.experiments.filter((x) => x !== e.id); reload(); })),
+      state.runs.map((id) => chip(`run #${id}`, () => { state.runs = state.runs.filter((x) => x !== id); reload(); })));
+  }
+
+  /** Fill the metric list from what the first started run recorded. @param {import("../api.js").Run[]} runs */
+  async function chooseMetric(runs) {
+    if (metric.options.length > 1 && state.metric) return;
+    const started = runs.find((r) => r.roundsDone > 0);
+    const names = started ? [...(await api.metrics(started.id, { maxPoints: 1 })).keys()].filter((n) => n !== "wall_s") : [];
+    if (!state.metric) {
+      const fallback = runs.every((r) => r.dataset === "mean_estimation") ? "param" : "test_acc";
+      state.metric = PREFERRED_METRICS.find((m) => names.includes(m)) ?? names[0] ?? fallback;
+    }
+    const options = names.includes(state.metric) ? names : [state.metric, ...names];
+    replace(metric, options.map((n) => h("option", { value: n }, label(n))));
+    metric.value = state.metric;
+  }
+
+  function drawChart() {
+    if (!last) return;
+    if (!last.runs.some((r) => r.x.length)) {
+      Plotly.purge(chart);
+      replace(chartBox, empty(`No ${label(state.metric)} recorded yet.`, "The chart fills in as rounds land."));
+      return;
+    }
+    if (chart.parentElement !== chartBox) replace(chartBox, chart);
+    const layout = lineLayout(`${label(state.metric)} — ${last.groups.length ? "mean ± std per group" : "per run"}`, {
+      xTitle: state.x === "round" ? "round" : "wall time (s)", yTitle: label(state.metric), height: 440,
+      uirevision: `${state.metric}|${state.x}|${ids.join()}`, log: state.metric === "opt_gap",
+    });
+    Plotly.react(chart, compareTraces(last, { smooth: state.smooth, showRuns: state.showRuns }), layout, PLOT_CONFIG);
+  }
+
+  /** @param {import("../api.js").Comparison} c @param {import("../api.js").Run[]} runs */
+  function renderTable(c, runs) {
+    const groups = c.table.map((r) => r.group);
+    replace(reference, groups.map((g) => h("option", { value: g }, g)));
+    const ref = c.ttests[0]?.reference ?? groups[0] ?? "";
+    reference.value = state.reference || ref;
+    if (!c.table.length) {
+      replace(tableBox, empty("No summary yet."));
+      return;
+    }
+    const extra = groupSummaries(c.runs, new Map(runs.map((r) => [r.id, r.summary])), RUN_SUMMARY_KEYS);
+    const apiKeys = [...new Set([...TABLE_KEYS, ...c.table.flatMap((r) => Object.keys(r.stats))])];
+    const hasValue = (/** @type {(row: any) => any} */ get) => c.table.some((row) => get(row)?.mean !== null && get(row)?.mean !== undefined);
+    const cols = [
+      ...apiKeys.filter((k) => hasValue((row) => row.stats[k])).map((k) => ({ key: k, get: (/** @type {any} */ row) => row.stats[k] })),
+      ...RUN_SUMMARY_KEYS.filter((k) => hasValue((row) => extra.get(row.group)?.[k])).map((k) => ({ key: k, get: (/** @type {any} */ row) => extra.get(row.group)?.[k] })),
+    ];
+    const ttest = new Map(c.ttests.map((t) => [t.group, t]));
+    const rows = c.table.map((row) => {
+      const t = ttest.get(row.group);
+      const test = row.group === reference.value ? "reference" : t ? `${pValue(t.pValue)} (${t.nPairs} pairs)` : "—";
+      return h("tr", { dataset: { group: row.group } },
+        h("th", {}, row.group), h("td", { class: "num" }, String(row.n)),
+        cols.map((col) => h("td", { class: "num", dataset: { key: col.key } }, fmtMeanStd(col.get(row)))),
+        h("td", { class: "num", dataset: { key: "ttest" } }, test));
+    });
+    const tMetric = c.ttests[0]?.metric ?? "time_avg_test_acc";
+    replace(tableBox, h("table", { class: "summary-table" },
+      h("thead", {}, h("tr", {}, h("th", {}, "group"), h("th", {}, "n"), cols.map((col) => h("th", {}, label(col.key))), h("th", {}, `paired t-test (${label(tMetric)})`))),
+      h("tbody", {}, rows)),
+      h("p", { class: "help" }, "Mean ± standard deviation over each group's runs. Paired t-tests pair runs by seed."));
+  }
+
+  /** @param {import("../api.js").Run[]} runs @param {import("../api.js").Comparison} c */
+  function renderStatuses(runs, c) {
+    const groupOf = new Map(c.runs.map((r) => [r.id, r.group]));
+    replace(statusBox, h("table", { class: "runs-table compact" },
+      h("thead", {}, h("tr", {}, ["#", "name", "group", "status", "progress", "seed"].map((t) => h("th", {}, t)))),
+      h("tbody", {}, runs.map((r) => h("tr", { dataset: { runId: String(r.id) } },
+        h("td", { class: "num" }, String(r.id)),
+        h("td", {}, h("a", { href: `#/runs/${r.id}` }, r.name || `run ${r.id}`)),
+        h("td", {}, groupOf.get(r.id) ?? "—"),
+        h("td", {}, badge(r.status)),
+        h("td", { class: "progress-cell" }, progressBar(r.progress, `${r.roundsDone} / ${r.roundsTotal}`)),
+        h("td", { class: "num" }, String(r.seed)))))));
+  }
+
+  refresh();
+  return () => {
+    alive = false;
+    clearTimeout(timer);
+    Plotly.purge(chart);
+  };
+}
+
+/** @param {string} text @param {() => void} onRemove */
+function chip(text, onRemove) {
+  return h("span", { class: "chip" }, text, h("button", { type: "button", class: "link", "aria-label": `remove ${text}`, on: { click: onRemove } }, "×"));
+}
+
+/** @param {string} name @param {string[][]} options @param {string} value */
+function selectOf(name, options, value) {
+  const el = /** @type {HTMLSelectElement} */ (h("select", { name, "aria-label": name }, options.map(([v, t]) => h("option", { value: v }, t))));
+  el.value = value;
+  return el;
+}

@@ -1,0 +1,172 @@
+// New run: the schema-generated config form, presets to start from, and a sweep mode
+// that creates an experiment.
+import { ApiError, api, setToken } from "../api.js";
+import { errorBox, h, loading, replace } from "../dom.js";
+import { applyAssignments } from "../paths.js";
+import { schemaForm } from "../schema-form.js";
+import { sweepEditor, sweepSize } from "../sweep.js";
+import { go } from "../router.js";
+
+/** @type {import("../app.js").Mount} */
+export function mount(root, route) {
+  let alive = true;
+  replace(root, h("h1", {}, "New run"), loading("Loading the run-config schema…"));
+  Promise.all([api.schema(), api.presets()])
+    .then(([schema, presets]) => alive && build(root, schema, presets, route.query))
+    .catch((err) => alive && replace(root, h("h1", {}, "New run"), errorBox(err, () => go("/new"))));
+  return () => {
+    alive = false;
+  };
+}
+
+/**
+ * @param {HTMLElement} root @param {any} schema @param {import("../api.js").Preset[]} presets
+ * @param {URLSearchParams} query
+ */
+function build(root, schema, presets, query) {
+  const form = schemaForm(schema);
+  let mode = query.get("mode") === "sweep" ? "sweep" : "single";
+  /** @type {import("../api.js").Preset|null} */
+  let preset = null;
+
+  const presetSelect = /** @type {HTMLSelectElement} */ (h("select", { name: "preset", "aria-label": "preset" },
+    h("option", { value: "" }, "defaults"), presets.map((p) => h("option", { value: p.name }, p.name))));
+  const variantSelect = /** @type {HTMLSelectElement} */ (h("select", { name: "variant", "aria-label": "variant", hidden: true }));
+  const presetInfo = h("div", { class: "preset-info" });
+  const compareBtn = h("button", { type: "button", hidden: true, on: { click: () => presetComparison() } }, "");
+  const singleTab = h("button", { type: "button", class: "tab", role: "tab", on: { click: () => setMode("single") } }, "Single run");
+  const sweepTab = h("button", { type: "button", class: "tab", role: "tab", on: { click: () => setMode("sweep") } }, "Sweep (experiment)");
+  const sweep = sweepEditor(form.leaves, () => updateSubmit());
+  const notes = h("textarea", { name: "notes", rows: 2, placeholder: "notes (optional)", maxLength: 10000 });
+  const notesBox = h("div", { class: "field notes" }, h("label", { class: "field-name" }, "notes"), notes);
+  const errors = h("div", { class: "form-errors", role: "alert", hidden: true });
+  const submit = h("button", { type: "submit", class: "primary" }, "Start run");
+  const token = h("input", { type: "password", placeholder: "API token", "aria-label": "API token" });
+  const tokenBox = h("div", { class: "token-box", hidden: true }, token, h("button", { type: "button", on: { click: () => { setToken(token.value.trim()); tokenBox.hidden = true; } } }, "Save token"));
+
+  presetSelect.addEventListener("change", () => loadPreset(presetSelect.value));
+  variantSelect.addEventListener("change", () => applyPreset());
+
+  const formEl = h("form", { class: "new-run", novalidate: true, on: { submit: (/** @type {Event} */ e) => { e.preventDefault(); send(); } } },
+    h("div", { class: "toolbar" },
+      h("label", { class: "inline" }, "Start from ", presetSelect), variantSelect, compareBtn),
+    presetInfo,
+    h("div", { class: "tabs", role: "tablist" }, singleTab, sweepTab),
+    sweep.element,
+    form.element,
+    notesBox,
+    errors,
+    tokenBox,
+    h("div", { class: "submit-bar" }, submit));
+  replace(root, h("div", { class: "page-head" }, h("h1", {}, "New run")), formEl);
+
+  /** @param {string} name */
+  async function loadPreset(name) {
+    preset = null;
+    variantSelect.hidden = true;
+    compareBtn.hidden = true;
+    replace(presetInfo);
+    if (!name) {
+      form.set({});
+      return;
+    }
+    try {
+      preset = await api.preset(name);
+    } catch (err) {
+      replace(presetInfo, errorBox(err));
+      return;
+    }
+    const variants = Object.keys(preset.variants);
+    replace(variantSelect, variants.map((v) => h("option", { value: v }, `variant: ${v}`)));
+    variantSelect.hidden = variants.length === 0;
+    if (preset.compare.length) {
+      compareBtn.textContent = `Compare ${preset.compare.join(", ")}`;
+      compareBtn.hidden = false;
+    }
+    replace(presetInfo, h("p", { class: "help" }, preset.description));
+    applyPreset();
+  }
+
+  function applyPreset() {
+    if (!preset?.config) return;
+    const assignments = preset.variants[variantSelect.value] ?? [];
+    form.set(applyAssignments(preset.config, assignments));
+  }
+
+  function presetComparison() {
+    if (!preset) return;
+    const variant = variantSelect.hidden ? "" : ` (${variantSelect.value})`;
+    sweep.set({ name: `${preset.name} comparison${variant}`, grid: { "algorithm.name": preset.compare }, seeds: preset.seeds });
+    setMode("sweep");
+    sweep.element.scrollIntoView({ block: "start" });
+  }
+
+  /** @param {string} m */
+  function setMode(m) {
+    mode = m;
+    singleTab.classList.toggle("active", m === "single");
+    sweepTab.classList.toggle("active", m === "sweep");
+    singleTab.setAttribute("aria-selected", String(m === "single"));
+    sweepTab.setAttribute("aria-selected", String(m === "sweep"));
+    sweep.element.hidden = m !== "sweep";
+    notesBox.hidden = m === "sweep";
+    updateSubmit();
+  }
+
+  function updateSubmit() {
+    if (mode === "single") {
+      submit.textContent = "Start run";
+      return;
+    }
+    const spec = sweep.value();
+    const n = sweepSize(spec.grid, spec.seeds);
+    submit.textContent = `Launch ${n} run${n === 1 ? "" : "s"}`;
+  }
+
+  async function send() {
+    form.clearErrors();
+    errors.hidden = true;
+    submit.disabled = true;
+    try {
+      if (mode === "single") {
+        const run = await api.createRun(form.value(), notes.value);
+        go(`/runs/${run.id}`);
+      } else {
+        const spec = sweep.value();
+        const base = form.value();
+        const experiment = await api.createExperiment({ name: spec.name || `${base.name} sweep`, base, grid: spec.grid, seeds: spec.seeds });
+        go("/compare", { experiment: experiment.id });
+      }
+    } catch (err) {
+      showError(err);
+    } finally {
+      submit.disabled = false;
+    }
+  }
+
+  /** @param {unknown} err */
+  function showError(err) {
+    const fields = err instanceof ApiError ? err.fields : [];
+    const unplaced = fields.length ? form.showErrors(fields) : [];
+    const lines = fields.length
+      ? [h("strong", {}, "Please fix the highlighted fields."), unplaced.map((f) => h("div", {}, f.path ? `${f.path}: ${f.message}` : f.message))]
+      : [h("strong", {}, "The run was not created."), h("div", {}, err instanceof Error ? err.message : String(err))];
+    replace(errors, lines);
+    errors.hidden = false;
+    tokenBox.hidden = !(err instanceof ApiError && (err.status === 401 || err.status === 403));
+    if (!fields.length || unplaced.length) errors.scrollIntoView({ block: "center" });
+  }
+
+  setMode(mode);
+  const initial = query.get("preset");
+  const from = Number(query.get("from"));
+  if (initial && presets.some((p) => p.name === initial)) {
+    presetSelect.value = initial;
+    loadPreset(initial);
+  } else if (Number.isInteger(from) && from > 0) {
+    api.run(from).then((run) => {
+      form.set(run.config ?? {});
+      replace(presetInfo, h("p", { class: "help" }, `Config copied from run #${run.id} `, h("a", { href: `#/runs/${run.id}` }, run.name)));
+    }).catch((err) => replace(presetInfo, errorBox(err)));
+  }
+}

@@ -1,0 +1,350 @@
+// Run: live curves (initial downsampled fetch, then rounds streamed over SSE and appended
+// with Plotly.extendTraces; `uirevision` keeps the user's zoom), client views, summary.
+import { api } from "../api.js";
+import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
+import { duration, label, num, when } from "../format.js";
+import { followEvents } from "../sse.js";
+import { extension, flatValues, histogramTrace, lineLayout, matrixTrace, panelTraces, panelsFor, PALETTE } from "../traces.js";
+
+/** @typedef {import("../api.js").Run} Run */
+/** @typedef {import("../api.js").Series} Series */
+
+const FLUSH_MS = 300;
+const CLIENT_VIEWS_MS = 3000;
+const MAX_LOCAL_POINTS = 4000;
+const PLOT_CONFIG = { responsive: true, displaylogo: false };
+
+/**
+ * Plotly.react into a div that may hold an empty-state box instead of a plot.
+ * @param {HTMLElement} div @param {any[]} data @param {any} layout
+ */
+function draw(div, data, layout) {
+  if (div.querySelector(":scope > .state")) div.replaceChildren();
+  Plotly.react(div, data, layout, PLOT_CONFIG);
+}
+
+/** @type {import("../app.js").Mount} */
+export function mount(root, route) {
+  const id = /** @type {number} */ (route.id);
+  /** @type {{close: () => void}|null} */
+  let stream = null;
+  let flushTimer = 0;
+  let viewsTimer = 0;
+  let alive = true;
+  /** @type {HTMLElement[]} */
+  const plots = [];
+
+  replace(root, loading(`Loading run #${id}…`));
+  start().catch((err) => alive && replace(root, errorBox(err, () => { replace(root, loading()); start(); })));
+
+  async function start() {
+    const [run, series] = await Promise.all([api.run(id), api.metrics(id, { maxPoints: 1000 })]);
+    if (alive) new RunView(root, run, series, plots, (v) => follow(v));
+  }
+
+  /** @param {RunView} view */
+  function follow(view) {
+    view.refreshClientViews();
+    if (!view.run.active) return;
+    /** @type {Record<string, number>[]} */
+    let pending = [];
+    const flush = () => {
+      if (!pending.length) return;
+      const rows = pending;
+      pending = [];
+      view.setConnection(true);
+      view.append(rows);
+    };
+    const lastRound = view.lastRound();
+    stream = followEvents(api.eventsUrl(id), {
+      lastEventId: lastRound === null ? null : String(lastRound),
+      onEvent: (e) => {
+        const data = JSON.parse(e.data);
+        if (e.event === "round") pending.push(data);
+        else if (e.event === "status") {
+          view.setStatus(data);
+          if (!view.run.active) {
+            flush();
+            finish(view);
+          }
+        }
+      },
+      onError: () => view.setConnection(false),
+    });
+    flushTimer = setInterval(flush, FLUSH_MS);
+    viewsTimer = setInterval(() => view.refreshClientViews(), CLIENT_VIEWS_MS);
+  }
+
+  /** The run ended: stop following and redraw everything from the stored records. @param {RunView} view */
+  async function finish(view) {
+    stream?.close();
+    clearInterval(flushTimer);
+    clearInterval(viewsTimer);
+    const [run, series] = await Promise.all([api.run(id), api.metrics(id, { maxPoints: 1000 })]);
+    if (!alive) return;
+    view.run = run;
+    view.renderHead();
+    view.renderDetails();
+    view.series = series;
+    view.drawCurves();
+    view.refreshClientViews();
+  }
+
+  return () => {
+    alive = false;
+    stream?.close();
+    clearInterval(flushTimer);
+    clearInterval(viewsTimer);
+    for (const p of plots) Plotly.purge(p);
+  };
+}
+
+class RunView {
+  /**
+   * @param {HTMLElement} root @param {Run} run @param {Map<string, Series>} series
+   * @param {HTMLElement[]} plots every plot div, purged on unmount
+   * @param {(v: RunView) => void} onReady
+   */
+  constructor(root, run, series, plots, onReady) {
+    this.run = run;
+    this.series = series;
+    this.plots = plots;
+    this.resampling = false;
+    /** @type {Map<string, {div: HTMLElement, traces: any[], metrics: string[]}>} */
+    this.panels = new Map();
+    this.head = h("div", { class: "run-head" });
+    this.curves = h("div", { class: "plots curves" });
+    this.connection = h("span", { class: "live-dot", title: "live" });
+    this.clientBox = h("div", { class: "plots client-views" });
+    this.details = h("div", { class: "run-details" });
+    replace(root,
+      this.head,
+      h("section", {}, h("h2", {}, "Training curves ", this.connection), this.curves),
+      h("section", {}, h("h2", {}, "Clients"), this.clientBox),
+      this.details);
+    this.clientDivs = {
+      availability: this.plotDiv("availability"),
+      selection: this.plotDiv("selection"),
+      staleness: this.plotDiv("staleness"),
+      stalenessHist: this.plotDiv("staleness-hist"),
+      clientAcc: this.plotDiv("client-acc"),
+    };
+    replace(this.clientBox, Object.values(this.clientDivs).map((d) => h("div", { class: "plot-card" }, d)));
+    this.renderHead();
+    this.renderDetails();
+    this.drawCurves();
+    onReady(this);
+  }
+
+  /** @param {string} name */
+  plotDiv(name) {
+    const div = h("div", { class: "plot", dataset: { plot: name } });
+    this.plots.push(div);
+    return div;
+  }
+
+  renderHead() {
+    const r = this.run;
+    const cfg = r.config ?? {};
+    replace(this.head,
+      h("div", { class: "page-head" },
+        h("h1", {}, h("span", { class: "run-id" }, `#${r.id}`), " ", h("span", { class: "run-title" }, r.name || `run ${r.id}`)),
+        h("div", { class: "actions" },
+          r.active && h("button", { type: "button", on: { click: () => this.cancel() } }, "Cancel"),
+          h("a", { class: "button", href: api.exportUrl(r.id), download: `run-${r.id}.csv` }, "Export CSV"),
+          h("a", { class: "button", href: `#/new?from=${r.id}` }, "Run again…"),
+          r.experimentId !== null && h("a", { class: "button", href: `#/compare?experiment=${r.experimentId}` }, `Experiment #${r.experimentId}`))),
+      h("div", { class: "status-line" },
+        badge(r.status),
+        progressBar(r.progress, `round ${r.roundsDone} / ${r.roundsTotal}`)),
+      h("dl", { class: "facts" },
+        fact("algorithm", r.algorithm), fact("dataset", r.dataset), fact("availability", r.availability),
+        fact("clients", String(cfg.data?.n_clients ?? "—")), fact("seed", String(r.seed)),
+        fact("created", when(r.createdAt)), fact("started", when(r.startedAt)), fact("finished", when(r.finishedAt)),
+        r.worker && fact("worker", r.worker)),
+      r.notes && h("p", { class: "notes" }, r.notes),
+      r.error && h("pre", { class: "run-error", role: "alert" }, r.error));
+  }
+
+  /** @param {any} wire a Run without config, from a status event */
+  setStatus(wire) {
+    const { config, summary } = this.run;
+    this.run = { ...this.run, ...statusFields(wire), config, summary: wire.summary ?? summary };
+    this.renderHead();
+  }
+
+  /** @param {boolean} ok */
+  setConnection(ok) {
+    this.connection.classList.toggle("down", !ok);
+    this.connection.title = ok ? "live" : "reconnecting…";
+  }
+
+  async cancel() {
+    if (!confirm(`Cancel run #${this.run.id}?`)) return;
+    try {
+      this.setStatus(await api.cancelRun(this.run.id));
+    } catch (err) {
+      alert(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  /** Last round present in the fetched series (where the event stream resumes). */
+  lastRound() {
+    let last = null;
+    for (const s of this.series.values()) if (s.round.length) last = Math.max(last ?? -1, s.round[s.round.length - 1]);
+    return last;
+  }
+
+  drawCurves() {
+    const panels = panelsFor(this.series.keys());
+    if (!panels.length) {
+      for (const { div } of this.panels.values()) Plotly.purge(div);
+      this.panels.clear();
+      replace(this.curves, this.run.active ? empty("Waiting for the first round…", "Curves appear here as rounds finish.") : empty("This run recorded no metrics."));
+      return;
+    }
+    const ids = panels.map((p) => p.id).join();
+    if (ids !== [...this.panels.keys()].join()) {
+      for (const { div } of this.panels.values()) Plotly.purge(div);
+      this.panels.clear();
+      replace(this.curves);
+      for (const p of panels) {
+        const div = this.plotDiv(`curve-${p.id}`);
+        this.curves.appendChild(h("div", { class: "plot-card" }, div));
+        this.panels.set(p.id, { div, traces: [], metrics: p.metrics });
+      }
+    }
+    for (const p of panels) {
+      const slot = /** @type {{div: HTMLElement, traces: any[], metrics: string[]}} */ (this.panels.get(p.id));
+      slot.traces = panelTraces(p, this.series);
+      slot.metrics = p.metrics;
+      draw(slot.div, slot.traces, lineLayout(p.title, { yTitle: p.yTitle, log: p.log, uirevision: `run-${this.run.id}-${p.id}` }));
+    }
+  }
+
+  /** Append streamed rows to the local series and the plots. @param {Record<string, number>[]} rows */
+  append(rows) {
+    let newMetric = false;
+    for (const row of rows) {
+      for (const [name, v] of Object.entries(row)) {
+        if (name === "round" || typeof v !== "number") continue;
+        let s = this.series.get(name);
+        if (!s) {
+          s = { round: [], last: [], min: [], max: [] };
+          this.series.set(name, s);
+          newMetric = true;
+        }
+        s.round.push(row.round);
+        s.last.push(v);
+        s.min.push(v);
+        s.max.push(v);
+      }
+    }
+    const last = rows[rows.length - 1].round;
+    if (this.run.roundsTotal) {
+      this.run = { ...this.run, roundsDone: last + 1, progress: (last + 1) / this.run.roundsTotal };
+      const bar = this.head.querySelector(".progress");
+      bar?.replaceWith(progressBar(this.run.progress, `round ${this.run.roundsDone} / ${this.run.roundsTotal}`));
+    }
+    const longest = Math.max(...[...this.series.values()].map((s) => s.round.length));
+    if (newMetric || longest > MAX_LOCAL_POINTS) {
+      if (longest > MAX_LOCAL_POINTS) this.resample();
+      else this.drawCurves();
+      return;
+    }
+    for (const slot of this.panels.values()) {
+      const ext = extension(slot.traces, rows);
+      if (ext) Plotly.extendTraces(slot.div, ext.update, ext.indices);
+    }
+  }
+
+  /** Too many raw points held: fetch the downsampled series again. */
+  async resample() {
+    if (this.resampling) return;
+    this.resampling = true;
+    try {
+      this.series = await api.metrics(this.run.id, { maxPoints: 1000 });
+      this.drawCurves();
+    } finally {
+      this.resampling = false;
+    }
+  }
+
+  async refreshClientViews() {
+    const id = this.run.id;
+    const [avail, sel, stale, acc] = await Promise.allSettled([
+      api.matrix(id, "availability"), api.matrix(id, "selection"), api.matrix(id, "staleness"), api.clientAccuracy(id),
+    ]);
+    const d = this.clientDivs;
+    drawMatrix(d.availability, avail, "Availability: share of rounds each client was available", { zmin: 0, zmax: 1, colorscale: "Blues", zTitle: "share" });
+    drawMatrix(d.selection, sel, "Selection: share of rounds each client trained", { zmin: 0, zmax: 1, colorscale: "Greens", zTitle: "share" });
+    drawMatrix(d.staleness, stale, "Staleness heatmap (rounds since the client's update entered the model)", { zmin: 0, colorscale: "YlOrRd", zTitle: "rounds" });
+    if (stale.status === "fulfilled" && flatValues(stale.value).length) {
+      draw(d.stalenessHist, [histogramTrace(flatValues(stale.value), "staleness", PALETTE[3])],
+        { ...lineLayout("Staleness distribution (client × round cells)", { xTitle: "staleness (rounds)", yTitle: "cells", uirevision: "stale-hist" }), hovermode: "closest", bargap: 0.05 });
+    } else placeholder(d.stalenessHist, stale, "Staleness distribution", "No staleness recorded yet.");
+    if (acc.status === "fulfilled" && acc.value.values.some((v) => typeof v === "number")) {
+      draw(d.clientAcc, [histogramTrace(acc.value.values, "clients", PALETTE[2])],
+        { ...lineLayout(`Per-client test accuracy at round ${acc.value.round}`, { xTitle: "accuracy", yTitle: "clients", uirevision: "client-acc" }), hovermode: "closest", bargap: 0.05 });
+    } else {
+      const why = this.run.config?.eval?.client_every === 0 ? "Per-client accuracy is evaluated only when eval.client_every > 0." : "No per-client evaluation yet.";
+      placeholder(d.clientAcc, acc, "Per-client accuracy", why);
+    }
+  }
+
+  renderDetails() {
+    const s = this.run.summary;
+    const summary = s
+      ? h("table", { class: "kv" }, h("tbody", {}, Object.entries(s).filter(([, v]) => v !== null && typeof v !== "object").map(([k, v]) =>
+          h("tr", {}, h("th", {}, label(k)), h("td", {}, k === "wall_s" ? duration(v) : typeof v === "number" ? num(v, 5) : String(v))))))
+      : empty(this.run.active ? "The summary appears when the run ends." : "No summary.");
+    replace(this.details,
+      h("section", { class: "summary" }, h("h2", {}, "Summary"), summary),
+      h("section", { class: "config" }, h("h2", {}, "Config"),
+        this.run.config ? h("pre", { class: "config-json" }, JSON.stringify(this.run.config, null, 2)) : empty("No config.")));
+  }
+}
+
+/** @param {string} k @param {string} v */
+function fact(k, v) {
+  return h("div", {}, h("dt", {}, k), h("dd", {}, v));
+}
+
+/** Run fields carried by a status event. @param {any} w */
+function statusFields(w) {
+  return {
+    status: w.status,
+    progress: w.progress ?? 0,
+    roundsDone: w.rounds_done ?? 0,
+    roundsTotal: w.rounds_total ?? 0,
+    startedAt: w.started_at ? new Date(w.started_at) : null,
+    finishedAt: w.finished_at ? new Date(w.finished_at) : null,
+    error: w.error ?? null,
+    worker: w.worker ?? null,
+    active: !["succeeded", "failed", "cancelled"].includes(w.status),
+  };
+}
+
+/**
+ * @param {HTMLElement} div @param {PromiseSettledResult<import("../api.js").Matrix>} result
+ * @param {string} title @param {any} opts
+ */
+function drawMatrix(div, result, title, opts) {
+  if (result.status !== "fulfilled" || !result.value.values.length) {
+    placeholder(div, result, title, "Nothing recorded yet.");
+    return;
+  }
+  const m = result.value;
+  const height = Math.min(520, Math.max(220, 14 * m.clients.length + 110));
+  const layout = { ...lineLayout(title, { uirevision: title, height }), hovermode: "closest", yaxis: { autorange: "reversed", type: "category", title: { text: "" } } };
+  draw(div, [matrixTrace(m, opts)], layout);
+}
+
+/**
+ * An empty or error state in place of a plot.
+ * @param {HTMLElement} div @param {PromiseSettledResult<any>} result @param {string} title @param {string} why
+ */
+function placeholder(div, result, title, why) {
+  Plotly.purge(div);
+  replace(div, result.status === "rejected" ? errorBox(result.reason) : empty(title, why));
+}

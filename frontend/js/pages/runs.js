@@ -1,0 +1,176 @@
+// Runs: a filterable table with live status and progress; pick runs to compare.
+import { api } from "../api.js";
+import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
+import { headline, when } from "../format.js";
+import { go, replaceQuery } from "../router.js";
+
+const STATUSES = ["", "queued", "running", "succeeded", "failed", "cancelled"];
+const PAGE_SIZE = 50;
+const REFRESH_MS = 2000;
+
+/** @type {import("../app.js").Mount} */
+export function mount(root, route) {
+  const q = route.query;
+  const filters = {
+    status: q.get("status") ?? "",
+    algorithm: q.get("algorithm") ?? "",
+    experimentId: q.get("experiment") ?? "",
+    q: q.get("q") ?? "",
+    offset: Number(q.get("offset") ?? 0) || 0,
+  };
+  /** @type {Set<number>} */
+  const picked = new Set();
+  let timer = 0;
+  let alive = true;
+
+  const status = select("status", STATUSES.map((s) => [s, s || "any status"]), filters.status);
+  const algorithm = select("algorithm", [["", "any algorithm"]], filters.algorithm);
+  const experiment = select("experiment", [["", "any experiment"]], filters.experimentId);
+  const text = h("input", { type: "search", name: "q", placeholder: "search name or notes", value: filters.q });
+  const compareBtn = h("button", { type: "button", class: "primary", disabled: true, on: { click: () => go("/compare", { runs: [...picked] }) } }, "Compare selected");
+  const body = h("div", { class: "table-wrap" }, loading("Loading runs…"));
+  const pager = h("div", { class: "pager" });
+
+  replace(
+    root,
+    h("div", { class: "page-head" }, h("h1", {}, "Runs"), h("a", { class: "button primary", href: "#/new" }, "New run")),
+    h("form", { class: "filters", on: { submit: (/** @type {Event} */ e) => e.preventDefault() } }, status, algorithm, experiment, text, compareBtn),
+    body,
+    pager,
+  );
+
+  for (const control of [status, algorithm, experiment]) control.addEventListener("change", () => apply());
+  let debounce = 0;
+  text.addEventListener("input", () => {
+    clearTimeout(debounce);
+    debounce = setTimeout(apply, 300);
+  });
+
+  function apply() {
+    filters.status = status.value;
+    filters.algorithm = algorithm.value;
+    filters.experimentId = experiment.value;
+    filters.q = text.value.trim();
+    filters.offset = 0;
+    refresh();
+  }
+
+  api.schema().then((schema) => {
+    const names = schema.$defs?.AlgorithmConfig?.properties?.name?.enum ?? [];
+    for (const n of names) algorithm.appendChild(h("option", { value: n }, n));
+    algorithm.value = filters.algorithm;
+  }).catch(() => {});
+  api.experiments().then((exps) => {
+    for (const e of exps) experiment.appendChild(h("option", { value: String(e.id) }, `#${e.id} ${e.name}`));
+    experiment.value = filters.experimentId;
+  }).catch(() => {});
+
+  async function refresh() {
+    clearTimeout(timer);
+    replaceQuery("/runs", { status: filters.status, algorithm: filters.algorithm, experiment: filters.experimentId, q: filters.q, offset: filters.offset || "" });
+    try {
+      const { runs, count } = await api.listRuns({ ...filters, limit: PAGE_SIZE });
+      if (!alive) return;
+      renderTable(runs);
+      renderPager(count);
+    } catch (err) {
+      if (!alive) return;
+      replace(body, errorBox(err, refresh));
+    }
+    if (alive) timer = setTimeout(refresh, REFRESH_MS);
+  }
+
+  /** @param {import("../api.js").Run[]} runs */
+  function renderTable(runs) {
+    if (!runs.length) {
+      const filtered = filters.status || filters.algorithm || filters.experimentId || filters.q;
+      replace(body, filtered
+        ? empty("No run matches these filters.")
+        : empty("No runs yet.", ["Start one from ", h("a", { href: "#/new" }, "New run"), " (try the example1 preset: it takes seconds)."]));
+      return;
+    }
+    const rows = runs.map((run) => h(
+      "tr", { dataset: { runId: String(run.id) } },
+      h("td", {}, h("input", {
+        type: "checkbox", "aria-label": `select run ${run.id}`, checked: picked.has(run.id),
+        on: { change: (/** @type {Event} */ e) => toggle(run.id, /** @type {HTMLInputElement} */ (e.target).checked) },
+      })),
+      h("td", { class: "num" }, String(run.id)),
+      h("td", {}, h("a", { href: `#/runs/${run.id}`, class: "run-name" }, run.name || `run ${run.id}`), run.notes && h("div", { class: "muted small" }, run.notes)),
+      h("td", {}, badge(run.status)),
+      h("td", { class: "progress-cell" }, progressBar(run.progress, `${run.roundsDone} / ${run.roundsTotal}`)),
+      h("td", {}, run.algorithm),
+      h("td", {}, run.dataset),
+      h("td", {}, run.availability),
+      h("td", { class: "num" }, String(run.seed)),
+      h("td", {}, run.experimentId === null ? "—" : h("a", { href: `#/compare?experiment=${run.experimentId}` }, `#${run.experimentId}`)),
+      h("td", { class: "nowrap" }, headline(run.summary)),
+      h("td", { class: "nowrap small" }, when(run.createdAt)),
+      h("td", { class: "actions" },
+        run.active && h("button", { type: "button", on: { click: () => cancel(run) } }, "Cancel"),
+        h("button", { type: "button", class: "danger", on: { click: () => remove(run) } }, "Delete")),
+    ));
+    const head = ["", "#", "name", "status", "progress", "algorithm", "dataset", "availability", "seed", "experiment", "result", "created", ""];
+    replace(body, h("table", { class: "runs-table" }, h("thead", {}, h("tr", {}, head.map((t) => h("th", {}, t)))), h("tbody", {}, rows)));
+  }
+
+  /** @param {number} count */
+  function renderPager(count) {
+    const page = Math.floor(filters.offset / PAGE_SIZE) + 1;
+    const pages = Math.max(1, Math.ceil(count / PAGE_SIZE));
+    const move = (/** @type {number} */ delta) => {
+      filters.offset = Math.max(0, filters.offset + delta * PAGE_SIZE);
+      refresh();
+    };
+    replace(pager,
+      h("span", { class: "muted" }, `${count} run${count === 1 ? "" : "s"}`),
+      pages > 1 && h("button", { type: "button", disabled: page <= 1, on: { click: () => move(-1) } }, "Previous"),
+      pages > 1 && h("span", {}, `page ${page} of ${pages}`),
+      pages > 1 && h("button", { type: "button", disabled: page >= pages, on: { click: () => move(1) } }, "Next"));
+  }
+
+  /** @param {number} id @param {boolean} on */
+  function toggle(id, on) {
+    if (on) picked.add(id);
+    else picked.delete(id);
+    compareBtn.disabled = picked.size === 0;
+    compareBtn.textContent = picked.size ? `Compare ${picked.size} selected` : "Compare selected";
+  }
+
+  /** @param {import("../api.js").Run} run */
+  async function cancel(run) {
+    if (!confirm(`Cancel run #${run.id} "${run.name}"?`)) return;
+    try {
+      await api.cancelRun(run.id);
+    } catch (err) {
+      alert(err instanceof Error ? err.message : String(err));
+    }
+    refresh();
+  }
+
+  /** @param {import("../api.js").Run} run */
+  async function remove(run) {
+    if (!confirm(`Delete run #${run.id} "${run.name}" and all its records? This cannot be undone.`)) return;
+    try {
+      await api.deleteRun(run.id);
+      toggle(run.id, false);
+    } catch (err) {
+      alert(err instanceof Error ? err.message : String(err));
+    }
+    refresh();
+  }
+
+  refresh();
+  return () => {
+    alive = false;
+    clearTimeout(timer);
+    clearTimeout(debounce);
+  };
+}
+
+/** @param {string} name @param {string[][]} options @param {string} value */
+function select(name, options, value) {
+  const el = h("select", { name, "aria-label": name }, options.map(([v, t]) => h("option", { value: v }, t)));
+  /** @type {HTMLSelectElement} */ (el).value = value;
+  return /** @type {HTMLSelectElement} */ (el);
+}

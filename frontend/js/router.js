@@ -1,0 +1,41 @@
+// Hash routes: #/runs, #/new, #/runs/<id>, #/compare?runs=1,2&metric=test_acc.
+
+/** @typedef {{page: string, id: number|null, query: URLSearchParams}} Route */
+
+/** @param {string} hash @returns {Route} */
+export function parseRoute(hash) {
+  const raw = hash.replace(/^#/, "") || "/runs";
+  const [path, search = ""] = raw.split("?", 2);
+  const parts = path.split("/").filter(Boolean);
+  const query = new URLSearchParams(search);
+  if (parts[0] === "runs" && parts[1] && /^\d+$/.test(parts[1])) return { page: "run", id: Number(parts[1]), query };
+  if (parts[0] === "new" || parts[0] === "compare") return { page: parts[0], id: null, query };
+  return { page: "runs", id: null, query };
+}
+
+/**
+ * Reflect a page's state in the address bar without reloading the page.
+ * @param {string} path e.g. "/compare" @param {Record<string, any>} params
+ */
+export function replaceQuery(path, params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined || v === null || v === "" || (Array.isArray(v) && !v.length)) continue;
+    q.set(k, Array.isArray(v) ? v.join(",") : String(v));
+  }
+  const s = q.toString();
+  history.replaceState(null, "", `#${path}${s ? `?${s.replaceAll("%2C", ",")}` : ""}`);
+}
+
+/** @param {string} path @param {Record<string, any>} [params] */
+export function go(path, params = {}) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") q.set(k, Array.isArray(v) ? v.join(",") : String(v));
+  const s = q.toString();
+  location.hash = `#${path}${s ? `?${s.replaceAll("%2C", ",")}` : ""}`;
+}
+
+/** Comma-separated positive integers from a query value. @param {string|null} s */
+export function idList(s) {
+  return (s ?? "").split(",").map((t) => Number(t.trim())).filter((n) => Number.isInteger(n) && n > 0);
+}

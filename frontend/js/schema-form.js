@@ -1,0 +1,232 @@
+// A form generated from a JSON Schema (pydantic's RunConfig schema): objects become
+// fieldsets, enums selects, booleans checkboxes, numbers bounded inputs, nullable fields
+// accept an empty value. Inside an object, a sub-object named after a value of a sibling
+// enum (algorithm.fedar for algorithm.name = "fedar") shows only while that value is chosen.
+import { h } from "./dom.js";
+import { getPath, setPath } from "./paths.js";
+
+/**
+ * @typedef {{kind: "enum"|"bool"|"int"|"number"|"string"|"list", nullable: boolean, node: any}} LeafType
+ * @typedef {{path: string, key: string, type: LeafType, wrap: HTMLElement, input: HTMLInputElement|HTMLSelectElement|HTMLTextAreaElement,
+ *   get: () => any, set: (v: any) => void, setError: (msg: string|null) => void}} Leaf
+ * @typedef {{path: string, el: HTMLElement, error: HTMLElement}} Group
+ */
+
+/** @param {any} root @param {any} node */
+function resolve(root, node) {
+  if (node && node.$ref) {
+    const name = node.$ref.replace("#/$defs/", "");
+    return { ...root.$defs[name], ...withoutRef(node) };
+  }
+  return node;
+}
+
+/** @param {any} node */
+function withoutRef(node) {
+  const { $ref, ...rest } = node;
+  return rest;
+}
+
+/** @param {any} node @returns {LeafType} */
+export function leafType(node) {
+  let inner = node;
+  let nullable = false;
+  if (Array.isArray(node.anyOf)) {
+    const options = node.anyOf.filter((/** @type {any} */ o) => o.type !== "null");
+    nullable = options.length < node.anyOf.length;
+    inner = { ...options[0], description: node.description, default: node.default };
+  }
+  /** @type {LeafType["kind"]} */
+  let kind = "string";
+  if (Array.isArray(inner.enum)) kind = "enum";
+  else if (inner.type === "boolean") kind = "bool";
+  else if (inner.type === "integer") kind = "int";
+  else if (inner.type === "number") kind = "number";
+  else if (inner.type === "array") kind = "list";
+  return { kind, nullable, node: inner };
+}
+
+/** Human hint of a numeric field's bounds. @param {any} n */
+function bounds(n) {
+  const parts = [];
+  if (n.minimum !== undefined) parts.push(`≥ ${n.minimum}`);
+  if (n.exclusiveMinimum !== undefined) parts.push(`> ${n.exclusiveMinimum}`);
+  if (n.maximum !== undefined) parts.push(`≤ ${n.maximum}`);
+  if (n.exclusiveMaximum !== undefined) parts.push(`< ${n.exclusiveMaximum}`);
+  return parts.join(", ");
+}
+
+/** @param {string} path @param {string} key @param {LeafType} type @returns {Leaf} */
+function leaf(path, key, type) {
+  const n = type.node;
+  const id = `f-${path.replaceAll(".", "-")}`;
+  /** @type {any} */
+  let input;
+  if (type.kind === "enum") {
+    input = h("select", { id, name: path }, n.enum.map((/** @type {string} */ v) => h("option", { value: v }, v)));
+  } else if (type.kind === "bool") {
+    input = h("input", { id, name: path, type: "checkbox" });
+  } else if (type.kind === "int" || type.kind === "number") {
+    const min = n.minimum ?? n.exclusiveMinimum;
+    const max = n.maximum ?? n.exclusiveMaximum;
+    input = h("input", { id, name: path, type: "number", step: type.kind === "int" ? "1" : "any", min: min === undefined ? null : String(min), max: max === undefined ? null : String(max), placeholder: type.nullable ? "none" : "" });
+  } else if (type.kind === "list") {
+    input = h("input", { id, name: path, type: "text", placeholder: type.nullable ? "none (comma-separated numbers)" : "comma-separated numbers" });
+  } else if (/\bCSV\b/.test(n.description ?? "")) {
+    input = h("textarea", { id, name: path, rows: 3, spellcheck: false });
+  } else {
+    input = h("input", { id, name: path, type: "text", maxLength: n.maxLength ?? null });
+  }
+  const error = h("div", { class: "field-error", role: "alert", hidden: true });
+  const hint = [n.description, bounds(n), type.nullable ? "empty = none" : ""].filter(Boolean).join(" · ");
+  const wrap = h(
+    "div",
+    { class: `field field-${type.kind}`, dataset: { path } },
+    type.kind === "bool"
+      ? h("label", { class: "check", for: id }, input, h("span", { class: "field-name" }, key))
+      : [h("label", { for: id, class: "field-name" }, key), input],
+    hint && h("div", { class: "help" }, hint),
+    error,
+  );
+  const setError = (/** @type {string|null} */ msg) => {
+    error.textContent = msg ?? "";
+    error.hidden = !msg;
+    wrap.classList.toggle("invalid", Boolean(msg));
+  };
+  input.addEventListener("input", () => setError(null));
+  input.addEventListener("change", () => setError(null));
+
+  const get = () => {
+    if (type.kind === "enum") return input.value;
+    if (type.kind === "bool") return input.checked;
+    const raw = String(input.value).trim();
+    if (type.kind === "string") return raw === "" && type.nullable ? null : input.value;
+    if (raw === "") return type.nullable ? null : type.kind === "list" ? [] : null;
+    if (type.kind === "list") return raw.split(",").map((t) => t.trim()).filter(Boolean).map((t) => (Number.isNaN(Number(t)) ? t : Number(t)));
+    return Number(raw);
+  };
+  const set = (/** @type {any} */ v) => {
+    if (type.kind === "bool") input.checked = Boolean(v);
+    else if (v === null || v === undefined) input.value = "";
+    else if (Array.isArray(v)) input.value = v.join(", ");
+    else input.value = String(v);
+    setError(null);
+  };
+  return { path, key, type, wrap, input, get, set, setError };
+}
+
+/**
+ * Build the form.
+ * @param {any} schema
+ */
+export function schemaForm(schema) {
+  /** @type {Leaf[]} */
+  const leaves = [];
+  /** @type {Group[]} */
+  const groups = [];
+  /** @type {(() => void)[]} */
+  const syncs = [];
+
+  /** @param {any} node @param {string} path @param {string} title */
+  function objectFieldset(node, path, title) {
+    const props = Object.entries(node.properties ?? {}).map(([key, sub]) => [key, resolve(schema, sub)]);
+    const objectKeys = new Set(props.filter(([, sub]) => sub.type === "object").map(([key]) => key));
+    // A sibling enum whose values name object properties selects which of them is shown.
+    const selector = props.find(([, sub]) => Array.isArray(sub.enum) && sub.enum.some((/** @type {string} */ v) => objectKeys.has(v)));
+    const fields = h("div", { class: "fields" });
+    const nested = h("div", { class: "nested" });
+    const error = h("div", { class: "field-error", role: "alert", hidden: true });
+    /** @type {[string, HTMLElement][]} */
+    const variants = [];
+    for (const [key, sub] of props) {
+      const subPath = path ? `${path}.${key}` : key;
+      if (sub.type === "object") {
+        const isVariant = Boolean(selector && selector[1].enum.includes(key));
+        const fs = objectFieldset(sub, subPath, isVariant ? `${subPath} — ${key} parameters` : subPath);
+        if (isVariant) {
+          fs.classList.add("variant");
+          variants.push([key, fs]);
+          fields.appendChild(fs);
+        } else nested.appendChild(fs);
+      } else {
+        const l = leaf(subPath, key, leafType(sub));
+        leaves.push(l);
+        fields.appendChild(l.wrap);
+      }
+    }
+    if (selector) {
+      const input = /** @type {HTMLSelectElement} */ (leaves.find((l) => l.path === (path ? `${path}.${selector[0]}` : selector[0]))?.input);
+      const sync = () => {
+        for (const [key, fs] of variants) fs.hidden = input.value !== key;
+      };
+      input.addEventListener("change", sync);
+      syncs.push(sync);
+    }
+    const fs = h(
+      "fieldset",
+      { class: path ? "section" : "section root", dataset: { path } },
+      h("legend", {}, title),
+      node.description && h("div", { class: "help" }, node.description),
+      error,
+      fields,
+    );
+    groups.push({ path, el: fs, error });
+    const wrapper = path ? fs : h("div", { class: "schema-form" }, fs, nested);
+    if (path) fs.appendChild(nested);
+    return wrapper;
+  }
+
+  const element = objectFieldset(resolve(schema, schema), "", "run");
+
+  /** @returns {Record<string, any>} */
+  function value() {
+    /** @type {Record<string, any>} */
+    const out = {};
+    for (const l of leaves) setPath(out, l.path, l.get());
+    return out;
+  }
+
+  /** Fill every field: from `config` where it has the path, else the schema default. @param {Record<string, any>} config */
+  function set(config) {
+    for (const l of leaves) {
+      const v = getPath(config, l.path);
+      l.set(v === undefined ? l.type.node.default ?? null : v);
+    }
+    for (const sync of syncs) sync();
+    clearErrors();
+  }
+
+  /**
+   * Show errors next to their fields; returns those that have no visible field.
+   * @param {import("./api.js").FieldError[]} errors
+   * @returns {import("./api.js").FieldError[]}
+   */
+  function showErrors(errors) {
+    const unplaced = [];
+    for (const e of errors) {
+      const l = leaves.find((x) => x.path === e.path);
+      if (l && !l.wrap.closest("[hidden]")) {
+        l.setError(e.message);
+        continue;
+      }
+      const g = groups
+        .filter((x) => x.path && (e.path === x.path || e.path.startsWith(`${x.path}.`)) && !x.el.closest("[hidden]"))
+        .sort((a, b) => b.path.length - a.path.length)[0];
+      if (g && !l) {
+        g.error.textContent = e.message;
+        g.error.hidden = false;
+      } else unplaced.push(e);
+    }
+    const first = element.querySelector(".invalid, .section > .field-error:not([hidden])");
+    first?.scrollIntoView({ block: "center" });
+    return unplaced;
+  }
+
+  function clearErrors() {
+    for (const l of leaves) l.setError(null);
+    for (const g of groups) g.error.hidden = true;
+  }
+
+  set({});
+  return { element, leaves, value, set, showErrors, clearErrors };
+}

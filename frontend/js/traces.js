@@ -1,0 +1,218 @@
+// Pure functions from domain data to Plotly traces and layouts: no DOM, no fetching.
+import { label } from "./format.js";
+
+/** @typedef {import("./api.js").Series} Series */
+/** @typedef {import("./api.js").Matrix} Matrix */
+/** @typedef {import("./api.js").Comparison} Comparison */
+/** @typedef {{id: string, title: string, metrics: string[], log?: boolean, yTitle?: string}} Panel */
+
+export const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+
+/** Run-page chart panels, in display order; a panel shows when one of its metrics exists. */
+/** @type {Panel[]} */
+export const PANELS = [
+  { id: "accuracy", title: "Test accuracy", metrics: ["test_acc"], yTitle: "accuracy" },
+  { id: "param", title: "Parameter x (optimum x* = 0)", metrics: ["param"], yTitle: "x" },
+  { id: "gap", title: "Optimality gap (x − x*)²", metrics: ["opt_gap"], log: true },
+  { id: "loss", title: "Loss", metrics: ["test_loss", "train_loss"], yTitle: "loss" },
+  { id: "clients", title: "Per-client accuracy", metrics: ["client_acc_mean", "client_acc_worst10", "client_acc_best10"], yTitle: "accuracy" },
+  { id: "bias", title: "Bias: TV distance between target α and effective weights p", metrics: ["tv_bias", "tv_bias_avg"], yTitle: "TV" },
+  { id: "staleness", title: "Staleness (rounds since a client's update entered the model)", metrics: ["staleness_mean", "staleness_p50", "staleness_p90", "staleness_max"], yTitle: "rounds" },
+  { id: "participation", title: "Participation", metrics: ["n_available", "n_selected"], yTitle: "clients" },
+];
+const NOT_PLOTTED = new Set(["wall_s", "client_acc_var"]);
+
+/**
+ * The panels to draw for the metric names a run recorded; unknown metrics get a panel of
+ * their own so that a new engine metric shows without a front-end change.
+ * @param {Iterable<string>} names
+ * @returns {Panel[]}
+ */
+export function panelsFor(names) {
+  const present = new Set(names);
+  const known = new Set(PANELS.flatMap((p) => p.metrics));
+  const panels = PANELS.map((p) => ({ ...p, metrics: p.metrics.filter((m) => present.has(m)) })).filter((p) => p.metrics.length);
+  for (const name of [...present].sort()) {
+    if (!known.has(name) && !NOT_PLOTTED.has(name)) panels.push({ id: `m-${name}`, title: label(name), metrics: [name] });
+  }
+  return panels;
+}
+
+/** @param {string} hex @param {number} alpha */
+export function rgba(hex, alpha) {
+  const n = parseInt(hex.slice(1), 16);
+  return `rgba(${(n >> 16) & 255},${(n >> 8) & 255},${n & 255},${alpha})`;
+}
+
+/** @param {Series} s */
+function hasEnvelope(s) {
+  return s.min.some((v, i) => v !== null && v !== s.max[i]);
+}
+
+/**
+ * Traces of one panel: per metric its `last` line, and where buckets merged several rounds a
+ * faint min–max envelope (so downsampled spikes stay visible). Each trace's `meta` names the
+ * metric and series field it shows, which is what live appends use. Arrays are copied:
+ * Plotly.extendTraces grows the traces' own arrays.
+ * @param {Panel} panel @param {Map<string, Series>} series
+ */
+export function panelTraces(panel, series) {
+  /** @type {any[]} */
+  const traces = [];
+  panel.metrics.forEach((metric, i) => {
+    const s = series.get(metric) ?? { round: [], last: [], min: [], max: [] };
+    const color = PALETTE[i % PALETTE.length];
+    if (hasEnvelope(s)) {
+      const common = { type: "scatter", mode: "lines", line: { width: 0, color }, hoverinfo: "skip", showlegend: false, legendgroup: metric };
+      traces.push({ ...common, x: s.round.slice(), y: s.max.slice(), name: `${label(metric)} max`, meta: { metric, field: "max" } });
+      traces.push({ ...common, x: s.round.slice(), y: s.min.slice(), name: `${label(metric)} min`, fill: "tonexty", fillcolor: rgba(color, 0.2), meta: { metric, field: "min" } });
+    }
+    traces.push({ type: "scatter", mode: "lines", x: s.round.slice(), y: s.last.slice(), name: label(metric), line: { width: 1.8, color }, legendgroup: metric, meta: { metric, field: "last" } });
+  });
+  return traces;
+}
+
+/**
+ * The `Plotly.extendTraces` arguments that append raw round rows to a panel's traces.
+ * @param {any[]} traces traces built by `panelTraces` (only `meta` is read)
+ * @param {Record<string, number>[]} rows `{round, metric: value, ...}`
+ * @returns {{update: {x: number[][], y: number[][]}, indices: number[]} | null}
+ */
+export function extension(traces, rows) {
+  /** @type {{x: number[][], y: number[][]}} */
+  const update = { x: [], y: [] };
+  /** @type {number[]} */
+  const indices = [];
+  traces.forEach((trace, index) => {
+    const metric = trace.meta?.metric;
+    const hits = rows.filter((r) => typeof r[metric] === "number");
+    if (!hits.length) return;
+    update.x.push(hits.map((r) => r.round));
+    update.y.push(hits.map((r) => r[metric]));
+    indices.push(index);
+  });
+  return indices.length ? { update, indices } : null;
+}
+
+/**
+ * @param {string} title
+ * @param {{xTitle?: string, yTitle?: string, log?: boolean, uirevision?: string, height?: number}} [o]
+ */
+export function lineLayout(title, o = {}) {
+  return {
+    title: { text: title, font: { size: 14 }, x: 0.01, xanchor: "left" },
+    height: o.height ?? 300,
+    margin: { l: 56, r: 16, t: 40, b: 44 },
+    xaxis: { title: { text: o.xTitle ?? "round" }, zeroline: false },
+    yaxis: { title: { text: o.yTitle ?? "" }, type: o.log ? "log" : "linear", zeroline: false, exponentformat: "e" },
+    legend: { orientation: "h", y: -0.22, x: 0 },
+    uirevision: o.uirevision ?? "keep",
+    hovermode: "x unified",
+    paper_bgcolor: "rgba(0,0,0,0)",
+    plot_bgcolor: "#fff",
+  };
+}
+
+/**
+ * Clients × rounds heatmap of a matrix.
+ * @param {Matrix} m @param {{zmin?: number, zmax?: number, colorscale?: any, zTitle?: string}} [o]
+ */
+export function matrixTrace(m, o = {}) {
+  return {
+    type: "heatmap",
+    z: m.values,
+    x: m.rounds,
+    y: m.clients.map((c) => `client ${c}`),
+    zmin: o.zmin,
+    zmax: o.zmax,
+    colorscale: o.colorscale ?? "Viridis",
+    colorbar: { title: { text: o.zTitle ?? "" }, thickness: 12 },
+    hovertemplate: "%{y}<br>from round %{x}<br>%{z:.3g}<extra></extra>",
+  };
+}
+
+/** All finite values of a matrix, row by row. @param {Matrix} m @returns {number[]} */
+export function flatValues(m) {
+  return m.values.flat().filter((v) => typeof v === "number" && Number.isFinite(v));
+}
+
+/** @param {(number|null)[]} values @param {string} name @param {string} [color] */
+export function histogramTrace(values, name, color = PALETTE[0]) {
+  const x = values.filter((v) => typeof v === "number" && Number.isFinite(v));
+  return { type: "histogram", x, name, marker: { color, line: { color: "#fff", width: 1 } }, hovertemplate: "%{x}: %{y}<extra></extra>" };
+}
+
+/**
+ * Debiased exponential moving average (TensorBoard's smoothing); nulls stay null and do not
+ * move the average. weight 0 returns the input.
+ * @param {(number|null)[]} values @param {number} weight in [0, 1)
+ * @returns {(number|null)[]}
+ */
+export function ema(values, weight) {
+  if (!weight) return values.slice();
+  let last = 0;
+  let n = 0;
+  return values.map((v) => {
+    if (v === null || !Number.isFinite(v)) return null;
+    last = last * weight + (1 - weight) * v;
+    n += 1;
+    return last / (1 - weight ** n);
+  });
+}
+
+/**
+ * Closed polygon around mean ± std for a `fill: "toself"` trace; points with a null
+ * mean or std are left out.
+ * @param {number[]} x @param {(number|null)[]} mean @param {(number|null)[]} std
+ * @returns {{x: number[], y: number[]}}
+ */
+export function band(x, mean, std) {
+  const keep = x.map((_, i) => i).filter((i) => mean[i] !== null && std[i] !== null);
+  const xs = keep.map((i) => x[i]);
+  const upper = keep.map((i) => /** @type {number} */ (mean[i]) + /** @type {number} */ (std[i]));
+  const lower = keep.map((i) => /** @type {number} */ (mean[i]) - /** @type {number} */ (std[i]));
+  return { x: [...xs, ...xs.slice().reverse()], y: [...upper, ...lower.reverse()] };
+}
+
+/**
+ * Overlay of a comparison: per group a mean line and its ± std band (groups of 2+ runs),
+ * and, when asked or when there are no groups, each run's own line.
+ * @param {Comparison} c @param {{smooth?: number, showRuns?: boolean}} [o]
+ */
+export function compareTraces(c, o = {}) {
+  const smooth = o.smooth ?? 0;
+  /** @type {Map<string, string>} */
+  const colorOf = new Map();
+  c.groups.forEach((g, i) => colorOf.set(g.name, PALETTE[i % PALETTE.length]));
+  /** @type {any[]} */
+  const traces = [];
+  const showRuns = o.showRuns || !c.groups.length;
+  if (showRuns) {
+    c.runs.forEach((r, i) => {
+      const grouped = colorOf.has(r.group) && c.groups.length > 0;
+      const color = colorOf.get(r.group) ?? PALETTE[i % PALETTE.length];
+      traces.push({
+        type: "scatter", mode: "lines", x: r.x, y: ema(r.y, smooth), name: `#${r.id} ${r.name}`,
+        line: { color, width: grouped ? 1 : 1.8 }, opacity: grouped ? 0.35 : 1,
+        legendgroup: grouped ? r.group : `run-${r.id}`, showlegend: !grouped, meta: { run: r.id },
+      });
+    });
+  }
+  for (const g of c.groups) {
+    const color = /** @type {string} */ (colorOf.get(g.name));
+    const mean = ema(g.mean, smooth);
+    if (g.runIds.length > 1) {
+      const poly = band(g.x, mean, ema(g.std, smooth));
+      traces.push({
+        type: "scatter", mode: "lines", ...poly, fill: "toself", fillcolor: rgba(color, 0.18),
+        line: { width: 0, color }, hoverinfo: "skip", showlegend: false, legendgroup: g.name,
+        name: `${g.name} ± std`, meta: { band: g.name },
+      });
+    }
+    traces.push({
+      type: "scatter", mode: "lines", x: g.x, y: mean, name: `${g.name} (n=${g.runIds.length})`,
+      line: { color, width: 2.4 }, legendgroup: g.name, meta: { group: g.name },
+    });
+  }
+  return traces;
+}
