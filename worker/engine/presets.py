@@ -39,12 +39,20 @@ EXAMPLE1 = _preset(
     {
         "seed": 0,
         "rounds": 4000,
-        "data": {"dataset": "mean_estimation", "n_clients": 2, "partition": "iid",
-                 "means": [1.0, -1.0], "sigma": 0.0, "train_per_client": 10,
-                 "test_per_client": 10},
+        "data": {
+            "dataset": "mean_estimation",
+            "n_clients": 2,
+            "partition": "iid",
+            "means": [1.0, -1.0],
+            "sigma": 0.0,
+            "train_per_client": 10,
+            "test_per_client": 10,
+        },
         "model": {"name": "scalar", "init": 0.0},
-        "availability": {"kind": "diurnal",
-                         "diurnal": {"strategy": "ratio", "period": 30, "ratio": 1 / 3}},
+        "availability": {
+            "kind": "diurnal",
+            "diurnal": {"strategy": "ratio", "period": 30, "ratio": 1 / 3},
+        },
         "algorithm": {"name": "fedlaavg", "participation": 2, "weights": "uniform"},
         "client": {"local_steps": 1, "batch_size": 1, "lr": 0.01},
         "server": {"lr": 1.0},
@@ -58,12 +66,18 @@ FEDLAAVG_MNIST = _preset(
     "FedLaAvg MNIST: 1000 one-class clients, K=100, diurnal E=100, logistic regression",
     {
         "rounds": 10_000,
-        "data": {"dataset": "mnist", "n_clients": 1000, "partition": "by_class",
-                 "classes_per_client": 1, "sizes": "normal"},
+        "data": {
+            "dataset": "mnist",
+            "n_clients": 1000,
+            "partition": "by_class",
+            "classes_per_client": 1,
+            "sizes": "normal",
+        },
         "model": {"name": "linear"},
-        "availability": {"kind": "diurnal",
-                         "diurnal": {"strategy": "number", "period": 100,
-                                     "classes_in_group0": 1}},
+        "availability": {
+            "kind": "diurnal",
+            "diurnal": {"strategy": "number", "period": 100, "classes_in_group0": 1},
+        },
         "algorithm": {"name": "fedlaavg", "participation": 100, "weights": "uniform"},
         "client": {"local_steps": 10, "batch_size": 5, "lr": 0.01},
         "eval": {"every": 50, "target_acc": 0.85, "checkpoint_every": 200},
@@ -76,12 +90,18 @@ FEDLAAVG_CIFAR10 = _preset(
     "FedLaAvg CIFAR-10: 1000 one-class clients, K=100, CNN, diurnal; full vs intermittent",
     {
         "rounds": 20_000,
-        "data": {"dataset": "cifar10", "n_clients": 1000, "partition": "by_class",
-                 "classes_per_client": 1, "sizes": "normal"},
+        "data": {
+            "dataset": "cifar10",
+            "n_clients": 1000,
+            "partition": "by_class",
+            "classes_per_client": 1,
+            "sizes": "normal",
+        },
         "model": {"name": "cnn"},
-        "availability": {"kind": "diurnal",
-                         "diurnal": {"strategy": "number", "period": 100,
-                                     "classes_in_group0": 5}},
+        "availability": {
+            "kind": "diurnal",
+            "diurnal": {"strategy": "number", "period": 100, "classes_in_group0": 5},
+        },
         "algorithm": {"name": "fedlaavg", "participation": 100, "weights": "uniform"},
         "client": {"local_steps": 10, "batch_size": 5, "lr": 0.05},
         "eval": {"every": 100, "target_acc": 0.5, "checkpoint_every": 200},
@@ -95,11 +115,14 @@ MIFA_CIFAR10 = _preset(
     "MIFA CIFAR-10: 100 clients x 2 classes, Bernoulli by_class p_min 0.1, LeNet-5",
     {
         "rounds": 2000,
-        "data": {"dataset": "cifar10", "n_clients": 100, "partition": "by_class",
-                 "classes_per_client": 2},
+        "data": {
+            "dataset": "cifar10",
+            "n_clients": 100,
+            "partition": "by_class",
+            "classes_per_client": 2,
+        },
         "model": {"name": "lenet5"},
-        "availability": {"kind": "bernoulli",
-                         "bernoulli": {"profile": "by_class", "p_min": 0.1}},
+        "availability": {"kind": "bernoulli", "bernoulli": {"profile": "by_class", "p_min": 0.1}},
         "algorithm": {"name": "mifa", "participation": 100, "weights": "uniform"},
         "client": {"local_steps": 2, "unit": "epochs", "batch_size": 100, "lr": 0.1},
         "eval": {"every": 20, "target_acc": 0.5, "checkpoint_every": 50},
@@ -107,8 +130,89 @@ MIFA_CIFAR10 = _preset(
     ("mifa", "fedavg", "fedlaavg", "fedvarp"),
 )
 
+FEDAR_CIFAR10 = _preset(
+    "fedar-cifar10",
+    "FedAR CIFAR-10: 100 clients x 2 classes, Bernoulli uniform p_min 0.1 or 0.5, LeNet-5",
+    {
+        "rounds": 2000,
+        "data": {
+            "dataset": "cifar10",
+            "n_clients": 100,
+            "partition": "by_class",
+            "classes_per_client": 2,
+        },
+        "model": {"name": "lenet5"},
+        "availability": {"kind": "bernoulli", "bernoulli": {"profile": "uniform", "p_min": 0.1}},
+        "algorithm": {
+            "name": "fedar",
+            "participation": 100,
+            "weights": "uniform",
+            "fedar": {"rho": 0.1, "cutoff": "sqrt"},
+        },
+        "client": {"local_steps": 5, "batch_size": 64, "lr": 0.1, "weight_decay": 1e-3},
+        "eval": {"every": 20, "client_every": 100, "target_acc": 0.5, "checkpoint_every": 50},
+    },
+    ("fedar", "fedvarp", "mifa", "fedavg_is", "fedavg", "scaffold"),
+    seeds=(0, 1, 2, 3, 4),
+    variants={"p_min=0.1": [], "p_min=0.5": ["availability.bernoulli.p_min=0.5"]},
+)
+
+CAFED_COMMON: dict[str, Any] = {
+    "rounds": 150,
+    "availability": {"kind": "markov", "markov": {"g": 0.4, "nu": 0.9, "correlated_share": 0.5}},
+    "client": {"local_steps": 2, "unit": "epochs", "momentum": 0.9, "weight_decay": 1e-2},
+    "eval": {"every": 1, "client_every": 10, "checkpoint_every": 25},
+}
+
+CAFED_SYNTHETIC = _preset(
+    "cafed-synthetic",
+    "CA-Fed synthetic: 24 clients, 2 clusters, Markov availability (g 0.4, ν 0.9), linear",
+    {
+        **CAFED_COMMON,
+        "data": {
+            "dataset": "synthetic_clustered",
+            "n_clients": 24,
+            "partition": "clusters",
+            "n_clusters": 2,
+            "dimension": 10,
+            "train_per_client": 50,
+            "test_per_client": 150,
+        },
+        "model": {"name": "linear"},
+        "algorithm": {"name": "cafed", "participation": 12, "cafed": {"beta": 0.2}},
+        "client": {**CAFED_COMMON["client"], "batch_size": 32, "lr": 0.01},
+        "server": {"lr": 0.3},
+    },
+    ("cafed", "unbiased", "adafed", "f3ast"),
+    seeds=tuple(range(9)),
+)
+
+CAFED_MNIST = _preset(
+    "cafed-mnist",
+    "CA-Fed MNIST: 24 clients, label-swapped clusters, Markov availability, linear",
+    {
+        **CAFED_COMMON,
+        "data": {"dataset": "mnist", "n_clients": 24, "partition": "label_swap", "n_clusters": 2},
+        "model": {"name": "linear"},
+        "algorithm": {"name": "cafed", "participation": 12, "cafed": {"beta": 0.0}},
+        "client": {**CAFED_COMMON["client"], "batch_size": 64, "lr": 0.001},
+        "server": {"lr": 0.1},
+    },
+    ("cafed", "unbiased", "adafed", "f3ast"),
+    seeds=tuple(range(9)),
+)
+
 PRESETS: dict[str, Preset] = {
-    p.name: p for p in (EXAMPLE1, FEDLAAVG_MNIST, FEDLAAVG_CIFAR10, MIFA_CIFAR10)
+    p.name: p
+    for p in (
+        EXAMPLE1,
+        FEDLAAVG_MNIST,
+        FEDLAAVG_CIFAR10,
+        MIFA_CIFAR10,
+        FEDAR_CIFAR10,
+        CAFED_SYNTHETIC,
+        CAFED_MNIST,
+    )
 }
 
 
