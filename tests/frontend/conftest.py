@@ -1,0 +1,172 @@
+"""Browser fixtures: Debian's Chromium driven by Playwright, against the front end served
+either statically (pure-module tests) or by a real `fedwatch serve` (page tests)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+FRONTEND = REPO / "frontend"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = REPO / "artifacts" / "screenshots"
+REQUIRED = os.environ.get("FEDWATCH_REQUIRE_SERVICES") == "1"
+
+
+def _unavailable(reason: str) -> None:
+    if REQUIRED:
+        pytest.fail(f"{reason} (FEDWATCH_REQUIRE_SERVICES=1)")
+    pytest.skip(reason)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        _unavailable(f"Chromium not installed at {CHROMIUM}")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class _StaticHandler(SimpleHTTPRequestHandler):
+    """Serves frontend/ under /static/ and an empty page at / (for importing modules)."""
+
+    def do_GET(self) -> None:
+        if self.path == "/":
+            body = b"<!doctype html><title>modules</title>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        if not self.path.startswith("/static/"):
+            self.send_error(404)
+            return
+        self.path = self.path.removeprefix("/static")
+        super().do_GET()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def static_url() -> Iterator[str]:
+    handler = partial(_StaticHandler, directory=str(FRONTEND))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def modules_page(browser: Any, static_url: str) -> Iterator[Any]:
+    """A page on the static origin; `js(page, "traces.js", "m => m.ema([1], 0)")`."""
+    page = browser.new_page()
+    page.goto(static_url + "/")
+    yield page
+    page.close()
+
+
+def js(page: Any, module: str, body: str) -> Any:
+    """Import /static/js/<module> in the page and return `(body)(module)`."""
+    return page.evaluate(f"async () => ({body})(await import('/static/js/{module}'))")
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real `fedwatch serve` (embedded worker, temporary SQLite) on a free port."""
+    if shutil.which("fedwatch", path=str(Path(sys.executable).parent)) is None:
+        _unavailable("the fedwatch command is not installed")
+    tmp = tmp_path_factory.mktemp("serve")
+    port = free_port()
+    env = {
+        **os.environ,
+        "FEDWATCH_DATABASE_URL": f"sqlite:///{tmp / 'fedwatch.sqlite3'}",
+        "FEDWATCH_EMBEDDED_CONCURRENCY": "2",
+    }
+    for key in ("FEDWATCH_BROKER_URL", "FEDWATCH_API_TOKEN"):
+        env.pop(key, None)
+    log = (tmp / "serve.log").open("wb")
+    cmd = [str(Path(sys.executable).parent / "fedwatch"), "serve", "--host", "127.0.0.1"]
+    proc = subprocess.Popen([*cmd, "--port", str(port)], cwd=tmp, env=env, stdout=log, stderr=log)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc, tmp / "serve.log")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"fedwatch serve exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                return
+        time.sleep(0.3)
+    pytest.fail(f"fedwatch serve did not become healthy:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture
+def page(browser: Any, server: str) -> Iterator[Any]:
+    """A fresh 1280-wide page on the served dashboard; console errors fail the test."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda err: errors.append(str(err)))
+    pg.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    pg.set_default_timeout(15_000)
+    pg.goto(server + "/")
+    yield pg
+    context.close()
+    assert not errors, f"browser errors: {errors}"
+
+
+def screenshot(page: Any, name: str, full_page: bool = True) -> Path:
+    """Save a screenshot under artifacts/screenshots/ (the README copies live in docs/)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    return path

@@ -1,0 +1,116 @@
+"""Pure helper modules of the front end: API error mapping and wire conversion, the SSE
+parser, dotted config paths, hash routes, summary statistics, sweeps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from numpy.testing import assert_allclose
+
+from tests.frontend.conftest import js
+
+pytestmark = pytest.mark.browser
+
+
+def test_field_errors_from_pydantic_locations_and_messages(modules_page: Any) -> None:
+    detail = """[
+      {loc: ['body', 'config', 'algorithm', 'participation'],
+       msg: 'Input should be greater than 0'},
+      {loc: ['body', 'config'], msg: 'Value error, data.means: 3 values given for 2 clients'},
+      {loc: ['body', 'base', 'rounds'], msg: 'Input should be a valid integer'},
+      {loc: ['body'], msg: 'Field required'}]"""
+    out = js(modules_page, "api.js", f"m => m.fieldErrors({detail})")
+    assert out == [
+        {"path": "algorithm.participation", "message": "Input should be greater than 0"},
+        {"path": "data.means", "message": "3 values given for 2 clients"},
+        {"path": "rounds", "message": "Input should be a valid integer"},
+        {"path": "", "message": "Field required"},
+    ]
+    text = js(modules_page, "api.js", "m => m.fieldErrors('grid.algorithm.name: unknown value')")
+    assert text == [{"path": "grid.algorithm.name", "message": "unknown value"}]
+
+
+def test_run_from_wire(modules_page: Any) -> None:
+    run = js(
+        modules_page,
+        "api.js",
+        """m => { const r = m.toRun({id: 3, name: '<b>x</b>', status: 'running', progress: 0.25,
+            rounds_done: 1000, rounds_total: 4000, experiment_id: null,
+            created_at: '2024-01-02T03:04:05Z'});
+          return {...r, createdAt: r.createdAt.toISOString()}; }""",
+    )
+    assert run["roundsDone"] == 1000 and run["roundsTotal"] == 4000
+    assert run["active"] is True and run["experimentId"] is None and run["finishedAt"] is None
+    assert run["createdAt"] == "2024-01-02T03:04:05.000Z"
+    assert run["name"] == "<b>x</b>"
+
+
+def test_sse_parser_keeps_incomplete_tail(modules_page: Any) -> None:
+    stream = (
+        'event: round\\nid: 7\\ndata: {\\"round\\": 7}\\n\\n: keep-alive\\n\\n'
+        'event: status\\ndata: {\\"a\\":\\r\\n'
+    )
+    out = js(modules_page, "sse.js", f'm => m.parseEvents("{stream}")')
+    assert out["events"] == [{"event": "round", "id": "7", "data": '{"round": 7}'}]
+    assert out["rest"] == 'event: status\ndata: {"a":\n'
+
+
+def test_assignments_and_paths(modules_page: Any) -> None:
+    out = js(
+        modules_page,
+        "paths.js",
+        """m => m.applyAssignments({availability: {kind: 'diurnal'}, rounds: 5},
+              ['availability.kind=always', 'rounds=40', 'name=full run', 'data.means=[1, -1]'])""",
+    )
+    assert out == {
+        "availability": {"kind": "always"},
+        "rounds": 40,
+        "name": "full run",
+        "data": {"means": [1, -1]},
+    }
+    assert js(modules_page, "paths.js", "m => m.getPath({a: {b: 0}}, 'a.b')") == 0
+    assert js(modules_page, "paths.js", "m => m.getPath({a: 1}, 'a.b') === undefined") is True
+
+
+def test_routes(modules_page: Any) -> None:
+    route = "r => ({page: r.page, id: r.id, q: Object.fromEntries(r.query)})"
+    hashes = "['', '#/runs/12', '#/compare?runs=1,2&x=wall_s']"
+    parse = f"m => {hashes}.map(m.parseRoute).map({route})"
+    assert js(modules_page, "router.js", parse) == [
+        {"page": "runs", "id": None, "q": {}},
+        {"page": "run", "id": 12, "q": {}},
+        {"page": "compare", "id": None, "q": {"runs": "1,2", "x": "wall_s"}},
+    ]
+    assert js(modules_page, "router.js", "m => m.idList('3, x,0,7,2.5')") == [3, 7]
+
+
+def test_group_summaries_sample_std(modules_page: Any) -> None:
+    out = js(
+        modules_page,
+        "summary-stats.js",
+        """m => Object.fromEntries(m.groupSummaries(
+            [{id: 1, group: 'a'}, {id: 2, group: 'a'}, {id: 3, group: 'b'}],
+            new Map([[1, {final_param: 0.4}], [2, {final_param: 0.6}], [3, {final_param: null}]]),
+            ['final_param']))""",
+    )
+    # mean 0.5; sample std sqrt((0.1² + 0.1²) / (2 − 1)) = sqrt(0.02)
+    stat = out["a"]["final_param"]
+    assert_allclose([stat["mean"], stat["std"]], [0.5, 0.02**0.5])
+    assert out["b"]["final_param"] == {"mean": None, "std": None}
+
+
+def test_sweep_size_and_values(modules_page: Any) -> None:
+    assert (
+        js(
+            modules_page,
+            "sweep.js",
+            "m => m.sweepSize({'algorithm.name': ['a', 'b'], lr: [1, 2, 3]}, [0, 1])",
+        )
+        == 12
+    )
+    assert js(modules_page, "sweep.js", "m => m.parseValues('0.1, x, 2', 'number')") == [
+        0.1,
+        "x",
+        2,
+    ]

@@ -1,0 +1,125 @@
+"""Pure trace builders (frontend/js/traces.js), run in Chromium with hand-computed values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from numpy.testing import assert_allclose
+
+from tests.frontend.conftest import js
+
+pytestmark = pytest.mark.browser
+
+
+def test_ema_is_debiased_and_skips_nulls(modules_page: Any) -> None:
+    # w = 0.5: s1 = 0.5 / 0.5 = 1; s2 = (0.25 + 1) / 0.75 = 5/3; null stays null and does
+    # not move the average; s3 = (0.625 + 1.5) / 0.875 = 17/7.
+    out = js(modules_page, "traces.js", "m => m.ema([1, 2, null, 3], 0.5)")
+    assert out[2] is None
+    assert_allclose([out[0], out[1], out[3]], [1.0, 5 / 3, 17 / 7])
+    assert js(modules_page, "traces.js", "m => m.ema([4, null, 6], 0)") == [4, None, 6]
+
+
+def test_band_is_a_closed_polygon_around_mean(modules_page: Any) -> None:
+    out = js(modules_page, "traces.js", "m => m.band([0, 1, 2], [1, null, 2], [0.5, 1, 1])")
+    assert out == {"x": [0, 2, 2, 0], "y": [1.5, 3, 1, 0.5]}
+
+
+def test_panels_follow_the_recorded_metrics(modules_page: Any) -> None:
+    example1 = [
+        "n_available",
+        "n_selected",
+        "param",
+        "opt_gap",
+        "test_loss",
+        "train_loss",
+        "staleness_mean",
+        "tv_bias",
+        "wall_s",
+        "brand_new",
+    ]
+    panels = js(modules_page, "traces.js", f"m => m.panelsFor({example1})")
+    assert [p["id"] for p in panels] == [
+        "param",
+        "gap",
+        "loss",
+        "bias",
+        "staleness",
+        "participation",
+        "m-brand_new",
+    ]
+    assert panels[2]["metrics"] == ["test_loss", "train_loss"]
+    assert panels[0]["metrics"] == ["param"]
+
+
+def test_envelope_only_where_buckets_merged_rounds(modules_page: Any) -> None:
+    series = (
+        "new Map([['test_acc', {round: [9, 19], last: [0.5, 0.6], min: [0.4, 0.6],"
+        " max: [0.7, 0.6]}],"
+        " ['test_loss', {round: [9], last: [1], min: [1], max: [1]}]])"
+    )
+    traces = js(
+        modules_page,
+        "traces.js",
+        f"m => m.panelTraces({{id: 'x', title: 'x', metrics: ['test_acc', 'test_loss']}},"
+        f" {series})",
+    )
+    assert [(t["meta"]["metric"], t["meta"]["field"]) for t in traces] == [
+        ("test_acc", "max"),
+        ("test_acc", "min"),
+        ("test_acc", "last"),
+        ("test_loss", "last"),
+    ]
+    assert traces[1]["fill"] == "tonexty"
+    assert traces[2]["y"] == [0.5, 0.6]
+
+
+def test_extension_appends_each_metric_to_its_traces(modules_page: Any) -> None:
+    out = js(
+        modules_page,
+        "traces.js",
+        """m => m.extension(
+            [{meta: {metric: 'a'}}, {meta: {metric: 'b'}}, {meta: {metric: 'a'}}],
+            [{round: 5, a: 1.5}, {round: 6, a: 2.5, b: 7}])""",
+    )
+    assert out == {
+        "update": {"x": [[5, 6], [6], [5, 6]], "y": [[1.5, 2.5], [7], [1.5, 2.5]]},
+        "indices": [0, 1, 2],
+    }
+    assert (
+        js(modules_page, "traces.js", "m => m.extension([{meta: {metric: 'a'}}], [{round: 1}])")
+        is None
+    )
+
+
+def test_compare_traces_band_per_group_of_several_runs(modules_page: Any) -> None:
+    comparison = """{metric: 'param', x: 'round',
+      runs: [{id: 1, name: 'a', group: 'fedavg', x: [0, 1], y: [1, 2]},
+             {id: 2, name: 'b', group: 'fedavg', x: [0, 1], y: [3, 4]},
+             {id: 3, name: 'c', group: 'fedlaavg', x: [0, 1], y: [0, 0]}],
+      groups: [{name: 'fedavg', runIds: [1, 2], x: [0, 1], mean: [2, 3], std: [1, 1]},
+               {name: 'fedlaavg', runIds: [3], x: [0, 1], mean: [0, 0], std: [0, 0]}],
+      table: [], ttests: []}"""
+    traces = js(
+        modules_page, "traces.js", f"m => m.compareTraces({comparison}, {{showRuns: false}})"
+    )
+    assert [t["meta"] for t in traces] == [
+        {"band": "fedavg"},
+        {"group": "fedavg"},
+        {"group": "fedlaavg"},
+    ]
+    assert traces[0]["y"] == [3, 4, 2, 1]
+    assert traces[1]["name"] == "fedavg (n=2)"
+    with_runs = js(
+        modules_page, "traces.js", f"m => m.compareTraces({comparison}, {{showRuns: true}})"
+    )
+    assert len(with_runs) == 6
+    colors = [t["line"]["color"] for t in with_runs]
+    # runs 1, 2, 3, the fedavg band, the fedavg mean, the fedlaavg mean
+    assert colors[0] == colors[1] == colors[4] != colors[2] == colors[5]
+    assert [t["showlegend"] for t in with_runs[:3]] == [False, False, False]
+
+
+def test_rgba_from_hex(modules_page: Any) -> None:
+    assert js(modules_page, "traces.js", "m => m.rgba('#1f77b4', 0.2)") == "rgba(31,119,180,0.2)"
