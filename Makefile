@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/fedwatch simulate example1 --set algorithm.name=fedavg --out var/example1-fedavg.json
+	$(VENV)/bin/fedwatch serve --host $(HOST) --port $(PORT)
 
 test: $(STAMP) lint typecheck
 	$(PY) -m pytest

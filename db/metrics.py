@@ -89,3 +89,30 @@ def round_rows(session: Session, run_id: int, after: int, limit: int) -> list[di
     for round_, name, value in values:
         rows[round_][name] = value
     return list(rows.values())
+
+
+def full_series(session: Session, run_id: int, name: str) -> tuple[list[int], list[float | None]]:
+    """Every recorded (round, value) of one metric, in round order."""
+    rows = session.execute(
+        select(RoundMetric.round, RoundMetric.value)
+        .where(RoundMetric.run_id == run_id, RoundMetric.name == name)
+        .order_by(RoundMetric.round)
+    ).all()
+    return [r[0] for r in rows], [r[1] for r in rows]
+
+
+def final_values(session: Session, run_id: int, names: list[str]) -> dict[str, float | None]:
+    """The value of each metric at the last round that recorded it."""
+    m = RoundMetric
+    last = (
+        select(m.name, func.max(m.round).label("r"))
+        .where(m.run_id == run_id, m.name.in_(names))
+        .group_by(m.name)
+        .subquery()
+    )
+    rows = session.execute(
+        select(m.name, m.value).join(
+            last, and_(m.run_id == run_id, m.name == last.c.name, m.round == last.c.r)
+        )
+    )
+    return {name: value for name, value in rows}

@@ -7,7 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 import torch
-from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy import and_, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from db.models import Checkpoint, Run, utcnow
@@ -105,3 +105,49 @@ def new_run(
         cell=cell,
         created_at=utcnow(),
     )
+
+
+def list_runs(
+    session: Session,
+    *,
+    status: str | None,
+    algorithm: str | None,
+    experiment_id: int | None,
+    q: str | None,
+    limit: int,
+    offset: int,
+) -> tuple[list[Run], int]:
+    """Newest first; `q` matches name or notes, case-insensitively."""
+    where = []
+    if status:
+        where.append(Run.status == status)
+    if algorithm:
+        where.append(Run.algorithm == algorithm)
+    if experiment_id is not None:
+        where.append(Run.experiment_id == experiment_id)
+    if q:
+        pattern = f"%{q.lower()}%"
+        where.append(or_(func.lower(Run.name).like(pattern), func.lower(Run.notes).like(pattern)))
+    count = session.scalar(select(func.count()).select_from(Run).where(*where)) or 0
+    runs = session.scalars(
+        select(Run).where(*where).order_by(Run.id.desc()).limit(limit).offset(offset)
+    )
+    return list(runs), count
+
+
+def cancel_run(session: Session, run: Run) -> bool:
+    """Cancel a queued run now, ask a running one to stop; False if already finished."""
+    if run.status == "queued":
+        done = session.execute(
+            update(Run)
+            .where(Run.id == run.id, Run.status == "queued")
+            .values(status="cancelled", finished_at=utcnow(), cancel_requested=True)
+            .execution_options(synchronize_session=False)
+        )
+        if done.rowcount == 1:  # type: ignore[attr-defined]
+            return True
+        session.refresh(run)
+    if run.status == "running":
+        run.cancel_requested = True
+        return True
+    return False

@@ -30,6 +30,8 @@ class Dispatcher(Protocol):
 
     def submit(self, run_id: int, queue: str) -> None: ...
 
+    def ping(self) -> str: ...
+
     def close(self) -> None: ...
 
 
@@ -46,6 +48,14 @@ class CeleryDispatcher:
 
     def submit(self, run_id: int, queue: str) -> None:
         self.app.send_task(EXECUTE_RUN, kwargs={"run_id": run_id}, queue=queue)
+
+    def ping(self) -> str:
+        try:
+            with self.app.connection_for_write() as connection:
+                connection.ensure_connection(max_retries=1, timeout=2)
+        except Exception as err:
+            return f"error: {type(err).__name__}"
+        return "ok"
 
     def close(self) -> None:
         self.app.close()
@@ -83,6 +93,9 @@ class EmbeddedExecutor:
             )
         except Exception:
             log.exception("embedded run %s", run_id)
+
+    def ping(self) -> str:
+        return "embedded"
 
     def close(self) -> None:
         self.stop.set()

@@ -1,0 +1,63 @@
+"""Typed dependencies: settings, a database session, the dispatcher, the run by id, auth."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Generator
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
+from sqlalchemy.orm import Session, sessionmaker
+
+from db.models import Run
+from worker.dispatch import Dispatcher
+from worker.settings import Settings
+
+READ_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_sessions(request: Request) -> sessionmaker[Session]:
+    sessions: sessionmaker[Session] = request.app.state.sessions
+    return sessions
+
+
+def get_db(request: Request) -> Generator[Session]:
+    with get_sessions(request)() as session:
+        yield session
+
+
+def get_dispatcher(request: Request) -> Dispatcher:
+    dispatcher: Dispatcher = request.app.state.dispatcher
+    return dispatcher
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+SessionsDep = Annotated[sessionmaker[Session], Depends(get_sessions)]
+SessionDep = Annotated[Session, Depends(get_db)]
+DispatcherDep = Annotated[Dispatcher, Depends(get_dispatcher)]
+
+
+def check_token(request: Request, settings: SettingsDep) -> None:
+    """With FEDWATCH_API_TOKEN set, writes (and reads if protected) need the bearer token."""
+    if settings.api_token is None:
+        return
+    if request.method in READ_METHODS and not settings.protect_reads:
+        return
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not secrets.compare_digest(given, settings.api_token):
+        raise HTTPException(401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"})
+
+
+def get_run(run_id: int, session: SessionDep) -> Run:
+    run = session.get(Run, run_id)
+    if run is None:
+        raise HTTPException(404, f"run {run_id} not found")
+    return run
+
+
+RunDep = Annotated[Run, Depends(get_run)]

@@ -1,0 +1,39 @@
+"""422 responses whose `loc` points at the offending field, also for cross-field checks.
+
+RunConfig's model validators raise "Value error, algorithm.participation: ..." at the
+level of the whole config; the dotted path at the start of the message is moved into
+`loc` so clients can attach the message to the right form field.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+PATH_PREFIX = re.compile(r"^(?:Value error, )?([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)*): (.*)$", re.S)
+
+
+def with_field_path(error: dict[str, Any]) -> dict[str, Any]:
+    match = PATH_PREFIX.match(str(error.get("msg", "")))
+    if match is None:
+        return error
+    path, message = match.groups()
+    return {**error, "loc": [*error.get("loc", ()), *path.split(".")], "msg": message}
+
+
+async def validation_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    detail = [with_field_path(dict(e)) for e in exc.errors()]
+    for e in detail:
+        e.pop("ctx", None)
+        e.pop("input", None)
+    return JSONResponse({"detail": jsonable_encoder(detail)}, status_code=422)
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(RequestValidationError, validation_error)

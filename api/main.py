@@ -1,0 +1,69 @@
+"""The FastAPI application: routers, limits, error format, static files."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import Depends, FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from api import errors
+from api.deps import check_token
+from api.limits import BodySizeLimit
+from api.routes import (
+    catalog,
+    clients,
+    compare,
+    events,
+    experiments,
+    health,
+    metrics,
+    runs,
+    static,
+)
+from db.session import make_engine, make_sessionmaker
+from worker.dispatch import make_dispatcher
+from worker.settings import Settings, settings
+
+ROUTERS = (
+    health.router,
+    catalog.router,
+    runs.router,
+    metrics.router,
+    clients.router,
+    events.router,
+    experiments.router,
+    compare.router,
+    static.router,
+)
+
+
+def create_app(config: Settings = settings) -> FastAPI:
+    engine = make_engine(config.database_url)
+    sessions = make_sessionmaker(engine)
+    dispatcher = make_dispatcher(sessions, config)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        dispatcher.start()
+        yield
+        dispatcher.close()
+        engine.dispose()
+
+    app = FastAPI(
+        title="FedWatch",
+        description="Experiment tracking for federated learning under intermittent availability.",
+        lifespan=lifespan,
+        dependencies=[Depends(check_token)],
+    )
+    app.state.settings = config
+    app.state.sessions = sessions
+    app.state.dispatcher = dispatcher
+    app.add_middleware(BodySizeLimit, max_bytes=config.max_body_bytes)
+    errors.install(app)
+    for router in ROUTERS:
+        app.include_router(router)
+    if config.frontend_dir.is_dir():
+        app.mount("/static", StaticFiles(directory=config.frontend_dir), name="static")
+    return app

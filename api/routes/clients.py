@@ -1,0 +1,49 @@
+"""Client views of a run: availability, selection and staleness matrices, accuracies."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from api.deps import RunDep, SessionDep
+from api.schemas.series import ClientAccuracyPublic, MatrixPublic
+from db import matrices
+
+router = APIRouter(prefix="/api/runs/{run_id}", tags=["clients"])
+
+MaxClients = Annotated[int, Query(ge=1, le=2000)]
+MaxRounds = Annotated[int, Query(ge=1, le=5000)]
+
+
+@router.get("/availability")
+def read_availability(
+    run: RunDep, session: SessionDep, max_clients: MaxClients = 200, max_rounds: MaxRounds = 500
+) -> MatrixPublic:
+    """Share of (client, round) cells of each bucket where the client was available."""
+    m = matrices.availability(session, run.id, run.n_clients, max_clients, max_rounds)
+    return MatrixPublic(**vars(m))
+
+
+@router.get("/selection")
+def read_selection(
+    run: RunDep, session: SessionDep, max_clients: MaxClients = 200, max_rounds: MaxRounds = 500
+) -> MatrixPublic:
+    """Share of (client, round) cells of each bucket where the client was selected."""
+    m = matrices.selection(session, run.id, run.n_clients, max_clients, max_rounds)
+    return MatrixPublic(**vars(m))
+
+
+@router.get("/staleness")
+def read_staleness(
+    run: RunDep, session: SessionDep, max_clients: MaxClients = 200, max_rounds: MaxRounds = 500
+) -> MatrixPublic:
+    """Mean staleness (rounds since the client's last selection) of each bucket."""
+    m = matrices.staleness(session, run.id, run.n_clients, max_clients, max_rounds)
+    return MatrixPublic(**vars(m))
+
+
+@router.get("/client-accuracy")
+def read_client_accuracy(run: RunDep, session: SessionDep) -> ClientAccuracyPublic:
+    round_, values = matrices.client_accuracy(session, run.id)
+    return ClientAccuracyPublic(round=round_, values=values)

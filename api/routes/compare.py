@@ -1,0 +1,103 @@
+"""`GET /api/compare`: several runs side by side, grouped."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import numpy as np
+from fastapi import APIRouter, HTTPException, Query
+from fastapi.exceptions import RequestValidationError
+
+from api.comparison import (
+    FINAL_METRICS,
+    RunData,
+    group_series,
+    paired_ttest,
+    run_series,
+    table_row,
+)
+from api.deps import SessionDep
+from api.schemas.compare import ComparePublic
+from db.metrics import final_values, full_series
+from db.models import Run
+
+router = APIRouter(prefix="/api", tags=["compare"])
+
+GroupBy = Literal["algorithm", "experiment_cell", "none"]
+
+
+def group_of(run: Run, group_by: GroupBy) -> str:
+    if group_by == "algorithm":
+        return run.algorithm
+    if group_by == "experiment_cell" and run.cell:
+        return run.cell
+    return f"#{run.id} {run.name}"
+
+
+def parse_ids(text: str) -> list[int]:
+    try:
+        ids = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        ids = []
+    if not ids:
+        raise RequestValidationError(
+            [{"loc": ["query", "runs"], "msg": "comma-separated run ids", "type": "value_error"}]
+        )
+    return list(dict.fromkeys(ids))
+
+
+def load(session: SessionDep, run: Run, metric: str, group: str) -> RunData:
+    rounds, values = full_series(session, run.id, metric)
+    wall_rounds, walls = full_series(session, run.id, "wall_s")
+    wall = dict(zip(wall_rounds, walls, strict=True))
+    scores = dict(run.summary or {})
+    scores.update(final_values(session, run.id, list(FINAL_METRICS)))
+    return RunData(
+        id=run.id,
+        name=run.name,
+        group=group,
+        seed=run.seed,
+        rounds=np.asarray(rounds, dtype=np.int64),
+        y=np.asarray([np.nan if v is None else v for v in values], dtype=np.float64),
+        wall_s=np.asarray([wall.get(r) or 0.0 for r in rounds], dtype=np.float64),
+        scores=scores,
+    )
+
+
+@router.get("/compare")
+def compare(
+    session: SessionDep,
+    runs: str,
+    metric: str = "test_acc",
+    group_by: GroupBy = "algorithm",
+    x: Literal["round", "wall_s"] = "round",
+    max_points: Annotated[int, Query(ge=2, le=20_000)] = 500,
+    reference: str | None = None,
+) -> ComparePublic:
+    data: list[RunData] = []
+    for run_id in parse_ids(runs):
+        run = session.get(Run, run_id)
+        if run is None:
+            raise HTTPException(404, f"run {run_id} not found")
+        data.append(load(session, run, metric, group_of(run, group_by)))
+    groups: dict[str, list[RunData]] = {}
+    for item in data:
+        groups.setdefault(item.group, []).append(item)
+    ref = reference if reference is not None else next(iter(groups))
+    if ref not in groups:
+        msg = f"not one of the groups: {', '.join(groups)}"
+        raise RequestValidationError(
+            [{"loc": ["query", "reference"], "msg": msg, "type": "value_error"}]
+        )
+    return ComparePublic(
+        metric=metric,
+        x=x,
+        runs=[run_series(r, x, max_points) for r in data],
+        groups=[group_series(name, members, x, max_points) for name, members in groups.items()],
+        table=[table_row(name, members) for name, members in groups.items()],
+        ttests=[
+            paired_ttest(name, members, ref, groups[ref])
+            for name, members in groups.items()
+            if name != ref
+        ],
+    )

@@ -1,0 +1,93 @@
+"""Experiments: create a sweep (all runs validated first, all created or none), read."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Query
+from fastapi.exceptions import RequestValidationError
+from sqlalchemy import func, select
+
+from api.deps import DispatcherDep, SessionDep
+from api.schemas.experiments import (
+    MAX_RUNS,
+    ExperimentCreate,
+    ExperimentPublic,
+    ExperimentsPublic,
+)
+from api.sweep import SweepInvalid, expand
+from db.models import Experiment, Run
+from db.runs import new_run
+from worker.dispatch import queue_for
+
+router = APIRouter(prefix="/api/experiments", tags=["experiments"])
+
+
+def public(session: SessionDep, experiment: Experiment) -> ExperimentPublic:
+    ids = session.scalars(select(Run.id).where(Run.experiment_id == experiment.id).order_by(Run.id))
+    return ExperimentPublic.model_validate({**vars(experiment), "run_ids": list(ids)})
+
+
+@router.post("", status_code=201)
+def create_experiment(
+    body: ExperimentCreate, session: SessionDep, dispatcher: DispatcherDep
+) -> ExperimentPublic:
+    size = len(body.seeds)
+    for values in body.grid.values():
+        size *= max(1, len(values))
+    if size > MAX_RUNS:
+        raise RequestValidationError(
+            [
+                {
+                    "loc": ["body", "grid"],
+                    "msg": f"{size} runs: at most {MAX_RUNS}",
+                    "type": "value_error",
+                }
+            ]
+        )
+    try:
+        cells = expand(body.base, body.grid, body.seeds)
+    except SweepInvalid as err:
+        raise RequestValidationError(err.errors) from None
+    experiment = Experiment(name=body.name, base=body.base, grid=body.grid, seeds=body.seeds)
+    session.add(experiment)
+    session.flush()
+    runs = []
+    for cell in cells:
+        name = f"{body.name} [{cell.label}] seed={cell.seed}".replace(" [] ", " ")
+        config = cell.config.model_dump(mode="json")
+        run = new_run(
+            config,
+            queue=queue_for(cell.config),
+            notes=body.notes,
+            name=name,
+            experiment_id=experiment.id,
+            cell=cell.label or body.name,
+        )
+        runs.append(run)
+    session.add_all(runs)
+    session.commit()
+    for run in runs:
+        dispatcher.submit(run.id, run.queue)
+    return public(session, experiment)
+
+
+@router.get("")
+def list_experiments(
+    session: SessionDep,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> ExperimentsPublic:
+    count = session.scalar(select(func.count()).select_from(Experiment)) or 0
+    rows = session.scalars(
+        select(Experiment).order_by(Experiment.id.desc()).limit(limit).offset(offset)
+    )
+    return ExperimentsPublic(data=[public(session, e) for e in rows], count=count)
+
+
+@router.get("/{experiment_id}")
+def read_experiment(experiment_id: int, session: SessionDep) -> ExperimentPublic:
+    experiment = session.get(Experiment, experiment_id)
+    if experiment is None:
+        raise HTTPException(404, f"experiment {experiment_id} not found")
+    return public(session, experiment)

@@ -1,0 +1,69 @@
+"""Runs: submit, list, read, cancel, delete."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Query, Response
+
+from api.deps import DispatcherDep, RunDep, SessionDep
+from api.schemas.runs import RunCreate, RunItem, RunPublic, RunsPublic, Status
+from db.runs import cancel_run, list_runs, new_run
+from worker.dispatch import queue_for
+
+router = APIRouter(prefix="/api/runs", tags=["runs"])
+
+
+@router.post("", status_code=201)
+def create_run(body: RunCreate, session: SessionDep, dispatcher: DispatcherDep) -> RunPublic:
+    config = body.config
+    run = new_run(config.model_dump(mode="json"), queue=queue_for(config), notes=body.notes)
+    session.add(run)
+    session.commit()
+    dispatcher.submit(run.id, run.queue)
+    return RunPublic.model_validate(run)
+
+
+@router.get("")
+def read_runs(
+    session: SessionDep,
+    status: Status | None = None,
+    algorithm: str | None = None,
+    experiment_id: int | None = None,
+    q: Annotated[str | None, Query(max_length=200)] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> RunsPublic:
+    runs, count = list_runs(
+        session,
+        status=status,
+        algorithm=algorithm,
+        experiment_id=experiment_id,
+        q=q,
+        limit=limit,
+        offset=offset,
+    )
+    return RunsPublic(data=[RunItem.model_validate(r) for r in runs], count=count)
+
+
+@router.get("/{run_id}")
+def read_run(run: RunDep) -> RunPublic:
+    return RunPublic.model_validate(run)
+
+
+@router.post("/{run_id}/cancel")
+def cancel(run: RunDep, session: SessionDep) -> RunPublic:
+    if not cancel_run(session, run):
+        raise HTTPException(409, f"run {run.id} already {run.status}")
+    session.commit()
+    session.refresh(run)
+    return RunPublic.model_validate(run)
+
+
+@router.delete("/{run_id}", status_code=204)
+def delete_run(run: RunDep, session: SessionDep) -> Response:
+    if run.status == "running":
+        raise HTTPException(409, f"run {run.id} is running: cancel it first")
+    session.delete(run)
+    session.commit()
+    return Response(status_code=204)

@@ -1,0 +1,55 @@
+"""Run schemas: what clients send and what they get back."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from worker.engine import RunConfig
+
+Status = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+
+
+class RunCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    config: RunConfig = Field(
+        default_factory=RunConfig, description="Partial configs get defaults."
+    )
+    notes: str = Field("", max_length=20_000, description="Free text, stored as data.")
+
+
+class RunItem(BaseModel):
+    """A run without its config (list views, status events)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    name: str
+    status: Status
+    progress: float
+    rounds_done: int
+    rounds_total: int
+    algorithm: str
+    dataset: str
+    availability: str
+    seed: int
+    experiment_id: int | None
+    notes: str
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    summary: dict[str, Any] | None
+    error: str | None
+    worker: str | None
+
+
+class RunPublic(RunItem):
+    config: dict[str, Any]
+
+
+class RunsPublic(BaseModel):
+    data: list[RunItem]
+    count: int

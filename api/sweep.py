@@ -1,0 +1,71 @@
+"""Expand an experiment into its run configs, validating every one before any is created."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from worker.engine import ConfigError, RunConfig
+from worker.engine.overrides import set_path
+
+
+@dataclass
+class Cell:
+    """One run of the sweep: its grid assignment (the cell) and seed."""
+
+    label: str
+    seed: int
+    config: RunConfig
+
+
+class SweepInvalid(Exception):
+    def __init__(self, errors: list[dict[str, Any]]) -> None:
+        super().__init__(f"{len(errors)} invalid configurations")
+        self.errors = errors
+
+
+def _where(loc: tuple[Any, ...], keys: list[str]) -> list[Any]:
+    """Blame the grid key the error's field lies under, else the base config."""
+    dotted = ".".join(str(p) for p in loc)
+    for key in keys:
+        if dotted == key or dotted.startswith(key + "."):
+            return ["body", "grid", key]
+    return ["body", "base", *loc]
+
+
+def _label(assignment: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in assignment.items())
+
+
+def expand(base: dict[str, Any], grid: dict[str, list[Any]], seeds: list[int]) -> list[Cell]:
+    keys = list(grid)
+    errors: list[dict[str, Any]] = []
+    for key in keys:
+        if key == "seed" or not grid[key]:
+            msg = "use `seeds` to sweep seeds" if key == "seed" else "needs at least one value"
+            errors.append({"loc": ["body", "grid", key], "msg": msg, "type": "value_error"})
+    if errors:
+        raise SweepInvalid(errors)
+    cells: list[Cell] = []
+    for values in itertools.product(*(grid[k] for k in keys)):
+        assignment = dict(zip(keys, values, strict=True))
+        for seed in seeds:
+            try:
+                data = {**base, "seed": seed}
+                for key, value in assignment.items():
+                    data = set_path(data, key, value)
+                cells.append(Cell(_label(assignment), seed, RunConfig.model_validate(data)))
+            except ConfigError as err:
+                errors.append({"loc": ["body", "grid"], "msg": str(err), "type": "value_error"})
+            except ValidationError as err:
+                prefix = f"{_label(assignment)}, seed={seed}: ".lstrip(", ")
+                for e in err.errors():
+                    msg = e["msg"].removeprefix("Value error, ")
+                    loc = _where(e["loc"], keys)
+                    errors.append({"loc": loc, "msg": prefix + msg, "type": e["type"]})
+    if errors:
+        raise SweepInvalid(errors)
+    return cells
