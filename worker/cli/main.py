@@ -6,10 +6,10 @@ import argparse
 import sys
 from types import ModuleType
 
-from worker.cli import presets_cmd, serve_cmd, simulate_cmd, worker_cmd
+from worker.cli import compare_cmd, presets_cmd, serve_cmd, simulate_cmd, worker_cmd
 from worker.cli.errors import CliError
 
-COMMANDS: list[ModuleType] = [presets_cmd, simulate_cmd, serve_cmd, worker_cmd]
+COMMANDS: list[ModuleType] = [presets_cmd, simulate_cmd, serve_cmd, worker_cmd, compare_cmd]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,190 @@
+"""`fedwatch compare PRESET [--seeds N] [--set k=v ...] [--out DIR] [--jobs J]`.
+
+Runs the preset's comparison set (each variant × algorithm × seed) in parallel
+processes, writes one JSON per run plus the table, and prints the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import queue
+import sys
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import Manager, get_context
+from pathlib import Path
+from typing import Any
+
+import torch
+from tqdm import tqdm
+
+from worker.cli.comparison import build_rows, format_table, rows_json, run_metrics
+from worker.cli.errors import CliError
+from worker.engine import ConfigError, ListSink, RoundRecord, simulate
+from worker.engine.presets import Preset, get_preset
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("compare", help="run a preset's comparison over seeds and tabulate it")
+    p.add_argument("preset", help="a preset name (see `fedwatch presets`)")
+    p.add_argument("--seeds", type=int, help="number of seeds (default: the preset's)")
+    p.add_argument(
+        "--set",
+        dest="assignments",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a dotted config key in every run (repeatable)",
+    )
+    p.add_argument("--variant", action="append", help="only this variant (repeatable)")
+    p.add_argument("--out", type=Path, help="directory for the JSON files (var/compare/PRESET)")
+    p.add_argument("--jobs", type=int, help="parallel processes (default: CPU count)")
+    p.set_defaults(handler=run)
+
+
+@dataclass(frozen=True)
+class Job:
+    preset: str
+    group: str
+    algorithm: str
+    seed: int
+    assignments: tuple[str, ...]
+    path: str
+
+    @property
+    def label(self) -> str:
+        return " ".join(x for x in (self.group, self.algorithm, f"seed {self.seed}") if x)
+
+
+def seed_list(preset_seeds: tuple[int, ...], n: int | None) -> list[int]:
+    """The preset's seeds, cut or extended with the next integers to `n` seeds."""
+    if n is None:
+        return list(preset_seeds)
+    if n < 1:
+        raise CliError("--seeds: need at least one seed")
+    start = max(preset_seeds) + 1
+    return [*preset_seeds, *range(start, start + n)][:n]
+
+
+def plan(preset: Preset, args: argparse.Namespace, out: Path) -> list[Job]:
+    seeds = seed_list(preset.seeds, args.seeds)
+    groups = preset.variants or {"": []}
+    if args.variant:
+        unknown = set(args.variant) - set(groups)
+        if unknown:
+            known = ", ".join(groups) or "none"
+            raise CliError(f"--variant: unknown {', '.join(sorted(unknown))} (known: {known})")
+        groups = {g: groups[g] for g in args.variant}
+    jobs = []
+    for group, extra in groups.items():
+        for alg in preset.compare:
+            for seed in seeds:
+                sets = (*extra, *args.assignments, f"algorithm.name={alg}", f"seed={seed}")
+                name = f"{group + '-' if group else ''}{alg}-seed{seed}.json"
+                jobs.append(Job(preset.name, group, alg, seed, sets, str(out / name)))
+    for job in jobs:  # fail fast on a bad --set, before starting any process
+        try:
+            preset.run_config(list(job.assignments))
+        except ConfigError as err:
+            raise CliError(str(err)) from None
+    return jobs
+
+
+class QueueSink(ListSink):
+    """Keeps the records and reports finished rounds to the parent's progress bar."""
+
+    def __init__(self, progress: Any, every: int) -> None:
+        super().__init__()
+        self.progress, self.every, self.pending = progress, every, 0
+
+    def on_round(self, record: RoundRecord) -> None:
+        super().on_round(record)
+        self.pending += 1
+        if self.pending >= self.every:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.progress.put(self.pending)
+            self.pending = 0
+
+
+def execute(job: Job, progress: Any, threads: int) -> dict[str, Any]:
+    """Run one job (in a worker process), write its JSON, return its table metrics."""
+    torch.set_num_threads(threads)
+    config = get_preset(job.preset).run_config(list(job.assignments))
+    sink = QueueSink(progress, max(1, config.rounds // 50))
+    summary = simulate(config, sink).to_dict()
+    sink.flush()
+    rounds = [r.to_dict() for r in sink.records]
+    result = {"config": config.model_dump(mode="json"), "summary": summary, "rounds": rounds}
+    Path(job.path).write_text(json.dumps(result))
+    return {
+        "group": job.group,
+        "algorithm": job.algorithm,
+        "seed": job.seed,
+        "path": job.path,
+        "metrics": run_metrics(summary, rounds),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        preset = get_preset(args.preset)
+    except ConfigError as err:
+        raise CliError(str(err)) from None
+    out: Path = args.out or Path("var/compare") / preset.name
+    out.mkdir(parents=True, exist_ok=True)
+    jobs = plan(preset, args, out)
+    workers = max(1, min(args.jobs or os.cpu_count() or 1, len(jobs)))
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    total = sum(preset.run_config(list(j.assignments)).rounds for j in jobs)
+    print(f"{preset.name}: {len(jobs)} runs on {workers} process(es) -> {out}", file=sys.stderr)
+    results = run_all(jobs, workers, threads, total, preset.name)
+    proposed = str(preset.config["algorithm"]["name"])
+    rows = build_rows(
+        results, proposed, list(preset.compare), list(dict.fromkeys(j.group for j in jobs))
+    )
+    table = format_table(rows)
+    (out / "table.txt").write_text(table + "\n")
+    (out / "table.json").write_text(json.dumps({"preset": preset.name, "rows": rows_json(rows)}))
+    print(table)
+    return 0
+
+
+def run_all(
+    jobs: list[Job], workers: int, threads: int, total: int, name: str
+) -> list[dict[str, Any]]:
+    bar = tqdm(total=total, desc=f"compare {name}", unit="round")
+    try:
+        with Manager() as manager:
+            progress = manager.Queue()
+            with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+                futures = {pool.submit(execute, job, progress, threads): job for job in jobs}
+                results = wait(futures, progress, bar)
+    finally:
+        bar.close()
+    return results
+
+
+def wait(
+    futures: dict[Future[dict[str, Any]], Job], progress: Any, bar: tqdm
+) -> list[dict[str, Any]]:
+    done = 0
+    while done < len(futures):
+        with contextlib.suppress(queue.Empty):
+            bar.update(progress.get(timeout=0.2))
+        done = sum(f.done() for f in futures)
+        bar.set_postfix_str(f"{done}/{len(futures)} runs", refresh=False)
+    results = []
+    for future, job in futures.items():
+        try:
+            results.append(future.result())
+        except ConfigError as err:
+            raise CliError(f"{job.label}: {err}") from None
+    while not progress.empty():
+        bar.update(progress.get())
+    return results
