@@ -38,17 +38,19 @@ def unpack_ids(blob: bytes, n_clients: int) -> np.ndarray:
 
 
 def pack_weights(weights: dict[int, float], n_clients: int) -> bytes:
-    """zlib of the ids then the float32 weights (memory algorithms weight every client)."""
-    ids = np.fromiter(weights.keys(), dtype=id_dtype(n_clients), count=len(weights))
-    values = np.fromiter(weights.values(), dtype=WEIGHT_DTYPE, count=len(weights))
-    return zlib.compress(ids.tobytes() + values.tobytes(), 1)
+    """zlib of the sorted ids as gaps, then the float32 weights: memory algorithms
+    weight every client, and those dense, equal weights shrink to a few bytes."""
+    ids = np.array(sorted(weights), dtype=np.int64)
+    gaps = np.diff(ids, prepend=0).astype(id_dtype(n_clients))
+    values = np.array([weights[i] for i in ids.tolist()], dtype=WEIGHT_DTYPE)
+    return zlib.compress(gaps.tobytes() + values.tobytes(), 1)
 
 
 def unpack_weights(blob: bytes, n_clients: int) -> dict[int, float]:
     raw = zlib.decompress(blob)
     size = id_dtype(n_clients).itemsize
     n = len(raw) // (size + WEIGHT_DTYPE.itemsize)
-    ids = np.frombuffer(raw[: n * size], dtype=id_dtype(n_clients))
+    ids = np.cumsum(np.frombuffer(raw[: n * size], dtype=id_dtype(n_clients)), dtype=np.int64)
     values = np.frombuffer(raw[n * size :], dtype=WEIGHT_DTYPE)
     return {int(i): float(v) for i, v in zip(ids, values, strict=True)}
 

@@ -1,0 +1,48 @@
+"""Helpers of the API tests: settings, example configs, submit and wait."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from worker.engine.presets import get_preset
+from worker.settings import Settings
+
+FINAL = ("succeeded", "failed", "cancelled")
+
+
+def embedded_settings(url: str, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "database_url": url,
+        "broker_url": None,
+        "api_token": None,
+        "flush_seconds": 0.05,
+        "sse_poll_s": 0.05,
+    }
+    return Settings(**(values | overrides))
+
+
+def example1(rounds: int = 120, **assignments: Any) -> dict[str, Any]:
+    """FedLaAvg's Example 1 as JSON, shortened; `algorithm__name="fedavg"` style overrides."""
+    sets = [f"rounds={rounds}", "device=cpu"]
+    sets += [f"{k.replace('__', '.')}={v}" for k, v in assignments.items()]
+    return get_preset("example1").run_config(sets).model_dump(mode="json")
+
+
+def submit(client: TestClient, config: dict[str, Any], notes: str = "") -> dict[str, Any]:
+    response = client.post("/api/runs", json={"config": config, "notes": notes})
+    assert response.status_code == 201, response.text
+    run: dict[str, Any] = response.json()
+    return run
+
+
+def wait_final(client: TestClient, run_id: int, timeout: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run: dict[str, Any] = client.get(f"/api/runs/{run_id}").json()
+        if run["status"] in FINAL:
+            return run
+        time.sleep(0.05)
+    raise AssertionError(f"run {run_id} did not finish in {timeout} s")

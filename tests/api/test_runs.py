@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from api.main import create_app
+from tests.api.helpers import embedded_settings, example1, submit, wait_final
+
+
+def test_submit_runs_to_completion(client: TestClient) -> None:
+    run = submit(client, example1(60, algorithm__name="fedavg"), notes="<script>x</script>")
+    assert run["status"] == "queued"
+    assert (run["rounds_total"], run["algorithm"], run["dataset"]) == (
+        60,
+        "fedavg",
+        "mean_estimation",
+    )
+    done = wait_final(client, run["id"])
+    assert done["status"] == "succeeded", done["error"]
+    assert (done["rounds_done"], done["progress"]) == (60, 1.0)
+    assert done["summary"]["rounds_done"] == 60
+    assert done["notes"] == "<script>x</script>"
+    assert done["worker"] == "embedded"
+    assert done["started_at"] <= done["finished_at"]
+
+
+def test_partial_config_gets_defaults(client: TestClient) -> None:
+    response = client.post("/api/runs", json={"config": {"rounds": 3, "device": "cpu"}})
+    assert response.status_code == 201
+    config = response.json()["config"]
+    assert config["algorithm"]["name"] == "fedavg"
+    assert config["data"]["n_clients"] == 24
+    assert wait_final(client, response.json()["id"])["status"] == "succeeded"
+
+
+def test_schema_errors_name_the_field(client: TestClient) -> None:
+    before = client.get("/api/runs").json()["count"]
+    wrong_type = client.post("/api/runs", json={"config": {"rounds": "many"}})
+    assert wrong_type.status_code == 422
+    assert wrong_type.json()["detail"][0]["loc"] == ["body", "config", "rounds"]
+    cross_field = client.post(
+        "/api/runs", json={"config": {"data": {"n_clients": 4}, "algorithm": {"participation": 30}}}
+    )
+    assert cross_field.status_code == 422
+    error = cross_field.json()["detail"][0]
+    assert error["loc"] == ["body", "config", "algorithm", "participation"]
+    assert error["msg"] == "K = 30 exceeds data.n_clients = 4"
+    assert client.get("/api/runs").json()["count"] == before
+
+
+def test_unknown_ids_are_404(client: TestClient) -> None:
+    for path in ("/api/runs/999999", "/api/runs/999999/metrics", "/api/runs/999999/staleness"):
+        assert client.get(path).status_code == 404
+    assert client.post("/api/runs/999999/cancel").status_code == 404
+    assert client.get("/api/presets/nope").status_code == 404
+
+
+def test_cancel_finished_is_409_and_delete_removes(client: TestClient) -> None:
+    run = submit(client, example1(5))
+    wait_final(client, run["id"])
+    assert client.post(f"/api/runs/{run['id']}/cancel").status_code == 409
+    assert client.delete(f"/api/runs/{run['id']}").status_code == 204
+    assert client.get(f"/api/runs/{run['id']}").status_code == 404
+    assert client.get(f"/api/runs/{run['id']}/rounds").status_code == 404
+
+
+def test_cancel_a_running_run(client: TestClient) -> None:
+    run = submit(client, example1(20_000))
+    while client.get(f"/api/runs/{run['id']}").json()["rounds_done"] < 10:
+        pass
+    assert client.post(f"/api/runs/{run['id']}/cancel").status_code == 200
+    done = wait_final(client, run["id"])
+    assert done["status"] == "cancelled"
+    assert 10 <= done["rounds_done"] < 20_000
+    rounds = client.get(f"/api/runs/{run['id']}/rounds", params={"limit": 5000}).json()["data"]
+    assert [r["round"] for r in rounds] == list(range(done["rounds_done"]))
+
+
+def test_list_filters_and_paginates(client: TestClient) -> None:
+    a = submit(client, example1(3, algorithm__name="mifa"), notes="needle one")
+    b = submit(client, example1(3, algorithm__name="fedavg"), notes="NEEDLE two")
+    wait_final(client, a["id"]), wait_final(client, b["id"])
+    found = client.get("/api/runs", params={"q": "needle"}).json()
+    assert found["count"] == 2
+    assert [r["id"] for r in found["data"]] == [b["id"], a["id"]]
+    assert "config" not in found["data"][0]
+    mifa = client.get("/api/runs", params={"q": "needle", "algorithm": "mifa"}).json()
+    assert [r["id"] for r in mifa["data"]] == [a["id"]]
+    page = client.get("/api/runs", params={"q": "needle", "limit": 1, "offset": 1}).json()
+    assert (page["count"], [r["id"] for r in page["data"]]) == (2, [a["id"]])
+    assert client.get("/api/runs", params={"status": "bogus"}).status_code == 422
+
+
+def test_body_size_limit(client: TestClient) -> None:
+    response = client.post("/api/runs", json={"config": {}, "notes": "x" * 2_000_000})
+    assert response.status_code == 413
+
+
+def test_token_guards_writes_only(db_url: str) -> None:
+    app = create_app(embedded_settings(db_url, api_token="s3cret"))
+    with TestClient(app) as c:
+        assert c.post("/api/runs", json={"config": example1(3)}).status_code == 401
+        wrong = {"Authorization": "Bearer nope"}
+        assert c.post("/api/runs", json={"config": example1(3)}, headers=wrong).status_code == 401
+        right = {"Authorization": "Bearer s3cret"}
+        created = c.post("/api/runs", json={"config": example1(3)}, headers=right)
+        assert created.status_code == 201
+        assert c.get(f"/api/runs/{created.json()['id']}").status_code == 200
+        wait_final(c, created.json()["id"])
+
+
+def test_health_schema_presets_and_static(client: TestClient) -> None:
+    assert client.get("/healthz").json() == {"status": "ok", "database": "ok", "broker": "embedded"}
+    schema = client.get("/api/schema/run-config").json()
+    assert {"rounds", "algorithm", "availability"} <= set(schema["properties"])
+    presets = client.get("/api/presets").json()
+    assert "example1" in [p["name"] for p in presets]
+    preset = client.get("/api/presets/example1").json()
+    assert preset["config"]["data"]["means"] == [1.0, -1.0]
+    assert preset["compare"] == ["fedavg", "fedlaavg", "mifa"]
+    plotly = client.get("/vendor/plotly.min.js")
+    assert plotly.status_code == 200 and "javascript" in plotly.headers["content-type"]
+    assert client.get("/docs").status_code == 200

@@ -1,0 +1,47 @@
+"""Hand-made runs written through the recorder."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from db.runs import new_run
+from worker.engine import RoundRecord, RunConfig
+from worker.recorder import Recorder
+
+
+def make_run(sessions: sessionmaker[Session], n_clients: int, rounds: int) -> int:
+    config = RunConfig.model_validate(
+        {"rounds": rounds, "data": {"n_clients": n_clients}, "algorithm": {"participation": 1}}
+    )
+    with sessions.begin() as session:
+        run = new_run(config.model_dump(mode="json"), queue="cpu")
+        session.add(run)
+        session.flush()
+        return run.id
+
+
+def record(
+    round_: int,
+    available: list[int],
+    selected: list[int],
+    metrics: dict[str, float] | None = None,
+    client_acc: list[float] | None = None,
+) -> RoundRecord:
+    return RoundRecord(
+        round=round_,
+        metrics=metrics or {},
+        available=available,
+        selected=selected,
+        weights={c: 1.0 / len(selected) for c in selected},
+        wall_s=0.1 * (round_ + 1),
+        client_acc=client_acc,
+    )
+
+
+def write(
+    sessions: sessionmaker[Session], run_id: int, n_clients: int, records: list[RoundRecord]
+) -> None:
+    recorder = Recorder(sessions, run_id, n_clients, flush_rounds=4, flush_seconds=60)
+    for r in records:
+        recorder.on_round(r)
+    recorder.flush()

@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from db.packing import (
+    pack_acc,
+    pack_available,
+    pack_ids,
+    pack_weights,
+    unpack_acc,
+    unpack_available,
+    unpack_ids,
+    unpack_weights,
+)
+
+
+def test_availability_bitmap_takes_one_bit_per_client() -> None:
+    blob = pack_available([0, 3, 9], 10)
+    assert len(blob) == 2
+    assert unpack_available([blob], 10).tolist() == [[1, 0, 0, 1, 0, 0, 0, 0, 0, 1]]
+
+
+@pytest.mark.parametrize(("n_clients", "itemsize"), [(1000, 2), (70_000, 4)])
+def test_ids_use_two_bytes_until_65536_clients(n_clients: int, itemsize: int) -> None:
+    blob = pack_ids([0, 5, n_clients - 1], n_clients)
+    assert len(blob) == 3 * itemsize
+    assert unpack_ids(blob, n_clients).tolist() == [0, 5, n_clients - 1]
+
+
+def test_weights_round_trip_in_float32() -> None:
+    weights = {7: 0.25, 2: 0.5, 900: 0.125}
+    assert unpack_weights(pack_weights(weights, 1000), 1000) == weights
+
+
+def test_dense_equal_weights_compress_well() -> None:
+    blob = pack_weights({c: 1 / 1000 for c in range(1000)}, 1000)
+    assert len(blob) < 400  # 6000 bytes raw
+
+
+def test_client_accuracy_keeps_missing_as_none() -> None:
+    blob = pack_acc([0.5, float("nan"), 1.0])
+    assert blob is not None
+    assert unpack_acc(blob) == [0.5, None, 1.0]
+    assert pack_acc(None) is None
+    np.testing.assert_equal(len(blob), 12)
