@@ -8,6 +8,7 @@ level of the whole config; the dotted path at the start of the message is moved 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -18,10 +19,10 @@ from fastapi.responses import JSONResponse
 PATH_PREFIX = re.compile(r"^(?:Value error, )?([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)*): (.*)$", re.S)
 
 
-def with_field_path(error: dict[str, Any]) -> dict[str, Any]:
+def with_field_path(error: Mapping[str, Any]) -> dict[str, Any]:
     match = PATH_PREFIX.match(str(error.get("msg", "")))
     if match is None:
-        return error
+        return dict(error)
     path, message = match.groups()
     return {**error, "loc": [*error.get("loc", ()), *path.split(".")], "msg": message}
 

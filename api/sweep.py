@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from api.errors import with_field_path
 from worker.engine import ConfigError, RunConfig
 from worker.engine.overrides import set_path
 
@@ -62,9 +63,9 @@ def expand(base: dict[str, Any], grid: dict[str, list[Any]], seeds: list[int]) -
                 errors.append({"loc": ["body", "grid"], "msg": str(err), "type": "value_error"})
             except ValidationError as err:
                 prefix = f"{_label(assignment)}, seed={seed}: ".lstrip(", ")
-                for e in err.errors():
-                    msg = e["msg"].removeprefix("Value error, ")
-                    loc = _where(e["loc"], keys)
+                for e in map(with_field_path, err.errors()):
+                    msg = str(e["msg"]).removeprefix("Value error, ")
+                    loc = _where(tuple(e["loc"]), keys)
                     errors.append({"loc": loc, "msg": prefix + msg, "type": e["type"]})
     if errors:
         raise SweepInvalid(errors)
