@@ -173,6 +173,7 @@ class Simulation:
             "version": CHECKPOINT_VERSION,
             "round": next_round,
             "w": self.w.detach().cpu().clone(),
+            "buffers": {n: b.detach().cpu().clone() for n, b in self.model.buffers.items()},
             "algorithm": self.algorithm.state_dict(),
             "availability": self.availability.state_dict(),
             "tracker": self.tracker.state_dict(),
@@ -184,6 +185,8 @@ class Simulation:
             raise ConfigError("checkpoint: written by an incompatible engine version")
         self.start_round = int(state["round"])
         self.w = state["w"].to(self.device)
+        for n, b in self.model.buffers.items():  # batch-norm statistics
+            b.copy_(state["buffers"][n])
         self.algorithm.load_state_dict(state["algorithm"])
         self.availability.load_state_dict(state["availability"])
         self.tracker.load_state_dict(state["tracker"])

@@ -6,6 +6,7 @@ from torch import nn
 
 from worker.engine.config import ModelConfig
 from worker.engine.errors import ConfigError
+from worker.engine.models.resnet import resnet18
 from worker.engine.models.zoo import Linear, Mlp, Scalar, cnn, features, lenet5
 
 
@@ -26,6 +27,8 @@ def build_model(cfg: ModelConfig, shape: tuple[int, ...], n_classes: int) -> nn.
         return cnn(shape, n_classes)
     if cfg.name == "lenet5":
         return lenet5(shape, n_classes)
+    if cfg.name == "resnet18":
+        return resnet18(shape, n_classes)
     raise ModelError(f"model.name: {cfg.name} is not available")
 
 

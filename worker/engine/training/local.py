@@ -3,7 +3,9 @@
 Both run the same update per step, on the same batches:
     g = ∇f_i(θ; batch) + wd·θ + μ(θ − w) + c_i,   b = m·b + g,   θ ← θ − η_l·b
 where c_i is an optional per-client gradient correction (SCAFFOLD) and μ the proximal
-weight (FedProx). Both return the deltas θ_i − w as a (K, d) tensor and each client's
+weight (FedProx). The sequential backend also trains models with buffers (batch norm):
+each client starts from the global buffers, and the global buffers become their mean
+over the round's clients. Both return the deltas θ_i − w as a (K, d) tensor and each client's
 mean training loss.
 """
 
@@ -64,7 +66,9 @@ def train_sequential(
     k, steps = spec.mask.shape
     deltas = torch.empty(k, len(spec.w), device=spec.w.device)
     losses = torch.empty(k, device=spec.w.device)
+    start, finals = _buffers(model), []
     for i in range(k):
+        _load_buffers(model, start)
         corr = None if spec.correction is None else spec.correction[i]
         theta = spec.w.clone()
         buf = torch.zeros_like(theta)
@@ -84,7 +88,26 @@ def train_sequential(
             n_steps += 1
         deltas[i] = theta - spec.w
         losses[i] = total / max(n_steps, 1)
+        finals.append(_buffers(model))
+    _load_buffers(model, _mean_buffers(finals) if finals else start)
     return deltas, losses
+
+
+def _buffers(model: FlatModel) -> dict[str, Tensor]:
+    return {n: b.detach().clone() for n, b in model.buffers.items()}
+
+
+def _load_buffers(model: FlatModel, state: dict[str, Tensor]) -> None:
+    for n, b in model.buffers.items():
+        b.copy_(state[n])
+
+
+def _mean_buffers(states: list[dict[str, Tensor]]) -> dict[str, Tensor]:
+    """Buffers (batch-norm statistics) averaged over the clients, as FedAvg does."""
+    return {
+        n: torch.stack([s[n].double() for s in states]).mean(dim=0).to(states[0][n].dtype)
+        for n in states[0]
+    }
 
 
 BACKENDS = {"vmap": train_vmap, "sequential": train_sequential}

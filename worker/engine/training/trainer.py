@@ -56,9 +56,11 @@ class Trainer:
         gen = torch_gen(self.config.seed, "probe", t)
         rows, _ = batch_indices(starts, sizes, 1, "steps", self.config.client.batch_size, gen)
         rows = rows[:, 0].to(w.device)
-        return torch.stack(
-            [self.model.loss(w, self.data.x_train[r], self.data.y_train[r]) for r in rows]
-        )
+        was_training = self.model.module.training
+        self.model.module.eval()  # batch norm: running statistics, left untouched
+        losses = [self.model.loss(w, self.data.x_train[r], self.data.y_train[r]) for r in rows]
+        self.model.module.train(was_training)
+        return torch.stack(losses)
 
     def _rows(self, clients: Tensor) -> tuple[Tensor, Tensor]:
         if len(clients) == 1 and int(clients[0]) == -1:
