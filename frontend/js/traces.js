@@ -96,17 +96,19 @@ export function extension(traces, rows) {
 
 /**
  * @param {string} title
- * @param {{xTitle?: string, yTitle?: string, log?: boolean, uirevision?: string, height?: number}} [o]
+ * @param {{xTitle?: string, yTitle?: string, log?: boolean, uirevision?: string, height?: number,
+ *   legend?: boolean}} [o] the legend sits under the x axis unless `legend: false`
  */
 export function lineLayout(title, o = {}) {
   return {
     title: { text: title, font: { size: 14 }, x: 0.01, xanchor: "left" },
-    height: o.height ?? 300,
-    margin: { l: 56, r: 16, t: 40, b: 44 },
+    height: o.height ?? 320,
+    margin: { l: 56, r: 16, t: 40, b: o.legend === false ? 44 : 78 },
     xaxis: { title: { text: o.xTitle ?? "round" }, zeroline: false },
     yaxis: { title: { text: o.yTitle ?? "" }, type: o.log ? "log" : "linear", zeroline: false, exponentformat: "e" },
-    legend: { orientation: "h", y: -0.22, x: 0 },
+    legend: { orientation: "h", x: 0, y: 0, yref: "container", yanchor: "bottom" },
     uirevision: o.uirevision ?? "keep",
+    showlegend: o.legend !== false,
     hovermode: "x unified",
     paper_bgcolor: "rgba(0,0,0,0)",
     plot_bgcolor: "#fff",
@@ -114,7 +116,8 @@ export function lineLayout(title, o = {}) {
 }
 
 /**
- * Clients × rounds heatmap of a matrix.
+ * Clients × rounds heatmap of a matrix. Plotly's named sequential scales run dark to light,
+ * so they are reversed: the darker the cell, the larger the value.
  * @param {Matrix} m @param {{zmin?: number, zmax?: number, colorscale?: any, zTitle?: string}} [o]
  */
 export function matrixTrace(m, o = {}) {
@@ -125,7 +128,8 @@ export function matrixTrace(m, o = {}) {
     y: m.clients.map((c) => `client ${c}`),
     zmin: o.zmin,
     zmax: o.zmax,
-    colorscale: o.colorscale ?? "Viridis",
+    colorscale: o.colorscale ?? "Blues",
+    reversescale: true,
     colorbar: { title: { text: o.zTitle ?? "" }, thickness: 12 },
     hovertemplate: "%{y}<br>from round %{x}<br>%{z:.3g}<extra></extra>",
   };

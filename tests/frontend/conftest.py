@@ -151,12 +151,28 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
 
 @pytest.fixture
 def page(browser: Any, server: str) -> Iterator[Any]:
-    """A fresh 1280-wide page on the served dashboard; console errors fail the test."""
+    """A fresh 1280-wide page on the served dashboard. Script errors, 404s and 5xx responses
+    fail the test (an expected 404 is asserted through the API, not the page)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda err: errors.append(str(err)))
-    pg.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    pg.on(
+        "console",
+        lambda msg: (
+            errors.append(msg.text)
+            if msg.type == "error" and not msg.text.startswith("Failed to load resource")
+            else None
+        ),
+    )
+    pg.on(
+        "response",
+        lambda r: (
+            errors.append(f"{r.status} {r.request.method} {r.url}")
+            if r.status == 404 or r.status >= 500
+            else None
+        ),
+    )
     pg.set_default_timeout(15_000)
     pg.goto(server + "/")
     yield pg

@@ -191,7 +191,10 @@ export function mount(root, route) {
     const ttest = new Map(c.ttests.map((t) => [t.group, t]));
     const rows = c.table.map((row) => {
       const t = ttest.get(row.group);
-      const test = row.group === reference.value ? "reference" : t ? `${pValue(t.pValue)} (${t.nPairs} pairs)` : "—";
+      let test = "—";
+      if (row.group === reference.value) test = "reference";
+      else if (t && t.nPairs > 1) test = `${pValue(t.pValue)} (${t.nPairs} pairs)`;
+      else if (t) test = "needs 2+ paired seeds";
       return h("tr", { dataset: { group: row.group } },
         h("th", {}, row.group), h("td", { class: "num" }, String(row.n)),
         cols.map((col) => h("td", { class: "num", dataset: { key: col.key } }, fmtMeanStd(col.get(row)))),

@@ -281,11 +281,11 @@ class RunView {
     drawMatrix(d.staleness, stale, "Staleness heatmap (rounds since the client's update entered the model)", { zmin: 0, colorscale: "YlOrRd", zTitle: "rounds" });
     if (stale.status === "fulfilled" && flatValues(stale.value).length) {
       draw(d.stalenessHist, [histogramTrace(flatValues(stale.value), "staleness", PALETTE[3])],
-        { ...lineLayout("Staleness distribution (client × round cells)", { xTitle: "staleness (rounds)", yTitle: "cells", uirevision: "stale-hist" }), hovermode: "closest", bargap: 0.05 });
+        { ...lineLayout("Staleness distribution (client × round cells)", { xTitle: "staleness (rounds)", yTitle: "cells", uirevision: "stale-hist", legend: false }), hovermode: "closest", bargap: 0.05 });
     } else placeholder(d.stalenessHist, stale, "Staleness distribution", "No staleness recorded yet.");
     if (acc.status === "fulfilled" && acc.value.values.some((v) => typeof v === "number")) {
       draw(d.clientAcc, [histogramTrace(acc.value.values, "clients", PALETTE[2])],
-        { ...lineLayout(`Per-client test accuracy at round ${acc.value.round}`, { xTitle: "accuracy", yTitle: "clients", uirevision: "client-acc" }), hovermode: "closest", bargap: 0.05 });
+        { ...lineLayout(`Per-client test accuracy at round ${acc.value.round}`, { xTitle: "accuracy", yTitle: "clients", uirevision: "client-acc", legend: false }), hovermode: "closest", bargap: 0.05 });
     } else {
       const why = this.run.config?.eval?.client_every === 0 ? "Per-client accuracy is evaluated only when eval.client_every > 0." : "No per-client evaluation yet.";
       placeholder(d.clientAcc, acc, "Per-client accuracy", why);
@@ -336,7 +336,7 @@ function drawMatrix(div, result, title, opts) {
   }
   const m = result.value;
   const height = Math.min(520, Math.max(220, 14 * m.clients.length + 110));
-  const layout = { ...lineLayout(title, { uirevision: title, height }), hovermode: "closest", yaxis: { autorange: "reversed", type: "category", title: { text: "" } } };
+  const layout = { ...lineLayout(title, { uirevision: title, height, legend: false }), hovermode: "closest", yaxis: { autorange: "reversed", type: "category", title: { text: "" } } };
   draw(div, [matrixTrace(m, opts)], layout);
 }
 

@@ -96,7 +96,7 @@ export function mount(root, route) {
         on: { change: (/** @type {Event} */ e) => toggle(run.id, /** @type {HTMLInputElement} */ (e.target).checked) },
       })),
       h("td", { class: "num" }, String(run.id)),
-      h("td", {}, h("a", { href: `#/runs/${run.id}`, class: "run-name" }, run.name || `run ${run.id}`), run.notes && h("div", { class: "muted small" }, run.notes)),
+      h("td", { class: "name-cell" }, h("a", { href: `#/runs/${run.id}`, class: "run-name" }, run.name || `run ${run.id}`), run.notes && h("div", { class: "muted small" }, run.notes)),
       h("td", {}, badge(run.status)),
       h("td", { class: "progress-cell" }, progressBar(run.progress, `${run.roundsDone} / ${run.roundsTotal}`)),
       h("td", {}, run.algorithm),

@@ -1,0 +1,173 @@
+"""The dashboard in Chromium against a real `fedwatch serve`: forms, live curves, compare,
+sweeps, cancel/delete, validation errors and a narrow window. Screenshots of each page go
+to artifacts/screenshots/."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.frontend.conftest import screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+POINTS = """([plot, metric]) => {
+  const gd = document.querySelector(`[data-plot="${plot}"]`);
+  const t = (gd && gd.data || []).find((t) => t.meta && t.meta.metric === metric
+    && t.meta.field === 'last');
+  return t ? t.x.length : 0;
+}"""
+
+
+def open_preset(page: Any, server: str, preset: str) -> None:
+    page.goto(f"{server}/#/new?preset={preset}")
+    page.wait_for_selector(".preset-info p")  # shown once the preset filled the form
+
+
+def submit_run(page: Any, server: str, algorithm: str, rounds: int) -> int:
+    open_preset(page, server, "example1")
+    page.select_option('[name="algorithm.name"]', algorithm)
+    page.fill('[name="rounds"]', str(rounds))
+    page.click("button:has-text('Start run')")
+    page.wait_for_url(re.compile(r"#/runs/\d+$"))
+    return int(page.url.rsplit("/", 1)[1])
+
+
+def wait_status(
+    server: str, run_id: int, statuses: set[str], timeout: float = 90
+) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run: dict[str, Any] = httpx.get(f"{server}/api/runs/{run_id}").json()
+        if run["status"] in statuses:
+            return run
+        time.sleep(0.3)
+    raise AssertionError(f"run {run_id} did not reach {statuses}")
+
+
+def test_example1_through_the_form_live_then_compared(page: Any, server: str) -> None:
+    fedavg = submit_run(page, server, "fedavg", 4000)
+    # Live: the curve of x gains points while the run is still running, without a reload.
+    page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) > 0", timeout=30_000)
+    first = page.evaluate(POINTS, ["curve-param", "param"])
+    assert page.inner_text(".run-head .badge") == "running"
+    page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) > {first}", timeout=30_000)
+    screenshot(page, "run-live")
+    page.wait_for_selector(".run-head .badge[data-status=succeeded]", timeout=60_000)
+    page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) > 100")
+    page.wait_for_selector("[data-plot=availability] .main-svg")
+    page.wait_for_selector(".summary table")
+    screenshot(page, "run")
+
+    fedlaavg = submit_run(page, server, "fedlaavg", 4000)
+    wait_status(server, fedlaavg, {"succeeded"})
+
+    page.goto(f"{server}/#/runs")
+    for run_id in (fedavg, fedlaavg):
+        page.check(f"tr[data-run-id='{run_id}'] input[type=checkbox]")
+    screenshot(page, "runs")
+    page.click("button:has-text('Compare 2 selected')")
+    page.wait_for_url(re.compile(r"#/compare\?runs="))
+    page.wait_for_selector(".summary-table td[data-key=final_param]")
+    final = {
+        row.get_attribute("data-group"): float(
+            row.query_selector("td[data-key=final_param]").inner_text()
+        )
+        for row in page.query_selector_all(".summary-table tbody tr")
+    }
+    # FedAvg is biased towards (30·1 + 10·(−1)) / 40 = 0.5; FedLaAvg reaches the optimum 0.
+    assert set(final) == {"fedavg", "fedlaavg"}
+    assert abs(final["fedlaavg"]) < 1e-3
+    assert final["fedavg"] > 0.2
+    traces = page.evaluate("() => document.querySelector('[data-plot=compare]').data.length")
+    assert traces >= 2
+    screenshot(page, "compare-example1")
+
+
+def test_sweep_of_two_algorithms_and_two_seeds_shows_two_bands(page: Any, server: str) -> None:
+    open_preset(page, server, "cafed-synthetic")
+    page.fill('[name="rounds"]', "60")
+    page.click("button.tab:has-text('Sweep')")
+    page.click("button:has-text('sweep another field')")
+    row = page.locator(".sweep-row").last
+    for algorithm in ("cafed", "unbiased"):
+        row.locator(f"label.check:has-text('{algorithm}') input").first.check()
+    page.fill('[name="seeds"]', "0, 1")
+    page.fill('[name="experiment-name"]', "cafed vs unbiased")
+    screenshot(page, "new-run-sweep")
+    page.click("button:has-text('Launch 4 runs')")
+    page.wait_for_url(re.compile(r"#/compare\?experiment=\d+"))
+    page.wait_for_function(
+        "() => document.querySelectorAll('.runs-table .badge[data-status=succeeded]').length === 4",
+        timeout=120_000,
+    )
+    bands = """() => (document.querySelector('[data-plot=compare]')?.data || [])
+        .filter((t) => t.meta && t.meta.band).length"""
+    page.wait_for_function(f"() => ({bands})() === 2")
+    assert page.locator(".summary-table tbody tr").count() == 2
+    assert "pairs" in page.inner_text(".summary-table tbody")
+    screenshot(page, "compare-sweep")
+
+    # The view state is in the URL: change it, reload, and it is still there.
+    page.select_option("select[name=x]", "wall_s")
+    page.fill("input[name=smooth]", "0.6")
+    page.dispatch_event("input[name=smooth]", "input")
+    assert "x=wall_s" in page.url and "smooth=0.60" in page.url
+    page.reload()
+    page.wait_for_function(f"() => ({bands})() === 2")
+    assert page.input_value("select[name=x]") == "wall_s"
+    assert page.input_value("input[name=smooth]") == "0.6"
+
+
+def test_api_errors_show_next_to_the_field(page: Any, server: str) -> None:
+    open_preset(page, server, "example1")
+    page.fill('[name="algorithm.participation"]', "5")
+    page.click("button:has-text('Start run')")
+    error = page.locator('[data-path="algorithm.participation"] .field-error')
+    error.wait_for()
+    assert "n_clients" in error.inner_text()
+    assert page.url.endswith("preset=example1")
+    screenshot(page, "new-run-error", full_page=False)
+
+
+def test_cancel_and_delete_with_confirmation_names_as_text(page: Any, server: str) -> None:
+    name = '<img src=x onerror="window.pwned=1"> & co'
+    body = {"config": {"name": name, "rounds": 1_000_000}, "notes": "<b>not bold</b>"}
+    run_id = httpx.post(f"{server}/api/runs", json=body).json()["id"]
+    page.goto(f"{server}/#/runs")
+    row = page.locator(f"tr[data-run-id='{run_id}']")
+    assert row.locator(".run-name").inner_text() == name
+    assert row.locator(".muted").inner_text() == "<b>not bold</b>"
+    page.once("dialog", lambda d: d.accept())
+    row.locator("button:has-text('Cancel')").click()
+    row.locator(".badge[data-status=cancelled]").wait_for(timeout=30_000)
+    page.once("dialog", lambda d: d.dismiss())
+    row.locator("button:has-text('Delete')").click()
+    assert httpx.get(f"{server}/api/runs/{run_id}").status_code == 200
+    page.once("dialog", lambda d: d.accept())
+    row.locator("button:has-text('Delete')").click()
+    row.wait_for(state="detached")
+    assert httpx.get(f"{server}/api/runs/{run_id}").status_code == 404
+    assert page.evaluate("() => window.pwned") is None
+    page.fill("input[name=q]", "no run is called this")
+    page.wait_for_selector("text=No run matches these filters.")
+
+
+def test_narrow_window_has_no_horizontal_scroll(page: Any, server: str) -> None:
+    body = {"config": {"name": "narrow", "rounds": 30}, "notes": ""}
+    run_id = httpx.post(f"{server}/api/runs", json=body).json()["id"]
+    wait_status(server, run_id, {"succeeded"})
+    page.set_viewport_size({"width": 400, "height": 860})
+    for route in (f"#/runs/{run_id}", "#/runs", "#/new", f"#/compare?runs={run_id}"):
+        page.goto(f"{server}/{route}")
+        page.wait_for_selector("main .page > *")
+        page.wait_for_timeout(600)
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - innerWidth")
+        assert overflow <= 1, f"{route} scrolls sideways by {overflow}px"
+    page.goto(f"{server}/#/runs/{run_id}")
+    page.wait_for_selector("[data-plot=curve-accuracy] .main-svg")
+    screenshot(page, "run-narrow")
