@@ -21,6 +21,7 @@ POINTS = """([plot, metric]) => {
     && t.meta.field === 'last');
   return t ? t.x.length : 0;
 }"""
+X_RANGE = "() => document.querySelector('[data-plot=curve-param]').layout.xaxis.range"
 
 
 def open_preset(page: Any, server: str, preset: str) -> None:
@@ -57,8 +58,19 @@ def test_example1_through_the_form_live_then_compared(page: Any, server: str) ->
     assert page.inner_text(".run-head .badge") == "running"
     page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) > {first}", timeout=30_000)
     screenshot(page, "run-live")
+    # Zoom like a user (drag across the plot); live appends and the final redraw keep it.
+    drag = page.locator("[data-plot=curve-param] .nsewdrag").bounding_box()
+    y = drag["y"] + drag["height"] / 2
+    page.mouse.move(drag["x"] + drag["width"] * 0.2, y)
+    page.mouse.down()
+    page.mouse.move(drag["x"] + drag["width"] * 0.6, y, steps=8)
+    page.mouse.up()
+    zoomed = page.evaluate(X_RANGE)
+    assert page.evaluate(X_RANGE.replace(".range", ".autorange")) is False
     page.wait_for_selector(".run-head .badge[data-status=succeeded]", timeout=60_000)
     page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) > 100")
+    assert page.evaluate(X_RANGE) == zoomed
+    page.dblclick("[data-plot=curve-param] .nsewdrag")  # back to the full range
     page.wait_for_selector("[data-plot=availability] .main-svg")
     page.wait_for_selector(".summary table")
     screenshot(page, "run")

@@ -145,6 +145,7 @@ class RunView {
 
   renderHead() {
     const r = this.run;
+    this.connection.hidden = !r.active;
     const cfg = r.config ?? {};
     replace(this.head,
       h("div", { class: "page-head" },
