@@ -71,7 +71,7 @@ def build_rows(
                 by_alg.setdefault(run["algorithm"], []).append(run)
         for alg in order:
             done = sorted(by_alg.get(alg, []), key=lambda r: r["seed"])
-            values = {k: [r["metrics"][k] for r in done] for k, _, _ in METRICS}
+            values = {k: [r["metrics"].get(k) for r in done] for k, _, _ in METRICS}
             rows.append(Row(group, alg, alg == proposed, [r["seed"] for r in done], values))
     for row in rows:
         ref = next((r for r in rows if r.group == row.group and r.proposed), None)

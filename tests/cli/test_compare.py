@@ -1,0 +1,87 @@
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from worker.cli.compare_cmd import seed_list
+from worker.cli.comparison import build_rows, cell, format_table, paired_p
+from worker.cli.main import main
+
+
+def test_paired_t_test_by_hand() -> None:
+    proposed, baseline = [0.80, 0.75, 0.78], [0.78, 0.74, 0.73]
+    # d = (0.02, 0.01, 0.05): mean 0.08/3, Σ(d − d̄)² = 0.0026/3, sample sd √(that/2)
+    t = (0.08 / 3) / (math.sqrt(0.0026 / 3 / 2) / math.sqrt(3))
+    # two-sided p of Student's t with 2 degrees of freedom: 1 − t/√(t² + 2)
+    expected = 1 - t / math.sqrt(t * t + 2)
+
+    assert paired_p(proposed, baseline) == pytest.approx(expected, rel=1e-9)
+    assert paired_p([0.8], [0.7]) is None  # one seed: no test
+    assert paired_p([0.8, 0.7], [0.8, 0.7]) is None  # identical runs: undefined
+
+
+def test_cells_show_mean_std_and_missing_seeds() -> None:
+    assert cell([0.8, 0.9], 100.0) == "85.00±5.00"
+    assert cell([None, 40.0], 1.0) == "40 (1/2)"
+    assert cell([None], 1.0) == "—"
+
+
+def test_rows_test_each_baseline_against_the_proposed_method() -> None:
+    def run(alg: str, seed: int, acc: float) -> dict[str, object]:
+        metrics = {"time_avg_test_acc": acc, "final_test_acc": acc}
+        return {"group": "", "algorithm": alg, "seed": seed, "metrics": metrics}
+
+    runs = [run("a", 0, 0.8), run("a", 1, 0.7), run("b", 0, 0.6), run("b", 1, 0.55)]
+
+    rows = build_rows(runs, "a", ["a", "b"], [""])
+    table = format_table(rows)
+
+    assert [r.algorithm for r in rows] == ["a", "b"]
+    assert rows[0].p_values == {}
+    assert rows[1].p_values["time_avg_test_acc"] == pytest.approx(paired_p([0.6, 0.55], [0.8, 0.7]))
+    assert table.splitlines()[1].startswith("a*") and "(ref)" in table
+
+
+def test_seed_list_cuts_or_extends_the_preset_seeds() -> None:
+    assert seed_list((0, 1, 2), None) == [0, 1, 2]
+    assert seed_list((0, 1, 2), 2) == [0, 1]
+    assert seed_list((4, 7), 4) == [4, 7, 8, 9]
+
+
+def test_compare_runs_the_set_and_writes_json_and_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["compare", "cafed-synthetic", "--seeds", "2", "--out", str(tmp_path), "--jobs", "2"]
+
+    code = main([*args, "--set", "rounds=4", "--set", "eval.client_every=2"])
+
+    out = capsys.readouterr().out
+    assert code == 0
+    files = sorted(p.name for p in tmp_path.glob("*-seed*.json"))
+    algorithms = ("cafed", "unbiased", "adafed", "f3ast")
+    assert files == sorted(f"{a}-seed{s}.json" for a in algorithms for s in (0, 1))
+    run = json.loads((tmp_path / "f3ast-seed1.json").read_text())
+    assert run["config"]["seed"] == 1 and len(run["rounds"]) == 4
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines[1:]] == ["cafed*", "unbiased", "adafed", "f3ast"]
+    table = json.loads((tmp_path / "table.json").read_text())
+    assert table["rows"][1]["seeds"] == [0, 1]
+    assert set(table["rows"][1]["p_values"]) == {"time_avg_test_acc", "final_test_acc"}
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--variant", "nope"], "--variant: unknown nope"),
+        (["--set", "rounds=0"], "rounds:"),
+        (["--seeds", "0"], "--seeds"),
+    ],
+)
+def test_bad_arguments_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    code = main(["compare", "cafed-synthetic", "--out", str(tmp_path), *extra])
+
+    assert code == 2
+    assert message in capsys.readouterr().err
