@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +47,7 @@ class Row:
     p_values: dict[str, float | None] = field(default_factory=dict)
 
 
-def paired_p(a: list[float | None], b: list[float | None]) -> float | None:
+def paired_p(a: Sequence[float | None], b: Sequence[float | None]) -> float | None:
     """Two-sided paired t-test p-value; None without two complete pairs, or when the
     differences have no spread (the test is undefined)."""
     pairs = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
@@ -81,7 +82,7 @@ def build_rows(
     return rows
 
 
-def cell(values: list[float | None], scale: float) -> str:
+def cell(values: Sequence[float | None], scale: float) -> str:
     got = [v * scale for v in values if v is not None]
     if not got:
         return "—"
