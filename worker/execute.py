@@ -38,6 +38,7 @@ def execute_run(
         checkpoint = load_checkpoint(session, run_id)
         cancel_requested = run.cancel_requested
     start = int(checkpoint["round"]) if checkpoint else 0
+    log.info("run %s starts at round %d on %s", run_id, start, worker)
     recorder = Recorder(
         sessions,
         run_id,

@@ -1,0 +1,117 @@
+"""Real services: a Postgres database, a Redis database and `fedwatch worker` processes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import redis
+from fastapi.testclient import TestClient
+
+from api.main import create_app
+from db.migrate import upgrade
+from tests.api.helpers import embedded_settings
+from tests.db.databases import REDIS_URL, postgres_database, unavailable
+
+pytestmark = pytest.mark.service
+
+# Time limits short enough that a killed worker's run is redelivered within the test.
+WORKER_ENV = {
+    "FEDWATCH_SOFT_TIME_LIMIT_S": "20",
+    "FEDWATCH_TIME_LIMIT_S": "25",
+    "FEDWATCH_VISIBILITY_TIMEOUT_S": "30",
+    "FEDWATCH_RESTORE_INTERVAL_S": "1",
+    "FEDWATCH_LEASE_S": "10",
+    "FEDWATCH_FLUSH_SECONDS": "0.1",
+}
+TEST_REDIS_DB = 13
+
+
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    with postgres_database() as url:
+        upgrade(url)
+        yield url
+
+
+@pytest.fixture(scope="module")
+def broker_url() -> str:
+    """A Redis database of its own, emptied first."""
+    url = REDIS_URL.rsplit("/", 1)[0] + f"/{TEST_REDIS_DB}"
+    client = redis.Redis.from_url(url, socket_timeout=2)
+    try:
+        client.flushdb()
+    except redis.RedisError as err:
+        unavailable(f"Redis unreachable at {url}: {err}")
+    return url
+
+
+@dataclass
+class Worker:
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+StartWorker = Callable[[str], Worker]
+
+
+@pytest.fixture
+def start_worker(
+    pg_url: str, broker_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[StartWorker]:
+    """Start `fedwatch worker` processes (own process groups), ready; stopped after the test."""
+    fedwatch = shutil.which("fedwatch", path=str(Path(sys.executable).parent))
+    assert fedwatch is not None
+    logs = tmp_path_factory.mktemp("workers")
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(name: str) -> Worker:
+        env = {
+            **os.environ,
+            **WORKER_ENV,
+            "FEDWATCH_DATABASE_URL": pg_url,
+            "FEDWATCH_BROKER_URL": broker_url,
+        }
+        log = logs / f"{name}.log"
+        process = subprocess.Popen(
+            [fedwatch, "worker", "--queues", "gpu,cpu", "--name", f"{name}@test"],
+            env=env,
+            stdout=log.open("wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        started.append(process)
+        deadline = time.monotonic() + 60
+        while b" ready." not in log.read_bytes():
+            assert process.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, f"worker {name} not ready: {log.read_text()}"
+            time.sleep(0.2)
+        return Worker(process, log)
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+@pytest.fixture(scope="module")
+def api(pg_url: str, broker_url: str) -> Iterator[TestClient]:
+    settings = embedded_settings(pg_url, broker_url=broker_url)
+    with TestClient(create_app(settings)) as client:
+        yield client

@@ -1,0 +1,140 @@
+"""Runs executed by real `fedwatch worker` processes on Redis and Postgres."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+from typing import Any
+
+import pytest
+import redis
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+
+from db.models import RoundClients, RoundMetric
+from db.session import make_engine, make_sessionmaker
+from tests.api.helpers import example1, submit, wait_final
+from tests.service.conftest import StartWorker
+from worker.celery_app import EXECUTE_RUN, make_celery
+from worker.engine import ListSink, RunConfig, simulate
+from worker.settings import Settings
+
+pytestmark = pytest.mark.service
+
+
+def reference(config: dict[str, Any]) -> list[dict[str, Any]]:
+    """The same run, uninterrupted and in-process: its per-round scalars."""
+    sink = ListSink()
+    simulate(RunConfig.model_validate(config), sink)
+    return [{"round": r.round, **r.metrics} for r in sink.records]
+
+
+def stored_rows(api: TestClient, run_id: int) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    while True:
+        after = rows[-1]["round"] if rows else -1
+        page = api.get(f"/api/runs/{run_id}/rounds", params={"after": after, "limit": 5000})
+        if not page.json()["data"]:
+            return [{k: v for k, v in r.items() if k != "wall_s"} for r in rows]
+        rows += page.json()["data"]
+
+
+def database_counts(pg_url: str, run_id: int) -> tuple[int, int, int]:
+    engine = make_engine(pg_url)
+    with make_sessionmaker(engine)() as session:
+        clients = session.scalar(
+            select(func.count()).select_from(RoundClients).where(RoundClients.run_id == run_id)
+        )
+        distinct = session.scalar(
+            select(func.count(func.distinct(RoundClients.round))).where(
+                RoundClients.run_id == run_id
+            )
+        )
+        params = session.scalar(
+            select(func.count()).where(RoundMetric.run_id == run_id, RoundMetric.name == "param")
+        )
+    engine.dispose()
+    return clients or 0, distinct or 0, params or 0
+
+
+def test_run_completes_on_a_worker(api: TestClient, start_worker: StartWorker, pg_url: str) -> None:
+    start_worker("first")
+    config = example1(800, algorithm__name="fedavg")
+    run = submit(api, config)
+    with api.stream("GET", f"/api/runs/{run['id']}/events") as response:
+        events = "".join(response.iter_text())
+    streamed = [int(line[4:]) for line in events.splitlines() if line.startswith("id: ")]
+    assert streamed == list(range(800))
+    done = wait_final(api, run["id"])
+    assert done["status"] == "succeeded", done["error"]
+    assert done["worker"] == "first@test"
+    assert database_counts(pg_url, run["id"]) == (800, 800, 800)
+    assert stored_rows(api, run["id"]) == reference(config)
+
+
+def test_killed_worker_is_resumed_by_another(
+    api: TestClient, start_worker: StartWorker, pg_url: str
+) -> None:
+    first = start_worker("doomed")
+    config = example1(4000, algorithm__name="fedavg", eval__checkpoint_every=100)
+    run = submit(api, config)
+    while api.get(f"/api/runs/{run['id']}").json()["rounds_done"] < 1500:
+        time.sleep(0.05)
+    os.killpg(first.process.pid, signal.SIGKILL)
+    first.process.wait()
+    killed_at = api.get(f"/api/runs/{run['id']}").json()
+    assert killed_at["status"] == "running" and killed_at["rounds_done"] < 4000
+    rescuer = start_worker("rescuer")
+    done = wait_final(api, run["id"], timeout=120)
+    assert done["status"] == "succeeded", done["error"]
+    assert done["worker"] == "rescuer@test"
+    resumed = re.search(rf"run {run['id']} starts at round (\d+)", rescuer.output())
+    assert resumed is not None, rescuer.output()
+    assert 1400 <= int(resumed.group(1)) <= killed_at["rounds_done"]
+    assert int(resumed.group(1)) % 100 == 0
+    assert database_counts(pg_url, run["id"]) == (4000, 4000, 4000)
+    assert stored_rows(api, run["id"]) == reference(config)
+
+
+def test_cancel_stops_a_worker_run(api: TestClient, start_worker: StartWorker) -> None:
+    start_worker("canceller")
+    run = submit(api, example1(1_000_000))
+    while api.get(f"/api/runs/{run['id']}").json()["rounds_done"] < 50:
+        time.sleep(0.05)
+    assert api.post(f"/api/runs/{run['id']}/cancel").status_code == 200
+    done = wait_final(api, run["id"], timeout=30)
+    assert done["status"] == "cancelled"
+    assert done["rounds_done"] < 1_000_000
+
+
+def test_redelivered_message_does_nothing(
+    api: TestClient, start_worker: StartWorker, broker_url: str
+) -> None:
+    start_worker("again")
+    first = wait_final(api, submit(api, example1(50))["id"])
+    app = make_celery(Settings(broker_url=broker_url))
+    app.send_task(EXECUTE_RUN, kwargs={"run_id": first["id"]}, queue="gpu")
+    # One worker, one process, FIFO queue: the duplicate is handled before this run.
+    later = wait_final(api, submit(api, example1(50))["id"])
+    assert later["status"] == "succeeded"
+    assert api.get(f"/api/runs/{first['id']}").json() == {**first}
+    app.close()
+
+
+def test_runs_are_routed_by_device(pg_url: str) -> None:
+    isolated = "redis://127.0.0.1:6379/14"
+    client = redis.Redis.from_url(isolated)
+    client.flushdb()
+    settings = Settings(database_url=pg_url, broker_url=isolated)
+    from api.main import create_app
+
+    with TestClient(create_app(settings)) as c:
+        submit(c, example1(5))  # device cpu
+        gpu = example1(5)
+        gpu["device"] = "auto"
+        submit(c, gpu)
+        submit(c, {**gpu, "device": "cuda"})
+    assert (client.llen("cpu"), client.llen("gpu")) == (1, 2)
+    client.flushdb()
