@@ -161,7 +161,7 @@ CAFED_COMMON: dict[str, Any] = {
     "rounds": 150,
     "availability": {"kind": "markov", "markov": {"g": 0.4, "nu": 0.9, "correlated_share": 0.5}},
     "client": {"local_steps": 2, "unit": "epochs", "momentum": 0.9, "weight_decay": 1e-2},
-    "eval": {"every": 1, "client_every": 10, "checkpoint_every": 25},
+    "eval": {"every": 1, "client_every": 10, "checkpoint_every": 25, "target_acc": 0.7},
 }
 
 CAFED_SYNTHETIC = _preset(
