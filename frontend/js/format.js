@@ -12,7 +12,7 @@ export function num(x, digits = 4) {
 /** @param {{mean: number|null, std: number|null}|null|undefined} stat */
 export function meanStd(stat) {
   if (!stat || stat.mean === null || stat.mean === undefined) return "—";
-  return stat.std === null || stat.std === undefined ? num(stat.mean) : `${num(stat.mean)} ± ${num(stat.std)}`;
+  return stat.std === null || stat.std === undefined ? num(stat.mean) : `${num(stat.mean, 3)} ± ${num(stat.std, 2)}`;
 }
 
 /** @param {number|null} p */

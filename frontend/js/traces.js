@@ -179,8 +179,21 @@ export function band(x, mean, std) {
 }
 
 /**
+ * Short display names of groups: when every name is "<same key>=<value>" (an experiment
+ * swept over one field), just the values.
+ * @param {string[]} names
+ * @returns {Map<string, string>}
+ */
+export function groupLabels(names) {
+  const keys = new Set(names.map((n) => (/^[^=]+=/.test(n) && !n.includes(",") ? n.slice(0, n.indexOf("=")) : null)));
+  const shorten = names.length > 0 && keys.size === 1 && !keys.has(null);
+  return new Map(names.map((n) => [n, shorten ? n.slice(n.indexOf("=") + 1) : n]));
+}
+
+/**
  * Overlay of a comparison: per group a mean line and its ± std band (groups of 2+ runs),
- * and, when asked or when there are no groups, each run's own line.
+ * and, when asked or when there are no groups, each run's own line. A group's mean line
+ * stays in the legend while it is still empty (its runs have no common rounds yet).
  * @param {Comparison} c @param {{smooth?: number, showRuns?: boolean}} [o]
  */
 export function compareTraces(c, o = {}) {
@@ -202,20 +215,23 @@ export function compareTraces(c, o = {}) {
       });
     });
   }
+  const names = groupLabels(c.groups.map((g) => g.name));
   for (const g of c.groups) {
     const color = /** @type {string} */ (colorOf.get(g.name));
     const mean = ema(g.mean, smooth);
+    const name = /** @type {string} */ (names.get(g.name));
     if (g.runIds.length > 1) {
       const poly = band(g.x, mean, ema(g.std, smooth));
       traces.push({
         type: "scatter", mode: "lines", ...poly, fill: "toself", fillcolor: rgba(color, 0.18),
         line: { width: 0, color }, hoverinfo: "skip", showlegend: false, legendgroup: g.name,
-        name: `${g.name} ± std`, meta: { band: g.name },
+        name: `${name} ± std`, meta: { band: g.name },
       });
     }
     traces.push({
-      type: "scatter", mode: "lines", x: g.x, y: mean, name: `${g.name} (n=${g.runIds.length})`,
+      type: "scatter", mode: "lines", x: g.x, y: mean, name: `${name} (n=${g.runIds.length})`,
       line: { color, width: 2.4 }, legendgroup: g.name, meta: { group: g.name },
+      visible: g.x.length ? true : "legendonly",
     });
   }
   return traces;

@@ -119,7 +119,25 @@ def test_compare_traces_band_per_group_of_several_runs(modules_page: Any) -> Non
     # runs 1, 2, 3, the fedavg band, the fedavg mean, the fedlaavg mean
     assert colors[0] == colors[1] == colors[4] != colors[2] == colors[5]
     assert [t["showlegend"] for t in with_runs[:3]] == [False, False, False]
+    pending = comparison.replace("x: [0, 1], mean: [0, 0], std: [0, 0]", "x: [], mean: [], std: []")
+    empty = js(modules_page, "traces.js", f"m => m.compareTraces({pending}, {{}})")
+    assert [t.get("visible") for t in empty] == [None, True, "legendonly"]
 
 
 def test_rgba_from_hex(modules_page: Any) -> None:
     assert js(modules_page, "traces.js", "m => m.rgba('#1f77b4', 0.2)") == "rgba(31,119,180,0.2)"
+
+
+def test_group_labels_drop_a_shared_sweep_key(modules_page: Any) -> None:
+    sweep = "['algorithm.name=cafed', 'algorithm.name=f3ast']"
+    assert js(modules_page, "traces.js", f"m => [...m.groupLabels({sweep}).values()]") == [
+        "cafed",
+        "f3ast",
+    ]
+    mixed = "['algorithm.name=cafed', 'seed=1', 'fedavg', 'a=1,b=2']"
+    assert js(modules_page, "traces.js", f"m => [...m.groupLabels({mixed}).values()]") == [
+        "algorithm.name=cafed",
+        "seed=1",
+        "fedavg",
+        "a=1,b=2",
+    ]

@@ -5,7 +5,7 @@ import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom
 import { label, meanStd as fmtMeanStd, pValue } from "../format.js";
 import { idList, replaceQuery } from "../router.js";
 import { groupSummaries } from "../summary-stats.js";
-import { compareTraces, lineLayout } from "../traces.js";
+import { compareTraces, groupLabels, lineLayout } from "../traces.js";
 
 const REFRESH_MS = 2000;
 const PREFERRED_METRICS = ["test_acc", "param", "opt_gap", "test_loss", "train_loss"];
@@ -174,7 +174,7 @@ export function mount(root, route) {
   /** @param {import("../api.js").Comparison} c @param {import("../api.js").Run[]} runs */
   function renderTable(c, runs) {
     const groups = c.table.map((r) => r.group);
-    replace(reference, groups.map((g) => h("option", { value: g }, g)));
+    replace(reference, groups.map((g) => h("option", { value: g }, groupLabels(groups).get(g) ?? g)));
     const ref = c.ttests[0]?.reference ?? groups[0] ?? "";
     reference.value = state.reference || ref;
     if (!c.table.length) {
@@ -189,6 +189,7 @@ export function mount(root, route) {
       ...RUN_SUMMARY_KEYS.filter((k) => hasValue((row) => extra.get(row.group)?.[k])).map((k) => ({ key: k, get: (/** @type {any} */ row) => extra.get(row.group)?.[k] })),
     ];
     const ttest = new Map(c.ttests.map((t) => [t.group, t]));
+    const names = groupLabels(groups);
     const rows = c.table.map((row) => {
       const t = ttest.get(row.group);
       let test = "—";
@@ -196,7 +197,7 @@ export function mount(root, route) {
       else if (t && t.nPairs > 1) test = `${pValue(t.pValue)} (${t.nPairs} pairs)`;
       else if (t) test = "needs 2+ paired seeds";
       return h("tr", { dataset: { group: row.group } },
-        h("th", {}, row.group), h("td", { class: "num" }, String(row.n)),
+        h("th", { title: row.group }, names.get(row.group) ?? row.group), h("td", { class: "num" }, String(row.n)),
         cols.map((col) => h("td", { class: "num", dataset: { key: col.key } }, fmtMeanStd(col.get(row)))),
         h("td", { class: "num", dataset: { key: "ttest" } }, test));
     });
@@ -209,7 +210,8 @@ export function mount(root, route) {
 
   /** @param {import("../api.js").Run[]} runs @param {import("../api.js").Comparison} c */
   function renderStatuses(runs, c) {
-    const groupOf = new Map(c.runs.map((r) => [r.id, r.group]));
+    const names = groupLabels(c.groups.map((g) => g.name));
+    const groupOf = new Map(c.runs.map((r) => [r.id, names.get(r.group) ?? r.group]));
     replace(statusBox, h("table", { class: "runs-table compact" },
       h("thead", {}, h("tr", {}, ["#", "name", "group", "status", "progress", "seed"].map((t) => h("th", {}, t)))),
       h("tbody", {}, runs.map((r) => h("tr", { dataset: { runId: String(r.id) } },

@@ -86,7 +86,7 @@ export function mount(root, route) {
       const filtered = filters.status || filters.algorithm || filters.experimentId || filters.q;
       replace(body, filtered
         ? empty("No run matches these filters.")
-        : empty("No runs yet.", ["Start one from ", h("a", { href: "#/new" }, "New run"), " (try the example1 preset: it takes seconds)."]));
+        : empty("No runs yet.", ["Start one from ", h("a", { href: "#/new" }, "New run"), ", or try the ", h("a", { href: "#/new?preset=example1" }, "example1 preset"), ": it takes seconds."]));
       return;
     }
     const rows = runs.map((run) => h(
@@ -123,7 +123,7 @@ export function mount(root, route) {
       refresh();
     };
     replace(pager,
-      h("span", { class: "muted" }, `${count} run${count === 1 ? "" : "s"}`),
+      count > 0 && h("span", { class: "muted" }, `${count} run${count === 1 ? "" : "s"}`),
       pages > 1 && h("button", { type: "button", disabled: page <= 1, on: { click: () => move(-1) } }, "Previous"),
       pages > 1 && h("span", {}, `page ${page} of ${pages}`),
       pages > 1 && h("button", { type: "button", disabled: page >= pages, on: { click: () => move(1) } }, "Next"));
