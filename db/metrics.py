@@ -52,11 +52,15 @@ def downsample(
         .group_by(m.name, bucket)
         .subquery()
     )
-    on_last = and_(m.run_id == run_id, m.name == agg.c.name, m.round == agg.c.last_round)
+    last = (
+        select(m.value)
+        .where(m.run_id == run_id, m.name == agg.c.name, m.round == agg.c.last_round)
+        .scalar_subquery()
+    )
     rows = session.execute(
-        select(agg.c.name, agg.c.last_round, agg.c.lo, agg.c.hi, m.value)
-        .join(m, on_last)
-        .order_by(agg.c.name, agg.c.last_round)
+        select(agg.c.name, agg.c.last_round, agg.c.lo, agg.c.hi, last).order_by(
+            agg.c.name, agg.c.last_round
+        )
     )
     for name, round_, lo, hi, value in rows:
         s = series[name]

@@ -21,6 +21,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
+    PrimaryKeyConstraint,
     String,
     Text,
     TypeDecorator,
@@ -113,10 +114,14 @@ class RoundMetric(Base):
     """One scalar of one round (`wall_s` included); unique per (run, name, round)."""
 
     __tablename__ = "round_metrics"
+    # On Postgres the key also carries the value: series are read by index-only scans.
+    __table_args__ = (
+        PrimaryKeyConstraint("run_id", "name", "round", postgresql_include=["value"]),
+    )
 
-    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
-    name: Mapped[str] = mapped_column(String(64), primary_key=True)
-    round: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(64))
+    round: Mapped[int] = mapped_column(Integer)
     value: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 

@@ -98,7 +98,9 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(
             ["run_id"], ["runs.id"], name=op.f("fk_round_metrics_run_id_runs"), ondelete="CASCADE"
         ),
-        sa.PrimaryKeyConstraint("run_id", "name", "round", name=op.f("pk_round_metrics")),
+        sa.PrimaryKeyConstraint(
+            "run_id", "name", "round", name=op.f("pk_round_metrics"), postgresql_include=["value"]
+        ),
     )
 
 

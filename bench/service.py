@@ -1,0 +1,280 @@
+"""Service figures on Postgres, side by side in one run.
+
+1. Recorder overhead: a FedLaAvg run with 1000 clients (the heaviest record: every
+   client carries a weight), run once with the database recorder and once with an
+   in-memory sink; the share of wall time spent inside the recorder.
+2. A synthetic 70 000-round run of 1000 clients (K = 100 selected per round, Bernoulli
+   availability, 12 metrics) loaded with COPY; p50/p95 of the metrics query
+   downsampled to 1000 points, in the database layer and through the HTTP API.
+3. The staleness matrix of that run (1000 clients x 70 000 rounds -> 200 x 500).
+
+    python bench/service.py [--admin-url postgresql+psycopg://postgres@127.0.0.1:5432/test]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import statistics
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+from api.main import create_app
+from db import matrices
+from db.metrics import downsample
+from db.migrate import upgrade
+from db.packing import pack_available, pack_ids, pack_weights
+from db.runs import new_run
+from db.session import make_engine, make_sessionmaker
+from worker.engine import ListSink, RunConfig, simulate
+from worker.recorder import Recorder
+from worker.settings import Settings
+
+METRICS = (
+    "test_acc", "test_loss", "train_loss", "n_available", "n_selected", "staleness_mean",
+    "staleness_p50", "staleness_p90", "staleness_max", "tv_bias", "tv_bias_avg", "wall_s",
+)  # fmt: skip
+
+
+@contextmanager
+def scratch_database(admin_url: str) -> Iterator[str]:
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    name = f"fedwatch_bench_{uuid.uuid4().hex[:8]}"
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(admin_url).set(database=name).render_as_string(False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def add_run(sessions: sessionmaker[Session], config: RunConfig) -> int:
+    with sessions.begin() as session:
+        run = new_run(config.model_dump(mode="json"), queue="cpu")
+        session.add(run)
+        session.flush()
+        return run.id
+
+
+def recorder_overhead(sessions: sessionmaker[Session], rounds: int) -> dict[str, float]:
+    config = RunConfig.model_validate(
+        {
+            "rounds": rounds,
+            "device": "cpu",
+            "data": {"n_clients": 1000},
+            "availability": {"kind": "bernoulli"},
+            "algorithm": {"name": "fedlaavg", "participation": 100},
+            "client": {"local_steps": 1},
+            "eval": {"every": 10, "checkpoint_every": 25},
+        }
+    )
+    run_id = add_run(sessions, config)
+    settings = Settings()
+    recorder = Recorder(sessions, run_id, 1000, settings.flush_rounds, settings.flush_seconds)
+    started = time.perf_counter()
+    simulate(config, ListSink())  # also warms up the engine
+    in_memory = time.perf_counter() - started
+    started = time.perf_counter()
+    simulate(config, recorder)
+    recorder.flush()
+    recorded = time.perf_counter() - started
+    return {
+        "share": recorder.busy_s / recorded,
+        "per_round_ms": 1000 * recorder.busy_s / rounds,
+        "recorded_s": recorded,
+        "in_memory_s": in_memory,
+    }
+
+
+def copy_rows(raw: Any, table: str, columns: str, rows: Iterator[tuple[Any, ...]]) -> None:
+    with raw.cursor() as cur, cur.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+def seed_large_run(
+    sessions: sessionmaker[Session], rounds: int, n: int, k: int
+) -> tuple[int, float]:
+    """A finished run of `rounds` rounds written with COPY; returns (run id, seconds)."""
+    config = RunConfig.model_validate(
+        {"rounds": rounds, "data": {"n_clients": n}, "algorithm": {"participation": k}}
+    )
+    run_id = add_run(sessions, config)
+    rng = np.random.default_rng(0)
+    started = time.perf_counter()
+    values = rng.random((rounds, len(METRICS)))
+
+    def metric_rows() -> Iterator[tuple[Any, ...]]:
+        for t in range(rounds):  # round after round, as the recorder writes them
+            for j, name in enumerate(METRICS):
+                yield run_id, name, t, float(values[t, j])
+
+    def client_rows() -> Iterator[tuple[Any, ...]]:
+        for t in range(rounds):
+            available = np.flatnonzero(rng.random(n) < 0.5)
+            chosen = rng.choice(available, size=min(k, len(available)), replace=False)
+            ids = sorted(chosen.tolist())
+            weights = {c: 1.0 / len(ids) for c in ids}
+            yield (
+                run_id,
+                t,
+                pack_available(available.tolist(), n),
+                pack_ids(ids, n),
+                pack_weights(weights, n),
+                None,
+            )
+
+    engine = sessions.kw["bind"]
+    raw = engine.raw_connection()
+    try:
+        copy_rows(
+            raw.driver_connection, "round_metrics", "run_id, name, round, value", metric_rows()
+        )
+        copy_rows(
+            raw.driver_connection,
+            "round_clients",
+            "run_id, round, available, selected, weights, client_acc",
+            client_rows(),
+        )
+        raw.commit()
+    finally:
+        raw.close()
+    with sessions.begin() as session:
+        session.execute(
+            text(
+                "UPDATE runs SET status = 'succeeded', rounds_done = :r, metric_names = :names "
+                "WHERE id = :id"
+            ),
+            {"r": rounds, "id": run_id, "names": json_list(METRICS)},
+        )
+    with engine.connect() as conn:  # what autovacuum does to a finished run's pages
+        conn.execution_options(isolation_level="AUTOCOMMIT").execute(text("VACUUM ANALYZE"))
+    return run_id, time.perf_counter() - started
+
+
+def json_list(items: tuple[str, ...]) -> str:
+    return "[" + ",".join(f'"{i}"' for i in items) + "]"
+
+
+def timings(fn: Callable[[], object], repeats: int) -> tuple[float, float]:
+    """p50 and p95 in milliseconds after one warm-up call."""
+    fn()
+    samples = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        fn()
+        samples.append(1000 * (time.perf_counter() - started))
+    samples.sort()
+    return statistics.median(samples), samples[min(len(samples) - 1, int(0.95 * len(samples)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--admin-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    parser.add_argument("--rounds", type=int, default=70_000)
+    parser.add_argument("--clients", type=int, default=1000)
+    parser.add_argument("--selected", type=int, default=100)
+    parser.add_argument("--sim-rounds", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=40)
+    args = parser.parse_args()
+
+    with scratch_database(args.admin_url) as url:
+        upgrade(url)
+        engine = make_engine(url)
+        sessions = make_sessionmaker(engine)
+        overhead = recorder_overhead(sessions, args.sim_rounds)
+        run_id, seed_s = seed_large_run(sessions, args.rounds, args.clients, args.selected)
+        n = args.clients
+
+        def metrics_db() -> object:
+            with sessions() as s:
+                return downsample(s, run_id, ["test_acc"], 0, args.rounds - 1, 1000)
+
+        def staleness_db() -> object:
+            with sessions() as s:
+                return matrices.staleness(s, run_id, n, 200, 500)
+
+        with TestClient(create_app(Settings(database_url=url, broker_url=None))) as client:
+
+            def metrics_http() -> object:
+                path = f"/api/runs/{run_id}/metrics?names=test_acc&max_points=1000"
+                return client.get(path).raise_for_status()
+
+            def staleness_http() -> object:
+                path = f"/api/runs/{run_id}/staleness?max_clients=200&max_rounds=500"
+                return client.get(path).raise_for_status()
+
+            m_db = timings(metrics_db, args.repeats)
+            m_http = timings(metrics_http, args.repeats)
+            s_db = timings(staleness_db, max(5, args.repeats // 4))
+            s_http = timings(staleness_http, max(5, args.repeats // 4))
+        size = table_sizes(sessions)
+        engine.dispose()
+
+    out = io.StringIO()
+    out.write(f"{'figure':<58}{'measured':>22}{'target':>12}\n")
+    row = "{:<58}{:>22}{:>12}\n"
+    out.write(
+        row.format(
+            f"recorder share of run time (1000 clients, {args.sim_rounds} rounds)",
+            f"{100 * overhead['share']:.2f} %",
+            "<= 5 %",
+        )
+    )
+    out.write(row.format("  recorder time per round", f"{overhead['per_round_ms']:.2f} ms", ""))
+    out.write(
+        row.format(
+            "  run wall: recorder / in-memory sink (noisy)",
+            f"{overhead['recorded_s']:.1f} / {overhead['in_memory_s']:.1f} s",
+            "",
+        )
+    )
+    out.write(
+        row.format(f"load {args.rounds} rounds x {n} clients with COPY", f"{seed_s:.1f} s", "")
+    )
+    out.write(row.format("  per-round tables on disk", size, ""))
+    out.write(
+        row.format(
+            "metrics query, 1 series -> 1000 points, p50 / p95 (db)",
+            f"{m_db[0]:.1f} / {m_db[1]:.1f} ms",
+            "p95 <= 50",
+        )
+    )
+    out.write(
+        row.format("  same through HTTP, p50 / p95", f"{m_http[0]:.1f} / {m_http[1]:.1f} ms", "")
+    )
+    out.write(
+        row.format(
+            f"staleness matrix {n} x {args.rounds} -> 200 x 500, p50 / p95 (db)",
+            f"{s_db[0]:.0f} / {s_db[1]:.0f} ms",
+            "<= 300",
+        )
+    )
+    out.write(
+        row.format("  same through HTTP, p50 / p95", f"{s_http[0]:.0f} / {s_http[1]:.0f} ms", "")
+    )
+    print(out.getvalue(), end="")
+
+
+def table_sizes(sessions: sessionmaker[Session]) -> str:
+    with sessions() as s:
+        sizes = [
+            s.scalar(text(f"SELECT pg_total_relation_size('{t}')")) or 0
+            for t in ("round_metrics", "round_clients")
+        ]
+    return f"{sizes[0] / 2**20:.0f} + {sizes[1] / 2**20:.0f} MiB"
+
+
+if __name__ == "__main__":
+    main()
