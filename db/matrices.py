@@ -134,7 +134,7 @@ def staleness(
         prev[1:][c[1:] != c[:-1]] = -1
     gap = (e - prev).astype(np.float64)
     index = (c // grid.client_width).astype(np.int64) * (n_cols + 1)
-    index += np.searchsorted(bounds, e, side="right")
+    index += e // grid.round_width + 1  # columns whose upper bound exceeds e
     size = n_rows * (n_cols + 1)
     w = np.bincount(index, weights=gap, minlength=size).reshape(n_rows, n_cols + 1)
     we = np.bincount(index, weights=gap * e, minlength=size).reshape(n_rows, n_cols + 1)
