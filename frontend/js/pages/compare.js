@@ -188,8 +188,12 @@ export function mount(root, route) {
       ...apiKeys.filter((k) => hasValue((row) => row.stats[k])).map((k) => ({ key: k, get: (/** @type {any} */ row) => row.stats[k] })),
       ...RUN_SUMMARY_KEYS.filter((k) => hasValue((row) => extra.get(row.group)?.[k])).map((k) => ({ key: k, get: (/** @type {any} */ row) => extra.get(row.group)?.[k] })),
     ];
+    const cell = (/** @type {(typeof cols)[number]} */ col, /** @type {any} */ row) => h("td", { class: "num", dataset: { key: col.key } }, fmtMeanStd(col.get(row)));
     const ttest = new Map(c.ttests.map((t) => [t.group, t]));
     const names = groupLabels(groups);
+    // The t-test column follows the metric it tests.
+    const tMetric = c.ttests[0]?.metric ?? "time_avg_test_acc";
+    const split = cols.findIndex((col) => col.key === tMetric) + 1 || cols.length;
     const rows = c.table.map((row) => {
       const t = ttest.get(row.group);
       let test = "—";
@@ -198,14 +202,15 @@ export function mount(root, route) {
       else if (t) test = "needs 2+ paired seeds";
       return h("tr", { dataset: { group: row.group } },
         h("th", { title: row.group }, names.get(row.group) ?? row.group), h("td", { class: "num" }, String(row.n)),
-        cols.map((col) => h("td", { class: "num", dataset: { key: col.key } }, fmtMeanStd(col.get(row)))),
-        h("td", { class: "num", dataset: { key: "ttest" } }, test));
+        cols.slice(0, split).map((col) => cell(col, row)),
+        h("td", { class: "num", dataset: { key: "ttest" } }, test),
+        cols.slice(split).map((col) => cell(col, row)));
     });
-    const tMetric = c.ttests[0]?.metric ?? "time_avg_test_acc";
+    const header = (/** @type {typeof cols} */ cs) => cs.map((col) => h("th", {}, label(col.key)));
     replace(tableBox, h("table", { class: "summary-table" },
-      h("thead", {}, h("tr", {}, h("th", {}, "group"), h("th", {}, "n"), cols.map((col) => h("th", {}, label(col.key))), h("th", {}, `paired t-test (${label(tMetric)})`))),
+      h("thead", {}, h("tr", {}, h("th", {}, "group"), h("th", {}, "n"), header(cols.slice(0, split)), h("th", {}, "paired t-test"), header(cols.slice(split)))),
       h("tbody", {}, rows)),
-      h("p", { class: "help" }, "Mean ± standard deviation over each group's runs. Paired t-tests pair runs by seed."));
+      h("p", { class: "help" }, `Mean ± standard deviation over each group's runs. Paired t-tests compare ${label(tMetric)} with the reference group, pairing runs by seed.`));
   }
 
   /** @param {import("../api.js").Run[]} runs @param {import("../api.js").Comparison} c */
