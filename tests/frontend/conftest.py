@@ -52,8 +52,11 @@ def free_port() -> int:
 def browser() -> Iterator[Any]:
     if not Path(CHROMIUM).exists():
         _unavailable(f"Chromium not installed at {CHROMIUM}")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("playwright is not installed")
+    with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
@@ -150,12 +153,18 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
 
 
 @pytest.fixture
-def page(browser: Any, server: str) -> Iterator[Any]:
-    """A fresh 1280-wide page on the served dashboard. Script errors, 404s and 5xx responses
-    fail the test (an expected 404 is asserted through the API, not the page)."""
+def page_errors() -> list[str]:
+    """Script errors and 404/5xx responses seen by `page`; a test expecting one removes it."""
+    return []
+
+
+@pytest.fixture
+def page(browser: Any, server: str, page_errors: list[str]) -> Iterator[Any]:
+    """A fresh 1280-wide page on the served dashboard; anything left in `page_errors`
+    fails the test."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     pg = context.new_page()
-    errors: list[str] = []
+    errors = page_errors
     pg.on("pageerror", lambda err: errors.append(str(err)))
     pg.on(
         "console",

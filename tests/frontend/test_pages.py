@@ -183,3 +183,12 @@ def test_narrow_window_has_no_horizontal_scroll(page: Any, server: str) -> None:
     page.goto(f"{server}/#/runs/{run_id}")
     page.wait_for_selector("[data-plot=curve-accuracy] .main-svg")
     screenshot(page, "run-narrow")
+
+
+def test_unknown_run_shows_an_error_state(page: Any, server: str, page_errors: list[str]) -> None:
+    page.goto(f"{server}/#/runs/987654")
+    box = page.locator(".state-error")
+    box.wait_for()
+    assert "987654" in box.inner_text() or "not found" in box.inner_text().lower()
+    assert box.locator("button:has-text('Retry')").count() == 1
+    page_errors[:] = [e for e in page_errors if not e.startswith("404 GET") or "987654" not in e]
