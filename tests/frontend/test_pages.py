@@ -21,6 +21,7 @@ POINTS = """([plot, metric]) => {
     && t.meta.field === 'last');
   return t ? t.x.length : 0;
 }"""
+STATUS = "document.querySelector('.run-head .badge').dataset.status"
 X_RANGE = "() => document.querySelector('[data-plot=curve-param]').layout.xaxis.range"
 
 
@@ -54,9 +55,12 @@ def test_example1_through_the_form_live_then_compared(page: Any, server: str) ->
     fedavg = submit_run(page, server, "fedavg", 4000)
     # Live: the curve of x gains points while the run is still running, without a reload.
     page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) > 0", timeout=30_000)
-    first = page.evaluate(POINTS, ["curve-param", "param"])
-    assert page.inner_text(".run-head .badge") == "running"
-    page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) > {first}", timeout=30_000)
+    first, status = page.evaluate(f"() => [({POINTS})(['curve-param', 'param']), {STATUS}]")
+    assert status == "running"
+    page.wait_for_function(
+        f"() => ({POINTS})(['curve-param', 'param']) > {first} && {STATUS} === 'running'",
+        timeout=30_000,
+    )
     screenshot(page, "run-live")
     # Zoom like a user (drag across the plot); live appends and the final redraw keep it.
     drag = page.locator("[data-plot=curve-param] .nsewdrag").bounding_box()
