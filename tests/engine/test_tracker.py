@@ -30,6 +30,7 @@ def test_summary_by_hand() -> None:
     tracker = Tracker(torch.full((2,), 0.5), target_acc=0.6)
     for t, acc in enumerate([0.2, 0.7, 0.5, 0.9]):
         tracker.observe_acc(t, acc)
+        tracker.observe_loss(1.0 - acc)
 
     s = tracker.summary(rounds=4, wall_s=2.0, stopped=False)
 
@@ -37,3 +38,4 @@ def test_summary_by_hand() -> None:
     assert s.time_avg_test_acc == pytest.approx(0.575)
     assert s.std_test_acc_second_half == pytest.approx(0.2)  # std of (0.5, 0.9)
     assert s.rounds_to_target == 2
+    assert s.final_test_loss == pytest.approx(0.1)

@@ -151,6 +151,7 @@ class Simulation:
             return None
         result = evaluate(self.model, self.w, self.data.x_test, self.data.y_test, ev.batch_size)
         metrics["test_loss"] = result.loss
+        self.tracker.observe_loss(result.loss)
         if result.acc is None or result.correct is None:
             return None
         metrics["test_acc"] = result.acc

@@ -22,6 +22,7 @@ class Tracker:
         self.p_sum = torch.zeros(n, dtype=torch.float64)
         self.p_rounds = 0
         self.acc: list[tuple[int, float]] = []
+        self.last_loss: float | None = None
         self.updates = 0
 
     def client_metrics(self, t: int, selected: Tensor, weights: Tensor) -> dict[str, float]:
@@ -47,9 +48,13 @@ class Tracker:
     def observe_acc(self, t: int, acc: float) -> None:
         self.acc.append((t, acc))
 
+    def observe_loss(self, loss: float) -> None:
+        self.last_loss = loss
+
     def summary(self, rounds: int, wall_s: float, stopped: bool) -> Summary:
         s = Summary(rounds_done=rounds, wall_s=wall_s, stopped=stopped)
         s.client_updates_per_s = self.updates / wall_s if wall_s > 0 else 0.0
+        s.final_test_loss = self.last_loss
         if not self.acc:
             return s
         values = torch.tensor([a for _, a in self.acc], dtype=torch.float64)
@@ -68,10 +73,12 @@ class Tracker:
             "p_sum": self.p_sum.clone(),
             "p_rounds": self.p_rounds,
             "acc": list(self.acc),
+            "last_loss": self.last_loss,
             "updates": self.updates,
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.last, self.p_sum = state["last"].clone(), state["p_sum"].clone()
         self.p_rounds, self.acc = state["p_rounds"], list(state["acc"])
+        self.last_loss = state["last_loss"]
         self.updates = state["updates"]
