@@ -81,7 +81,7 @@ function toError(status, body) {
  */
 async function request(method, path, body) {
   /** @type {Record<string, string>} */
-  const headers = { Accept: "application/json", ...(method === "GET" ? {} : authHeaders()) };
+  const headers = { Accept: "application/json", ...authHeaders() };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let response;
   try {

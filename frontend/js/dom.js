@@ -1,4 +1,5 @@
 // DOM helpers. Every string from the API goes in as a text node, never as HTML.
+import { setToken } from "./api.js";
 
 /**
  * Create an element. `attrs` keys: `class`, `dataset` (object), `on` (event -> handler),
@@ -49,15 +50,26 @@ export function empty(title, body = null) {
   return h("div", { class: "state state-empty" }, h("strong", {}, title), body && h("div", {}, body));
 }
 
-/** @param {unknown} err @param {(() => void) | null} [retry] */
+/**
+ * An error state; when the server asks for a token (401/403), a field to store one.
+ * @param {unknown} err @param {(() => void) | null} [retry]
+ */
 export function errorBox(err, retry = null) {
   const message = err instanceof Error ? err.message : String(err);
+  const status = /** @type {any} */ (err)?.status;
+  const token = h("input", { type: "password", placeholder: "API token", "aria-label": "API token" });
+  const saveToken = () => {
+    setToken(/** @type {HTMLInputElement} */ (token).value.trim());
+    retry?.();
+  };
   return h(
     "div",
     { class: "state state-error", role: "alert" },
     h("strong", {}, "Something went wrong"),
     h("div", { class: "error-message" }, message),
-    retry && h("button", { type: "button", on: { click: retry } }, "Retry"),
+    status === 401 || status === 403
+      ? h("div", { class: "token-box" }, token, h("button", { type: "button", on: { click: saveToken } }, "Save token and retry"))
+      : retry && h("button", { type: "button", on: { click: retry } }, "Retry"),
   );
 }
 

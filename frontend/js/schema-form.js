@@ -28,7 +28,7 @@ function withoutRef(node) {
 }
 
 /** @param {any} node @returns {LeafType} */
-export function leafType(node) {
+function leafType(node) {
   let inner = node;
   let nullable = false;
   if (Array.isArray(node.anyOf)) {

@@ -35,17 +35,18 @@ export function parseEvents(buffer) {
 /**
  * Follow an event stream, reconnecting after drops from the last id seen, until `close()`.
  * @param {string} url
- * @param {{lastEventId?: string|null, onEvent: (e: StreamEvent) => void, onError?: (err: unknown) => void}} opts
+ * @param {{lastEventId?: string|null, headers?: Record<string, string>, onEvent: (e: StreamEvent) => void,
+ *   onError?: (err: unknown) => void}} opts
  * @returns {{close: () => void}}
  */
-export function followEvents(url, { lastEventId = null, onEvent, onError }) {
+export function followEvents(url, { lastEventId = null, headers: extra = {}, onEvent, onError }) {
   const controller = new AbortController();
   let lastId = lastEventId;
   let closed = false;
 
   async function connect() {
     /** @type {Record<string, string>} */
-    const headers = { Accept: "text/event-stream" };
+    const headers = { ...extra, Accept: "text/event-stream" };
     if (lastId !== null) headers["Last-Event-ID"] = lastId;
     const response = await fetch(url, { headers, signal: controller.signal });
     if (!response.ok || !response.body) throw new Error(`event stream: HTTP ${response.status}`);

@@ -10,7 +10,7 @@ export const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "
 
 /** Run-page chart panels, in display order; a panel shows when one of its metrics exists. */
 /** @type {Panel[]} */
-export const PANELS = [
+const PANELS = [
   { id: "accuracy", title: "Test accuracy", metrics: ["test_acc"], yTitle: "accuracy" },
   { id: "param", title: "Parameter x (optimum x* = 0)", metrics: ["param"], yTitle: "x" },
   { id: "gap", title: "Optimality gap (x − x*)²", metrics: ["opt_gap"], log: true },

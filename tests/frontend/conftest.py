@@ -109,26 +109,28 @@ def js(page: Any, module: str, body: str) -> Any:
     return page.evaluate(f"async () => ({body})(await import('/static/js/{module}'))")
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real `fedwatch serve` (embedded worker, temporary SQLite) on a free port."""
+@contextlib.contextmanager
+def serve(tmp: Path, **env_extra: str) -> Iterator[str]:
+    """Run `fedwatch serve` (embedded worker, SQLite under `tmp`) on a free port."""
     if shutil.which("fedwatch", path=str(Path(sys.executable).parent)) is None:
         _unavailable("the fedwatch command is not installed")
-    tmp = tmp_path_factory.mktemp("serve")
     port = free_port()
     env = {
         **os.environ,
         "FEDWATCH_DATABASE_URL": f"sqlite:///{tmp / 'fedwatch.sqlite3'}",
         "FEDWATCH_EMBEDDED_CONCURRENCY": "2",
     }
-    for key in ("FEDWATCH_BROKER_URL", "FEDWATCH_API_TOKEN"):
+    for key in ("FEDWATCH_BROKER_URL", "FEDWATCH_API_TOKEN", "FEDWATCH_PROTECT_READS"):
         env.pop(key, None)
+    env.update(env_extra)
     log = (tmp / "serve.log").open("wb")
     cmd = [str(Path(sys.executable).parent / "fedwatch"), "serve", "--host", "127.0.0.1"]
     proc = subprocess.Popen([*cmd, "--port", str(port)], cwd=tmp, env=env, stdout=log, stderr=log)
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_healthy(url, proc, tmp / "serve.log")
+        token = env_extra.get("FEDWATCH_API_TOKEN")
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        _wait_healthy(url, proc, tmp / "serve.log", headers)
         yield url
     finally:
         proc.terminate()
@@ -140,13 +142,22 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
-def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The dashboard's server for the page tests, shared by the session."""
+    with serve(tmp_path_factory.mktemp("serve")) as url:
+        yield url
+
+
+def _wait_healthy(
+    url: str, proc: subprocess.Popen[bytes], log: Path, headers: dict[str, str]
+) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             pytest.fail(f"fedwatch serve exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
         with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+            if httpx.get(f"{url}/healthz", headers=headers, timeout=2).status_code == 200:
                 return
         time.sleep(0.3)
     pytest.fail(f"fedwatch serve did not become healthy:\n{log.read_text()[-3000:]}")

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.frontend.conftest import screenshot
+from tests.frontend.conftest import screenshot, serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -196,3 +197,21 @@ def test_unknown_run_shows_an_error_state(page: Any, server: str, page_errors: l
     assert "987654" in box.inner_text() or "not found" in box.inner_text().lower()
     assert box.locator("button:has-text('Retry')").count() == 1
     page_errors[:] = [e for e in page_errors if not e.startswith("404 GET") or "987654" not in e]
+
+
+def test_token_protected_server_asks_for_the_token(browser: Any, tmp_path: Path) -> None:
+    with serve(tmp_path, FEDWATCH_API_TOKEN="s3cret") as url:
+        page = browser.new_page()
+        page.goto(f"{url}/#/new?preset=example1")
+        page.wait_for_selector(".preset-info p")
+        page.fill('[name="rounds"]', "50")
+        page.click("button:has-text('Start run')")
+        box = page.locator(".form-errors .token-box")
+        box.wait_for()  # the write was refused: 401
+        assert httpx.get(f"{url}/api/runs").json()["count"] == 0
+        box.locator("input").fill("s3cret")
+        box.locator("button").click()
+        page.wait_for_url(re.compile(r"#/runs/\d+$"))
+        page.wait_for_selector(".run-head .badge[data-status=succeeded]", timeout=60_000)
+        page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) === 50")
+        page.close()

@@ -1,6 +1,6 @@
 // New run: the schema-generated config form, presets to start from, and a sweep mode
 // that creates an experiment.
-import { ApiError, api, setToken } from "../api.js";
+import { ApiError, api } from "../api.js";
 import { errorBox, h, loading, replace } from "../dom.js";
 import { applyAssignments } from "../paths.js";
 import { schemaForm } from "../schema-form.js";
@@ -41,8 +41,6 @@ function build(root, schema, presets, query) {
   const notesBox = h("div", { class: "field notes" }, h("label", { class: "field-name" }, "notes"), notes);
   const errors = h("div", { class: "form-errors", role: "alert", hidden: true });
   const submit = h("button", { type: "submit", class: "primary" }, "Start run");
-  const token = h("input", { type: "password", placeholder: "API token", "aria-label": "API token" });
-  const tokenBox = h("div", { class: "token-box", hidden: true }, token, h("button", { type: "button", on: { click: () => { setToken(token.value.trim()); tokenBox.hidden = true; } } }, "Save token"));
 
   presetSelect.addEventListener("change", () => loadPreset(presetSelect.value));
   variantSelect.addEventListener("change", () => applyPreset());
@@ -56,7 +54,6 @@ function build(root, schema, presets, query) {
     form.element,
     notesBox,
     errors,
-    tokenBox,
     h("div", { class: "submit-bar" }, submit));
   replace(root, h("div", { class: "page-head" }, h("h1", {}, "New run")), formEl);
 
@@ -146,14 +143,17 @@ function build(root, schema, presets, query) {
 
   /** @param {unknown} err */
   function showError(err) {
+    errors.hidden = false;
+    if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+      replace(errors, errorBox(err, send));
+      return;
+    }
     const fields = err instanceof ApiError ? err.fields : [];
     const unplaced = fields.length ? form.showErrors(fields) : [];
     const lines = fields.length
       ? [h("strong", {}, "Please fix the highlighted fields."), unplaced.map((f) => h("div", {}, f.path ? `${f.path}: ${f.message}` : f.message))]
       : [h("strong", {}, "The run was not created."), h("div", {}, err instanceof Error ? err.message : String(err))];
     replace(errors, lines);
-    errors.hidden = false;
-    tokenBox.hidden = !(err instanceof ApiError && (err.status === 401 || err.status === 403));
     if (!fields.length || unplaced.length) errors.scrollIntoView({ block: "center" });
   }
 

@@ -1,6 +1,6 @@
 // Run: live curves (initial downsampled fetch, then rounds streamed over SSE and appended
 // with Plotly.extendTraces; `uirevision` keeps the user's zoom), client views, summary.
-import { api } from "../api.js";
+import { FINAL_STATUSES, api, authHeaders } from "../api.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { duration, label, num, when } from "../format.js";
 import { followEvents } from "../sse.js";
@@ -58,6 +58,7 @@ export function mount(root, route) {
     const lastRound = view.lastRound();
     stream = followEvents(api.eventsUrl(id), {
       lastEventId: lastRound === null ? null : String(lastRound),
+      headers: authHeaders(),
       onEvent: (e) => {
         const data = JSON.parse(e.data);
         if (e.event === "round") pending.push(data);
@@ -322,7 +323,7 @@ function statusFields(w) {
     finishedAt: w.finished_at ? new Date(w.finished_at) : null,
     error: w.error ?? null,
     worker: w.worker ?? null,
-    active: !["succeeded", "failed", "cancelled"].includes(w.status),
+    active: !FINAL_STATUSES.includes(w.status),
   };
 }
 
