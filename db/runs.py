@@ -76,6 +76,23 @@ def requeue_running(session: Session) -> list[Run]:
     return list(session.scalars(select(Run).where(Run.status == "queued").order_by(Run.id)))
 
 
+def requeue_stale(session: Session, lease_s: float) -> list[tuple[int, str]]:
+    """Put running runs whose worker went silent for `lease_s` back to `queued`.
+
+    Returns the (id, queue) of the runs moved. The update is conditional, so of
+    concurrent callers only one moves a given run and it is re-enqueued once.
+    """
+    stale = utcnow() - timedelta(seconds=lease_s)
+    moved = session.execute(
+        update(Run)
+        .where(Run.status == "running", Run.heartbeat_at < stale)
+        .values(status="queued")
+        .returning(Run.id, Run.queue)
+        .execution_options(synchronize_session=False)
+    )
+    return sorted((run_id, queue) for run_id, queue in moved)
+
+
 def new_run(
     config: dict[str, Any],
     *,

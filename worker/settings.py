@@ -40,6 +40,11 @@ class Settings(BaseSettings):
     restore_interval_s: float = Field(
         10.0, gt=0, description="How often a worker looks for messages to redeliver."
     )
+    sweep_interval_s: float = Field(
+        60.0,
+        gt=0,
+        description="How often a worker re-enqueues running runs silent longer than the lease.",
+    )
     sse_poll_s: float = Field(0.25, gt=0, description="How often an event stream polls.")
 
     @model_validator(mode="after")

@@ -1,4 +1,4 @@
-"""Celery tasks: thin wrappers around the shared task body."""
+"""Celery tasks: thin wrappers around the shared task body; workers also sweep stale runs."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from db.session import make_engine, make_sessionmaker
 from worker.celery_app import EXECUTE_RUN, celery_app
 from worker.execute import execute_run
 from worker.settings import settings
+from worker.sweep import install as install_sweeper
 
 
 @cache
@@ -23,3 +24,6 @@ def sessions() -> sessionmaker[Session]:
 def execute_run_task(self: Task, *, run_id: int) -> None:
     worker = self.request.hostname or "celery"
     execute_run(run_id, sessions=sessions(), settings=settings, worker=worker)
+
+
+install_sweeper(celery_app, settings)

@@ -8,9 +8,10 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 import redis
@@ -63,23 +64,28 @@ class Worker:
         return self.log.read_text(errors="replace")
 
 
-StartWorker = Callable[[str], Worker]
+class StartWorker(Protocol):
+    def __call__(self, name: str, **overrides: str) -> Worker: ...
 
 
 @pytest.fixture
 def start_worker(
     pg_url: str, broker_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[StartWorker]:
-    """Start `fedwatch worker` processes (own process groups), ready; stopped after the test."""
+    """Start `fedwatch worker` processes (own process groups), ready; stopped after the test.
+
+    `overrides` replace values of `WORKER_ENV` (e.g. `FEDWATCH_LEASE_S="2"`).
+    """
     fedwatch = shutil.which("fedwatch", path=str(Path(sys.executable).parent))
     assert fedwatch is not None
     logs = tmp_path_factory.mktemp("workers")
     started: list[subprocess.Popen[bytes]] = []
 
-    def start(name: str) -> Worker:
+    def start(name: str, **overrides: str) -> Worker:
         env = {
             **os.environ,
             **WORKER_ENV,
+            **overrides,
             "FEDWATCH_DATABASE_URL": pg_url,
             "FEDWATCH_BROKER_URL": broker_url,
         }
