@@ -22,6 +22,7 @@ export function mount(root, route) {
   const picked = new Set();
   let timer = 0;
   let alive = true;
+  let shown = "";
 
   const status = select("status", STATUSES.map((s) => [s, s || "any status"]), filters.status);
   const algorithm = select("algorithm", [["", "any algorithm"]], filters.algorithm);
@@ -71,10 +72,16 @@ export function mount(root, route) {
     try {
       const { runs, count } = await api.listRuns({ ...filters, limit: PAGE_SIZE });
       if (!alive) return;
-      renderTable(runs);
-      renderPager(count);
+      // Re-render only on change, so that an idle table does not swap buttons under the pointer.
+      const key = JSON.stringify([runs, count, filters.offset]);
+      if (key !== shown) {
+        shown = key;
+        renderTable(runs);
+        renderPager(count);
+      }
     } catch (err) {
       if (!alive) return;
+      shown = "";
       replace(body, errorBox(err, refresh));
     }
     if (alive) timer = setTimeout(refresh, REFRESH_MS);
