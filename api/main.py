@@ -26,8 +26,10 @@ from db.session import make_engine, make_sessionmaker
 from worker.dispatch import make_dispatcher
 from worker.settings import Settings, settings
 
-ROUTERS = (
-    health.router,
+# The page and its assets stay open so a browser can load them and then ask for the token;
+# everything under /api goes through the token check.
+OPEN_ROUTERS = (health.router, static.router)
+API_ROUTERS = (
     catalog.router,
     runs.router,
     metrics.router,
@@ -35,7 +37,6 @@ ROUTERS = (
     events.router,
     experiments.router,
     compare.router,
-    static.router,
 )
 
 
@@ -55,15 +56,16 @@ def create_app(config: Settings = settings) -> FastAPI:
         title="FedWatch",
         description="Experiment tracking for federated learning under intermittent availability.",
         lifespan=lifespan,
-        dependencies=[Depends(check_token)],
     )
     app.state.settings = config
     app.state.sessions = sessions
     app.state.dispatcher = dispatcher
     app.add_middleware(BodySizeLimit, max_bytes=config.max_body_bytes)
     errors.install(app)
-    for router in ROUTERS:
+    for router in OPEN_ROUTERS:
         app.include_router(router)
+    for router in API_ROUTERS:
+        app.include_router(router, dependencies=[Depends(check_token)])
     if config.frontend_dir.is_dir():
         app.mount("/static", StaticFiles(directory=config.frontend_dir), name="static")
     return app

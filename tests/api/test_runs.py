@@ -108,6 +108,18 @@ def test_token_guards_writes_only(db_url: str) -> None:
         wait_final(c, created.json()["id"])
 
 
+def test_protected_reads_need_the_token_but_the_page_loads(db_url: str) -> None:
+    app = create_app(embedded_settings(db_url, api_token="s3cret", protect_reads=True))
+    right = {"Authorization": "Bearer s3cret"}
+    with TestClient(app) as c:
+        assert c.get("/api/runs").status_code == 401
+        assert c.get("/api/runs/1/events").status_code == 401
+        assert c.get("/api/runs", headers=right).status_code == 200
+        assert c.get("/").status_code == 200
+        assert c.get("/vendor/plotly.min.js").status_code == 200
+        assert c.get("/healthz").status_code == 200
+
+
 def test_health_schema_presets_and_static(client: TestClient) -> None:
     assert client.get("/healthz").json() == {"status": "ok", "database": "ok", "broker": "embedded"}
     schema = client.get("/api/schema/run-config").json()
