@@ -32,7 +32,7 @@ from api.main import create_app
 from db import matrices
 from db.metrics import downsample
 from db.migrate import upgrade
-from db.packing import pack_available, pack_ids, pack_weights
+from db.packing import pack_available, pack_gaps, pack_ids, pack_weights
 from db.runs import new_run
 from db.session import make_engine, make_sessionmaker
 from worker.engine import ListSink, RunConfig, simulate
@@ -121,16 +121,20 @@ def seed_large_run(
                 yield run_id, name, t, float(values[t, j])
 
     def client_rows() -> Iterator[tuple[Any, ...]]:
+        last = np.full(n, -1)  # each client's latest selection, as the recorder tracks it
         for t in range(rounds):
             available = np.flatnonzero(rng.random(n) < 0.5)
-            chosen = rng.choice(available, size=min(k, len(available)), replace=False)
-            ids = sorted(chosen.tolist())
+            chosen = np.sort(rng.choice(available, size=min(k, len(available)), replace=False))
+            gaps = t - last[chosen]
+            last[chosen] = t
+            ids = chosen.tolist()
             weights = {c: 1.0 / len(ids) for c in ids}
             yield (
                 run_id,
                 t,
                 pack_available(available.tolist(), n),
                 pack_ids(ids, n),
+                pack_gaps(gaps),
                 pack_weights(weights, n),
                 None,
             )
@@ -144,7 +148,7 @@ def seed_large_run(
         copy_rows(
             raw.driver_connection,
             "round_clients",
-            "run_id, round, available, selected, weights, client_acc",
+            "run_id, round, available, selected, gaps, weights, client_acc",
             client_rows(),
         )
         raw.commit()

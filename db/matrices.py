@@ -1,20 +1,22 @@
 """Client x round matrices (availability, selection, staleness), downsampled in buckets.
 
 Loaded from the compact per-round records; staleness is derived from the selection
-history without materialising the full client x round grid (see `staleness`).
+history and the gaps stored with it, without materialising the full client x round
+grid (see `staleness`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy import ClauseElement, select
 from sqlalchemy.orm import Session
 
 from db.metrics import last_round
 from db.models import RoundClients
-from db.packing import id_dtype, unpack_acc, unpack_available
+from db.packing import id_dtype, unpack_acc, unpack_available, unpack_gaps
 
 
 @dataclass
@@ -62,13 +64,30 @@ def _matrix(grid: Grid, values: np.ndarray) -> Matrix:
     )
 
 
+def _fetch(session: Session, stmt: ClauseElement) -> list[Any]:
+    """All rows of a large read, straight from the driver: SQLAlchemy's per-row work
+    would cost more than the query, and psycopg is asked for binary results (bytea as
+    raw bytes instead of hex text)."""
+    connection = session.connection()
+    sql = str(stmt.compile(dialect=connection.dialect, compile_kwargs={"literal_binds": True}))
+    dbapi: Any = connection.connection.dbapi_connection
+    binary = connection.dialect.driver == "psycopg"
+    cursor = dbapi.cursor(binary=True) if binary else dbapi.cursor()
+    try:
+        cursor.execute(sql)
+        return list(cursor.fetchall())
+    finally:
+        cursor.close()
+
+
 def _load(session: Session, run_id: int, column: str) -> tuple[np.ndarray, list[bytes]]:
     col = getattr(RoundClients, column)
-    rows = session.execute(
+    rows = _fetch(
+        session,
         select(RoundClients.round, col)
         .where(RoundClients.run_id == run_id)
-        .order_by(RoundClients.round)
-    ).all()
+        .order_by(RoundClients.round),
+    )
     return np.fromiter((r[0] for r in rows), np.int64, len(rows)), [r[1] for r in rows]
 
 
@@ -81,6 +100,15 @@ def _selection_events(
     counts //= id_dtype(n_clients).itemsize
     clients = np.frombuffer(b"".join(blobs), dtype=id_dtype(n_clients))
     return np.repeat(rounds, counts), clients
+
+
+def last_selections(session: Session, run_id: int, n_clients: int) -> tuple[int, np.ndarray]:
+    """The last recorded round (−1 before the first) and the round of each client's
+    latest selection up to it (−1 if never selected)."""
+    rounds, clients = _selection_events(session, run_id, n_clients)
+    last = np.full(n_clients, -1, dtype=np.int64)
+    np.maximum.at(last, clients, rounds)
+    return last_recorded(session, run_id), last
 
 
 def availability(
@@ -118,27 +146,39 @@ def staleness(
 
     L_k(u) = −1 + Σ_j g_j·[u ≥ e_j] over k's selections e_j with gaps g_j = e_j − e_{j−1}
     (e_0 = −1), so Σ_{u<t} L_k(u) = −t + H_k(t) with H_k(t) = Σ_{e_j<t} g_j (t − e_j).
-    Only H at the column bounds is needed, from cumulative sums of g and g·e: the cost
-    is linear in the number of selections, not in clients × rounds.
+    Only H at the column bounds is needed, from cumulative sums of g and g·e per column.
+    The recorder stores each round's gaps next to its selected ids, so the selections
+    are read in round order and summed column by column (each column's slice stays in
+    cache): the cost is linear in the number of selections, with no sort by client.
     """
-    rounds, clients = _selection_events(session, run_id, n_clients)
-    grid = Grid.fit(n_clients, last_recorded(session, run_id) + 1, max_clients, max_rounds)
+    rows = _fetch(
+        session,
+        select(RoundClients.round, RoundClients.selected, RoundClients.gaps)
+        .where(RoundClients.run_id == run_id)
+        .order_by(RoundClients.round),
+    )
+    rounds = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+    grid = Grid.fit(n_clients, int(rounds[-1]) + 1 if len(rows) else 0, max_clients, max_rounds)
+    ids = np.frombuffer(b"".join(r[1] for r in rows), dtype=id_dtype(n_clients))
+    counts = np.fromiter((len(r[1]) for r in rows), np.int64, len(rows))
+    counts //= id_dtype(n_clients).itemsize
+    gaps = unpack_gaps([r[2] for r in rows], counts)
     bounds = grid.round_bounds
     n_rows, n_cols = len(grid.client_starts), len(bounds) - 1
-    order = np.argsort(clients, kind="stable")
-    c, e = clients[order], rounds[order]
-    prev = np.empty_like(e)
-    prev[1:] = e[:-1]
-    if len(e):
-        prev[0] = -1
-        prev[1:][c[1:] != c[:-1]] = -1
-    gap = (e - prev).astype(np.float64)
-    index = (c // grid.client_width).astype(np.int64) * (n_cols + 1)
-    index += e // grid.round_width + 1  # columns whose upper bound exceeds e
-    size = n_rows * (n_cols + 1)
-    w = np.bincount(index, weights=gap, minlength=size).reshape(n_rows, n_cols + 1)
-    we = np.bincount(index, weights=gap * e, minlength=size).reshape(n_rows, n_cols + 1)
-    h = bounds * np.cumsum(w, axis=1) - np.cumsum(we, axis=1)
+    first_row = np.searchsorted(rounds, bounds)
+    first_pick = np.append(0, np.cumsum(counts))[first_row]
+    # Row c + 1 of w / we: sums of g / g·e over column c; cumulated, over all e < bound.
+    w = np.zeros((n_cols + 1, n_rows))
+    we = np.zeros((n_cols + 1, n_rows))
+    for c in range(n_cols):
+        picks = slice(first_pick[c], first_pick[c + 1])
+        col_rows = slice(first_row[c], first_row[c + 1])
+        groups = ids[picks] // grid.client_width
+        g = gaps[picks].astype(np.float64)
+        e = np.repeat(rounds[col_rows].astype(np.float64), counts[col_rows])
+        w[c + 1] = np.bincount(groups, weights=g, minlength=n_rows)
+        we[c + 1] = np.bincount(groups, weights=g * e, minlength=n_rows)
+    h = (bounds[:, None] * np.cumsum(w, axis=0) - np.cumsum(we, axis=0)).T
     a, b = bounds[:-1], bounds[1:]
     width = (b - a).astype(np.float64)
     n_in_row = np.diff(np.append(grid.client_starts, n_clients)).astype(np.float64)

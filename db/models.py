@@ -2,8 +2,9 @@
 
 Per-round data is kept compact: one `round_metrics` row per (run, metric, round) and
 one `round_clients` row per (run, round) holding the availability bitmap, the selected
-ids and the aggregation weights as packed bytes (see `db.packing`), never one row per
-(client, round). Staleness is derived from the selection history.
+ids with their gaps since each client's previous selection and the aggregation weights
+as packed bytes (see `db.packing`), never one row per (client, round). Staleness is
+derived from the selection history.
 """
 
 from __future__ import annotations
@@ -126,7 +127,11 @@ class RoundMetric(Base):
 
 
 class RoundClients(Base):
-    """Who was available, who was selected, and the aggregation weights of one round."""
+    """Who was available, who was selected, and the aggregation weights of one round.
+
+    `gaps[i]` = rounds since `selected[i]` was last selected before (round + 1 for a
+    first selection), written by the recorder so staleness needs no sort by client.
+    """
 
     __tablename__ = "round_clients"
 
@@ -134,6 +139,7 @@ class RoundClients(Base):
     round: Mapped[int] = mapped_column(Integer, primary_key=True)
     available: Mapped[bytes] = mapped_column(LargeBinary)
     selected: Mapped[bytes] = mapped_column(LargeBinary)
+    gaps: Mapped[bytes] = mapped_column(LargeBinary)
     weights: Mapped[bytes] = mapped_column(LargeBinary)
     client_acc: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
 

@@ -8,6 +8,8 @@ import numpy as np
 
 ACC_DTYPE = np.dtype("<f4")
 WEIGHT_DTYPE = np.dtype("<f4")
+GAP_NARROW = np.dtype("<u2")
+GAP_WIDE = np.dtype("<u4")
 
 
 def id_dtype(n_clients: int) -> np.dtype[np.unsignedinteger]:
@@ -35,6 +37,29 @@ def pack_ids(ids: list[int], n_clients: int) -> bytes:
 
 def unpack_ids(blob: bytes, n_clients: int) -> np.ndarray:
     return np.frombuffer(blob, dtype=id_dtype(n_clients))
+
+
+def pack_gaps(gaps: np.ndarray) -> bytes:
+    """Rounds since each selected client's previous selection, aligned with the ids:
+    2 bytes each unless one of them reaches 65 536, then 4 (the length tells which)."""
+    wide = gaps.size > 0 and int(gaps.max()) > 0xFFFF
+    return np.asarray(gaps, dtype=GAP_WIDE if wide else GAP_NARROW).tobytes()
+
+
+def unpack_gaps(blobs: list[bytes], counts: np.ndarray) -> np.ndarray:
+    """The gaps of many rounds concatenated; `counts` = number of ids of each round."""
+    wide = np.array([len(b) for b in blobs], dtype=np.int64) > GAP_NARROW.itemsize * counts
+    if not wide.any():
+        return np.frombuffer(b"".join(blobs), dtype=GAP_NARROW)
+    narrow = np.repeat(~wide, counts)
+    out = np.empty(len(narrow), dtype=GAP_WIDE)
+    out[narrow] = np.frombuffer(
+        b"".join(b for b, w in zip(blobs, wide, strict=True) if not w), GAP_NARROW
+    )
+    out[~narrow] = np.frombuffer(
+        b"".join(b for b, w in zip(blobs, wide, strict=True) if w), GAP_WIDE
+    )
+    return out
 
 
 def pack_weights(weights: dict[int, float], n_clients: int) -> bytes:

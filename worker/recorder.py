@@ -7,11 +7,13 @@ import threading
 import time
 from typing import Any
 
+import numpy as np
 from sqlalchemy import update
 from sqlalchemy.orm import Session, sessionmaker
 
+from db.matrices import last_selections
 from db.models import RoundClients, RoundMetric, Run, utcnow
-from db.packing import pack_acc, pack_available, pack_ids, pack_weights
+from db.packing import pack_acc, pack_available, pack_gaps, pack_ids, pack_weights
 from db.runs import save_checkpoint
 from db.upsert import insert_ignore
 from worker.engine import RoundRecord
@@ -29,12 +31,20 @@ def finite(value: float) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def client_row(run_id: int, n_clients: int, record: RoundRecord) -> dict[str, Any]:
+def client_row(
+    run_id: int, n_clients: int, record: RoundRecord, last_selected: np.ndarray
+) -> dict[str, Any]:
+    """The round's packed row; `last_selected` (round of each client's latest selection,
+    −1 if none) gives the gaps and is moved on to this round."""
+    ids = np.asarray(record.selected, dtype=np.int64)
+    gaps = record.round - last_selected[ids]
+    last_selected[ids] = record.round
     return {
         "run_id": run_id,
         "round": record.round,
         "available": pack_available(record.available, n_clients),
         "selected": pack_ids(record.selected, n_clients),
+        "gaps": pack_gaps(gaps),
         "weights": pack_weights(record.weights, n_clients),
         "client_acc": pack_acc(record.client_acc),
     }
@@ -47,6 +57,11 @@ class Recorder:
 
     `should_stop` answers from the cancel flag read at the last flush (or `stop`, set
     when the process shuts down), so cancelling costs no query per round.
+
+    Each round's selection gaps continue the history already in the database, read
+    when the recorder starts: a resumed run replays rounds whose rows are stored, and
+    those stored rows win (their client rows are not rebuilt), so the gaps of later
+    rounds always follow the selections on record.
     """
 
     def __init__(
@@ -73,6 +88,8 @@ class Recorder:
         self.names: set[str] = set()
         self.new_names = False
         self.busy_s = 0.0
+        with sessions() as session:
+            self.stored_through, self.last_selected = last_selections(session, run_id, n_clients)
 
     def on_round(self, record: RoundRecord) -> None:
         started = time.perf_counter()
@@ -81,7 +98,9 @@ class Recorder:
             self.names.update(row["name"] for row in rows)
             self.new_names = True
         self.metrics.extend(rows)
-        self.clients.append(client_row(self.run_id, self.n_clients, record))
+        if record.round > self.stored_through:
+            row = client_row(self.run_id, self.n_clients, record, self.last_selected)
+            self.clients.append(row)
         self.last_round = record.round
         due = time.monotonic() - self.last_flush >= self.flush_seconds
         if due or len(self.clients) >= self.flush_rounds:

@@ -39,9 +39,16 @@ def record(
 
 
 def write(
-    sessions: sessionmaker[Session], run_id: int, n_clients: int, records: list[RoundRecord]
+    sessions: sessionmaker[Session],
+    run_id: int,
+    n_clients: int,
+    records: list[RoundRecord],
+    start_round: int = 0,
 ) -> None:
-    recorder = Recorder(sessions, run_id, n_clients, flush_rounds=4, flush_seconds=60)
+    """Record `records` in batches of 4 rounds, as a worker starting at `start_round`."""
+    recorder = Recorder(
+        sessions, run_id, n_clients, flush_rounds=4, flush_seconds=60, start_round=start_round
+    )
     for r in records:
         recorder.on_round(r)
     recorder.flush()

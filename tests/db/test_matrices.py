@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 import numpy as np
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from db import matrices
+from db.models import RoundClients
+from db.packing import unpack_gaps
 from tests.db.records import make_run, record, write
 
 
@@ -59,6 +62,80 @@ def test_staleness_equals_the_brute_force_grid(sessions: sessionmaker[Session]) 
     assert got.clients == [0, 5, 10, 15, 20]
     assert got.rounds == list(range(0, rounds, 16))
     expected = bucket_means(brute_force_staleness(selected, n), 5, 16)
+    np.testing.assert_allclose(got.values, expected, atol=1e-6)
+
+
+def stored_gaps(sessions: sessionmaker[Session], run_id: int) -> list[list[int]]:
+    with sessions() as session:
+        rows = session.execute(
+            select(RoundClients.selected, RoundClients.gaps)
+            .where(RoundClients.run_id == run_id)
+            .order_by(RoundClients.round)
+        ).all()
+    counts = np.array([len(s) // 2 for s, _ in rows])
+    flat = unpack_gaps([g for _, g in rows], counts).tolist()
+    ends = np.cumsum(counts).tolist()
+    return [flat[end - n : end] for n, end in zip(counts.tolist(), ends, strict=True)]
+
+
+def test_recorder_stores_gaps_since_the_previous_selection(
+    sessions: sessionmaker[Session],
+) -> None:
+    # 3 clients; a first selection at round t has gap t + 1. Batches of 4 rounds.
+    selected = [[0], [0, 1], [], [2, 1], [0], [1]]
+    run_id = make_run(sessions, 3, len(selected))
+    write(sessions, run_id, 3, [record(t, s, s) for t, s in enumerate(selected)])
+    assert stored_gaps(sessions, run_id) == [[1], [1, 2], [], [4, 2], [3], [2]]
+
+
+def random_selections(seed: int, n: int, rounds: int) -> list[list[int]]:
+    rng = np.random.default_rng(seed)
+    return [rng.choice(n, size=rng.integers(0, 5), replace=False).tolist() for _ in range(rounds)]
+
+
+def test_resumed_run_continues_the_stored_history(sessions: sessionmaker[Session]) -> None:
+    # A worker recorded rounds 0..89 and died; its checkpoint was at round 70, so the
+    # next worker replays 70..89 (its rows already stored) and goes on to round 156.
+    n, rounds = 23, 157
+    selected = random_selections(4, n, rounds)
+    records = [record(t, s, s) for t, s in enumerate(selected)]
+    run_id = make_run(sessions, n, rounds)
+    write(sessions, run_id, n, records[:90])
+    write(sessions, run_id, n, records[70:], start_round=70)
+    uninterrupted = make_run(sessions, n, rounds)
+    write(sessions, uninterrupted, n, records)
+    assert stored_gaps(sessions, run_id) == stored_gaps(sessions, uninterrupted)
+    with sessions() as session:
+        got = matrices.staleness(session, run_id, n, 5, 10)
+    expected = bucket_means(brute_force_staleness(selected, n), 5, 16)
+    np.testing.assert_allclose(got.values, expected, atol=1e-6)
+
+
+def test_replayed_rounds_keep_their_stored_selections(sessions: sessionmaker[Session]) -> None:
+    # The replay of rounds 30..49 selects differently (a non-deterministic device): the
+    # stored rows win, and the gaps of rounds 50.. follow the selections on record.
+    n, rounds = 11, 80
+    first = random_selections(5, n, 50)
+    replay = random_selections(6, n, rounds)
+    run_id = make_run(sessions, n, rounds)
+    write(sessions, run_id, n, [record(t, s, s) for t, s in enumerate(first)])
+    write(sessions, run_id, n, [record(t, replay[t], replay[t]) for t in range(30, rounds)], 30)
+    on_record = first + replay[50:]
+    with sessions() as session:
+        got = matrices.staleness(session, run_id, n, n, rounds)
+    np.testing.assert_allclose(got.values, brute_force_staleness(on_record, n), atol=1e-6)
+
+
+def test_gaps_beyond_two_bytes(sessions: sessionmaker[Session]) -> None:
+    # Rounds 0 and 70 000 only: client 1's first selection has gap 70 001.
+    run_id = make_run(sessions, 2, 70_001)
+    write(sessions, run_id, 2, [record(0, [0], [0]), record(70_000, [0, 1], [1, 0])])
+    assert stored_gaps(sessions, run_id) == [[1], [70_001, 70_000]]
+    selected: list[list[int]] = [[] for _ in range(70_001)]
+    selected[0], selected[70_000] = [0], [0, 1]
+    with sessions() as session:
+        got = matrices.staleness(session, run_id, 2, 2, 7)
+    expected = bucket_means(brute_force_staleness(selected, 2), 1, 10_001)
     np.testing.assert_allclose(got.values, expected, atol=1e-6)
 
 

@@ -1,11 +1,21 @@
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sqlalchemy as sa
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy.orm import Session, sessionmaker
 
-from db.migrate import upgrade
-from db.models import Base
+from db.migrate import alembic_config, upgrade
+from db.models import Base, RoundClients
+from db.packing import pack_gaps, pack_ids
+from db.session import make_engine, make_sessionmaker
+from tests.db.databases import database
+from tests.db.records import make_run
 
 
 def test_migrated_schema_matches_the_models(sessions: sessionmaker[Session]) -> None:
@@ -18,4 +28,44 @@ def test_upgrade_twice_is_harmless(db_url: str, sessions: sessionmaker[Session])
     upgrade(db_url)
     with sessions() as session:
         context = MigrationContext.configure(session.connection())
-        assert context.get_current_revision() == "0001"
+        assert context.get_current_revision() == "0002"
+
+
+ROUND_CLIENTS_0001 = sa.table(
+    "round_clients",
+    sa.column("run_id", sa.Integer()),
+    sa.column("round", sa.Integer()),
+    sa.column("available", sa.LargeBinary()),
+    sa.column("selected", sa.LargeBinary()),
+    sa.column("weights", sa.LargeBinary()),
+)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_upgrade_fills_the_gaps_of_rounds_recorded_before(kind: str, tmp_path: Path) -> None:
+    # Two runs of 3 clients recorded under revision 0001; a first selection at round t
+    # has gap t + 1.
+    selections = [[[0], [0, 2], [], [1, 0]], [[2]]]
+    with database(kind, tmp_path) as url:
+        command.upgrade(alembic_config(url), "0001")
+        engine = make_engine(url)
+        sessions = make_sessionmaker(engine)
+        run_ids = [make_run(sessions, 3, len(s)) for s in selections]
+        rows = [
+            {"run_id": run_id, "round": t, "available": b"\xe0", "selected": pack_ids(ids, 3)}
+            for run_id, selected in zip(run_ids, selections, strict=True)
+            for t, ids in enumerate(selected)
+        ]
+        with sessions.begin() as session:
+            session.execute(sa.insert(ROUND_CLIENTS_0001).values(weights=b""), rows)
+        upgrade(url)
+        with sessions() as session:
+            stored = session.execute(
+                sa.select(RoundClients.run_id, RoundClients.round, RoundClients.gaps).order_by(
+                    RoundClients.run_id, RoundClients.round
+                )
+            ).all()
+        engine.dispose()
+    gaps = [[1], [1, 2], [], [4, 2], [1]]
+    assert [(r, t) for r, t, _ in stored] == [(r["run_id"], r["round"]) for r in rows]
+    assert [g for _, _, g in stored] == [pack_gaps(np.array(g, dtype=np.int64)) for g in gaps]

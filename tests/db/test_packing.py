@@ -6,10 +6,12 @@ import pytest
 from db.packing import (
     pack_acc,
     pack_available,
+    pack_gaps,
     pack_ids,
     pack_weights,
     unpack_acc,
     unpack_available,
+    unpack_gaps,
     unpack_ids,
     unpack_weights,
 )
@@ -26,6 +28,18 @@ def test_ids_use_two_bytes_until_65536_clients(n_clients: int, itemsize: int) ->
     blob = pack_ids([0, 5, n_clients - 1], n_clients)
     assert len(blob) == 3 * itemsize
     assert unpack_ids(blob, n_clients).tolist() == [0, 5, n_clients - 1]
+
+
+def test_gaps_take_two_bytes_unless_one_reaches_65536() -> None:
+    narrow = pack_gaps(np.array([1, 65_535]))
+    wide = pack_gaps(np.array([3, 65_536]))
+    empty = pack_gaps(np.array([], dtype=np.int64))
+    assert (len(narrow), len(wide), len(empty)) == (4, 8, 0)
+    # Rounds with 2, 0, 2 and 1 selected ids, the second non-empty one wide.
+    rows = [narrow, empty, wide, pack_gaps(np.array([7]))]
+    got = unpack_gaps(rows, np.array([2, 0, 2, 1]))
+    assert got.tolist() == [1, 65_535, 3, 65_536, 7]
+    assert unpack_gaps([narrow, empty], np.array([2, 0])).tolist() == [1, 65_535]
 
 
 def test_weights_round_trip_in_float32() -> None:
