@@ -157,12 +157,12 @@ def staleness(
         .where(RoundClients.run_id == run_id)
         .order_by(RoundClients.round),
     )
-    rounds = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+    round_list, selected, gap_blobs = zip(*rows, strict=True) if rows else ((), (), ())
+    rounds = np.array(round_list, dtype=np.int64)
     grid = Grid.fit(n_clients, int(rounds[-1]) + 1 if len(rows) else 0, max_clients, max_rounds)
-    ids = np.frombuffer(b"".join(r[1] for r in rows), dtype=id_dtype(n_clients))
-    counts = np.fromiter((len(r[1]) for r in rows), np.int64, len(rows))
-    counts //= id_dtype(n_clients).itemsize
-    gaps = unpack_gaps([r[2] for r in rows], counts)
+    ids = np.frombuffer(b"".join(selected), dtype=id_dtype(n_clients))
+    counts = np.fromiter(map(len, selected), np.int64, len(rows)) // ids.itemsize
+    gaps = unpack_gaps(list(gap_blobs), counts)
     bounds = grid.round_bounds
     n_rows, n_cols = len(grid.client_starts), len(bounds) - 1
     first_row = np.searchsorted(rounds, bounds)

@@ -48,9 +48,10 @@ def pack_gaps(gaps: np.ndarray) -> bytes:
 
 def unpack_gaps(blobs: list[bytes], counts: np.ndarray) -> np.ndarray:
     """The gaps of many rounds concatenated; `counts` = number of ids of each round."""
-    wide = np.array([len(b) for b in blobs], dtype=np.int64) > GAP_NARROW.itemsize * counts
-    if not wide.any():
-        return np.frombuffer(b"".join(blobs), dtype=GAP_NARROW)
+    joined = b"".join(blobs)
+    if len(joined) == GAP_NARROW.itemsize * int(counts.sum()):  # no wide round
+        return np.frombuffer(joined, dtype=GAP_NARROW)
+    wide = np.fromiter(map(len, blobs), np.int64, len(blobs)) > GAP_NARROW.itemsize * counts
     narrow = np.repeat(~wide, counts)
     out = np.empty(len(narrow), dtype=GAP_WIDE)
     out[narrow] = np.frombuffer(
