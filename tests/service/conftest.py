@@ -33,7 +33,8 @@ WORKER_ENV = {
     "FEDWATCH_LEASE_S": "10",
     "FEDWATCH_FLUSH_SECONDS": "0.1",
 }
-TEST_REDIS_DB = 13
+# Test runs sharing a Redis server at the same time need databases of their own.
+TEST_REDIS_DB = int(os.environ.get("FEDWATCH_TEST_REDIS_DB", "13"))
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ import httpx
 import pytest
 import redis
 from fastapi.testclient import TestClient
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.models import Run, utcnow
@@ -39,10 +40,27 @@ NO_REDELIVERY = {
 }
 
 
+ROUNDS, KILL_AFTER = 2000, 700
+
+
+@pytest.fixture(scope="module")
+def long_run() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A config checkpointed every 100 rounds and its uninterrupted per-round scalars."""
+    config = example1(ROUNDS, algorithm__name="fedavg", eval__checkpoint_every=100)
+    return config, reference(config)
+
+
 @pytest.fixture
 def sessions(pg_url: str) -> Iterator[sessionmaker[Session]]:
+    """Sessions on the module's database; the runs added are deleted afterwards, or
+    the workers of later tests would sweep them."""
     engine = make_engine(pg_url)
-    yield make_sessionmaker(engine)
+    sessions = make_sessionmaker(engine)
+    with sessions() as session:
+        before = session.scalar(select(func.max(Run.id))) or 0
+    yield sessions
+    with sessions.begin() as session:
+        session.execute(delete(Run).where(Run.id > before))
     engine.dispose()
 
 
@@ -99,28 +117,32 @@ def test_failed_send_leaves_the_run_for_the_next_sweep(sessions: sessionmaker[Se
 
 
 def test_killed_worker_is_resumed_by_the_sweep(
-    api: TestClient, start_worker: StartWorker, pg_url: str, broker_url: str
+    api: TestClient,
+    start_worker: StartWorker,
+    pg_url: str,
+    broker_url: str,
+    long_run: tuple[dict[str, Any], list[dict[str, Any]]],
 ) -> None:
+    config, expected = long_run
     doomed = start_worker("doomed", **NO_REDELIVERY)
-    config = example1(4000, algorithm__name="fedavg", eval__checkpoint_every=100)
     run = submit(api, config)
-    while api.get(f"/api/runs/{run['id']}").json()["rounds_done"] < 1500:
+    while api.get(f"/api/runs/{run['id']}").json()["rounds_done"] < KILL_AFTER:
         time.sleep(0.05)
     os.killpg(doomed.process.pid, signal.SIGKILL)
     doomed.process.wait()
     killed_at = api.get(f"/api/runs/{run['id']}").json()
-    assert killed_at["status"] == "running" and killed_at["rounds_done"] < 4000
+    assert killed_at["status"] == "running" and killed_at["rounds_done"] < ROUNDS
     sweeper = start_worker(
-        "sweeper", **NO_REDELIVERY, FEDWATCH_LEASE_S="2", FEDWATCH_SWEEP_INTERVAL_S="0.5"
+        "sweeper", **NO_REDELIVERY, FEDWATCH_LEASE_S="5", FEDWATCH_SWEEP_INTERVAL_S="0.5"
     )
     done = wait_final(api, run["id"], timeout=60)
     assert done["status"] == "succeeded", done["error"]
     assert done["worker"] == "sweeper@test"
     log = sweeper.output()
-    assert f"run {run['id']}: heartbeat older than 2 s, re-enqueued on cpu" in log, log
+    assert f"run {run['id']}: heartbeat older than 5 s, re-enqueued on cpu" in log, log
     resumed = re.search(rf"run {run['id']} starts at round (\d+)", log)
     assert resumed is not None, log
-    assert 1400 <= int(resumed.group(1)) <= killed_at["rounds_done"]
+    assert KILL_AFTER - 100 <= int(resumed.group(1)) <= killed_at["rounds_done"]
     assert int(resumed.group(1)) % 100 == 0
     # The killed worker's delivery stays unacknowledged (Redis did not redeliver it);
     # the sweeper acknowledges its own one just after the run's final status.
@@ -129,8 +151,8 @@ def test_killed_worker_is_resumed_by_the_sweep(
     while unacked.hlen("unacked") != 1 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert unacked.hlen("unacked") == 1
-    assert database_counts(pg_url, run["id"]) == (4000, 4000, 4000)
-    assert stored_rows(api, run["id"]) == reference(config)
+    assert database_counts(pg_url, run["id"]) == (ROUNDS, ROUNDS, ROUNDS)
+    assert stored_rows(api, run["id"]) == expected
 
 
 def free_port() -> int:
@@ -165,21 +187,24 @@ def serve(pg_url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
 
 
 def test_killed_embedded_server_resumes_on_start(
-    api: TestClient, pg_url: str, tmp_path: Path
+    api: TestClient,
+    pg_url: str,
+    tmp_path: Path,
+    long_run: tuple[dict[str, Any], list[dict[str, Any]]],
 ) -> None:
+    config, expected = long_run
     port, log = free_port(), tmp_path / "serve.log"
     base = f"http://127.0.0.1:{port}/api/runs"
-    config = example1(4000, algorithm__name="fedavg", eval__checkpoint_every=100)
     first = serve(pg_url, port, log)
     servers = [first]
     try:
         created: dict[str, Any] = httpx.post(base, json={"config": config}).json()
-        while api.get(f"/api/runs/{created['id']}").json()["rounds_done"] < 1500:
+        while api.get(f"/api/runs/{created['id']}").json()["rounds_done"] < KILL_AFTER:
             time.sleep(0.05)
         os.killpg(first.pid, signal.SIGKILL)
         first.wait()
         killed_at = api.get(f"/api/runs/{created['id']}").json()
-        assert killed_at["status"] == "running" and killed_at["rounds_done"] < 4000
+        assert killed_at["status"] == "running" and killed_at["rounds_done"] < ROUNDS
         servers.append(serve(pg_url, port, log))
         done = wait_final(api, created["id"], timeout=60)
     finally:
@@ -189,5 +214,5 @@ def test_killed_embedded_server_resumes_on_start(
                 process.wait(20)
     assert done["status"] == "succeeded", done["error"]
     assert done["worker"] == "embedded"
-    assert database_counts(pg_url, created["id"]) == (4000, 4000, 4000)
-    assert stored_rows(api, created["id"]) == reference(config)
+    assert database_counts(pg_url, created["id"]) == (ROUNDS, ROUNDS, ROUNDS)
+    assert stored_rows(api, created["id"]) == expected
