@@ -115,7 +115,9 @@ def availability(
     session: Session, run_id: int, n_clients: int, max_clients: int, max_rounds: int
 ) -> Matrix:
     rounds, blobs = _load(session, run_id, "available")
-    grid = Grid.fit(n_clients, last_recorded(session, run_id) + 1, max_clients, max_rounds)
+    # Sized from the rows read, not from a second query: rounds committed in between
+    # (a live run) would reach past the data loaded.
+    grid = Grid.fit(n_clients, int(rounds[-1]) + 1 if len(rounds) else 0, max_clients, max_rounds)
     if not len(rounds):
         return _matrix(grid, np.zeros((len(grid.client_starts), 0)))
     bits = unpack_available(blobs, n_clients)
