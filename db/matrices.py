@@ -105,10 +105,12 @@ def _selection_events(
 def last_selections(session: Session, run_id: int, n_clients: int) -> tuple[int, np.ndarray]:
     """The last recorded round (−1 before the first) and the round of each client's
     latest selection up to it (−1 if never selected)."""
-    rounds, clients = _selection_events(session, run_id, n_clients)
+    rounds, blobs = _load(session, run_id, "selected")
+    clients = np.frombuffer(b"".join(blobs), dtype=id_dtype(n_clients))
+    counts = np.fromiter(map(len, blobs), np.int64, len(blobs)) // clients.itemsize
     last = np.full(n_clients, -1, dtype=np.int64)
-    np.maximum.at(last, clients, rounds)
-    return last_recorded(session, run_id), last
+    np.maximum.at(last, clients, np.repeat(rounds, counts))
+    return int(rounds[-1]) if len(rounds) else -1, last
 
 
 def availability(
