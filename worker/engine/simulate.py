@@ -130,14 +130,14 @@ class Simulation:
         self.w = step.w
         metrics.update(self.tracker.client_metrics(t, selected, step.weights))
         client_acc = self.evaluate(t, metrics)
-        nonzero = step.weights.nonzero().flatten().cpu()
-        weights = step.weights.cpu()
+        entered = step.weights.nonzero().flatten()
+        weights = dict(zip(entered.tolist(), step.weights[entered].tolist(), strict=True))
         return RoundRecord(
             round=t,
             metrics=metrics,
             available=available.nonzero().flatten().tolist(),
             selected=selected.tolist(),
-            weights={int(i): float(weights[i]) for i in nonzero},
+            weights=weights,
             client_acc=client_acc,
         )
 

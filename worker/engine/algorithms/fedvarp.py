@@ -23,13 +23,12 @@ class FedVarp(Algorithm):
 
     def aggregate(self, t: int, w: Tensor, selected: Tensor, deltas: Tensor, lr: float) -> Step:
         alpha = self.ctx.alpha
-        y = self.memory.g * lr
         weights = alpha * self.memory.filled
-        v = alpha @ y
+        v = lr * (alpha @ self.memory.g)  # ȳ, without copying the (N, d) memory
         if len(selected):
             ids = selected.to(self.ctx.device)
             a = renormalised(alpha, ids)
-            v = v + a @ (deltas - y[ids])
+            v = v + a @ (deltas - lr * self.memory.g[ids])
             weights[ids] = a
             self.memory.write(ids, deltas, lr)
         return Step(w + self.ctx.config.server.lr * v, weights)
