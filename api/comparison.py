@@ -6,9 +6,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import ttest_rel
 
 from api.schemas.compare import GroupSeries, RunSeries, Stat, TableRow, TTest
+from worker.engine.stats import paired_p
 
 SUMMARY_KEYS = (
     "best_test_acc",
@@ -89,11 +89,7 @@ def paired_ttest(name: str, runs: list[RunData], ref: str, ref_runs: list[RunDat
     pairs = [
         (a, b) for seed, a in mine.items() if a is not None and (b := theirs.get(seed)) is not None
     ]
-    p_value = None
-    if len(pairs) >= 2:
-        result = ttest_rel([a for a, _ in pairs], [b for _, b in pairs])
-        p = float(result.pvalue)
-        p_value = p if math.isfinite(p) else None
+    p_value = paired_p([a for a, _ in pairs], [b for _, b in pairs])
     return TTest(
         group=name, reference=ref, metric=TTEST_METRIC, p_value=p_value, n_pairs=len(pairs)
     )

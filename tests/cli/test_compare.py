@@ -5,8 +5,9 @@ from pathlib import Path
 import pytest
 
 from worker.cli.compare_cmd import seed_list
-from worker.cli.comparison import build_rows, cell, format_table, paired_p
+from worker.cli.comparison import build_rows, cell, format_table
 from worker.cli.main import main
+from worker.engine.stats import paired_p
 
 
 def test_paired_t_test_by_hand() -> None:

@@ -22,6 +22,7 @@ import torch
 from tqdm import tqdm
 
 from worker.cli.comparison import build_rows, format_table, rows_json, run_metrics
+from worker.cli.config_source import add_set_argument
 from worker.cli.errors import CliError
 from worker.engine import ConfigError, ListSink, RoundRecord, simulate
 from worker.engine.presets import Preset, get_preset
@@ -31,14 +32,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("compare", help="run a preset's comparison over seeds and tabulate it")
     p.add_argument("preset", help="a preset name (see `fedwatch presets`)")
     p.add_argument("--seeds", type=int, help="number of seeds (default: the preset's)")
-    p.add_argument(
-        "--set",
-        dest="assignments",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a dotted config key in every run (repeatable)",
-    )
+    add_set_argument(p, "override a dotted config key in every run (repeatable)")
     p.add_argument("--variant", action="append", help="only this variant (repeatable)")
     p.add_argument("--out", type=Path, help="directory for the JSON files (var/compare/PRESET)")
     p.add_argument("--jobs", type=int, help="parallel processes (default: CPU count)")

@@ -3,14 +3,13 @@ and the paired t-test of each baseline against the proposed method across seeds.
 
 from __future__ import annotations
 
-import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
+
+from worker.engine.stats import paired_p
 
 # (key, heading, scale) of the per-run metrics, accuracy shown in %
 METRICS: tuple[tuple[str, str, float], ...] = (
@@ -45,19 +44,6 @@ class Row:
     seeds: list[int]
     values: dict[str, list[float | None]]  # metric -> one value per seed
     p_values: dict[str, float | None] = field(default_factory=dict)
-
-
-def paired_p(a: Sequence[float | None], b: Sequence[float | None]) -> float | None:
-    """Two-sided paired t-test p-value; None without two complete pairs, or when the
-    differences have no spread (the test is undefined)."""
-    pairs = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
-    if len(pairs) < 2:
-        return None
-    xs, ys = zip(*pairs, strict=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # near-identical samples
-        p = float(stats.ttest_rel(xs, ys).pvalue)
-    return None if math.isnan(p) else p
 
 
 def build_rows(

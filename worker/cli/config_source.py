@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
 from worker.cli.errors import CliError
 from worker.engine import ConfigError, RunConfig, build_config
 from worker.engine.presets import PRESETS
+
+
+def add_set_argument(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """The repeatable `--set dotted.key=value` option, collected in `args.assignments`."""
+    parser.add_argument(
+        "--set",
+        dest="assignments",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=help_text,
+    )
 
 
 def load_config(source: str, assignments: list[str]) -> RunConfig:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from worker.cli.config_source import load_config
+from worker.cli.config_source import add_set_argument, load_config
 from worker.cli.errors import CliError
 from worker.cli.progress import ProgressSink
 from worker.engine import ConfigError, RunConfig, Summary, simulate
@@ -17,14 +17,7 @@ from worker.engine import ConfigError, RunConfig, Summary, simulate
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("simulate", help="run one configuration locally")
     p.add_argument("source", help="a preset name (see `fedwatch presets`) or a config JSON file")
-    p.add_argument(
-        "--set",
-        dest="assignments",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a dotted config key, e.g. --set algorithm.name=mifa (repeatable)",
-    )
+    add_set_argument(p, "override a dotted config key, e.g. --set algorithm.name=mifa (repeatable)")
     p.add_argument("--out", type=Path, help="write config, summary and rounds to this JSON file")
     p.set_defaults(handler=run)
 

@@ -110,18 +110,23 @@ FEDLAAVG_CIFAR10 = _preset(
     variants={"intermittent": [], "full": ["availability.kind=always"]},
 )
 
+# MIFA's and FedAR's CIFAR-10 setting: 100 clients holding two classes each, LeNet-5.
+CIFAR10_TWO_CLASSES: dict[str, Any] = {
+    "data": {
+        "dataset": "cifar10",
+        "n_clients": 100,
+        "partition": "by_class",
+        "classes_per_client": 2,
+    },
+    "model": {"name": "lenet5"},
+}
+
 MIFA_CIFAR10 = _preset(
     "mifa-cifar10",
     "MIFA CIFAR-10: 100 clients x 2 classes, Bernoulli by_class p_min 0.1, LeNet-5",
     {
         "rounds": 2000,
-        "data": {
-            "dataset": "cifar10",
-            "n_clients": 100,
-            "partition": "by_class",
-            "classes_per_client": 2,
-        },
-        "model": {"name": "lenet5"},
+        **CIFAR10_TWO_CLASSES,
         "availability": {"kind": "bernoulli", "bernoulli": {"profile": "by_class", "p_min": 0.1}},
         "algorithm": {"name": "mifa", "participation": 100, "weights": "uniform"},
         "client": {"local_steps": 2, "unit": "epochs", "batch_size": 100, "lr": 0.1},
@@ -135,13 +140,7 @@ FEDAR_CIFAR10 = _preset(
     "FedAR CIFAR-10: 100 clients x 2 classes, Bernoulli uniform p_min 0.1 or 0.5, LeNet-5",
     {
         "rounds": 2000,
-        "data": {
-            "dataset": "cifar10",
-            "n_clients": 100,
-            "partition": "by_class",
-            "classes_per_client": 2,
-        },
-        "model": {"name": "lenet5"},
+        **CIFAR10_TWO_CLASSES,
         "availability": {"kind": "bernoulli", "bernoulli": {"profile": "uniform", "p_min": 0.1}},
         "algorithm": {
             "name": "fedar",
