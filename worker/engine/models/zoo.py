@@ -44,19 +44,19 @@ class Mlp(nn.Module):
 class TutorialCnn(nn.Module):
     """The PyTorch-tutorial CNN (two conv + three FC; ≈62k parameters on CIFAR-10).
 
-    With `pad` (images smaller than 20 pixels, e.g. 8x8 digits) the convolutions keep
-    the spatial size so the network still fits.
+    `pad1`, `pad2` pad the two 5x5 convolutions (2 keeps the spatial size, so small
+    images such as 8x8 digits still fit).
     """
 
-    def __init__(self, channels: int, size: int, n_classes: int, pad: int, widths: int) -> None:
+    def __init__(self, channels: int, size: int, n_classes: int, pad1: int, pad2: int) -> None:
         super().__init__()
-        self.conv1 = nn.Conv2d(channels, 6, 5, padding=pad)
-        self.conv2 = nn.Conv2d(6, 16, 5, padding=0 if pad == 0 else 2)
+        self.conv1 = nn.Conv2d(channels, 6, 5, padding=pad1)
+        self.conv2 = nn.Conv2d(6, 16, 5, padding=pad2)
         self.pool = nn.MaxPool2d(2, 2)
-        s = (size + 2 * pad - 4) // 2
-        s = (s - (4 if pad == 0 else 0)) // 2
-        self.fc1 = nn.Linear(16 * s * s, widths)
-        self.fc2 = nn.Linear(widths, 84)
+        s = (size + 2 * pad1 - 4) // 2
+        s = (s + 2 * pad2 - 4) // 2
+        self.fc1 = nn.Linear(16 * s * s, 120)
+        self.fc2 = nn.Linear(120, 84)
         self.fc3 = nn.Linear(84, n_classes)
 
     def forward(self, inputs: Tensor) -> Tensor:
@@ -68,18 +68,14 @@ class TutorialCnn(nn.Module):
 
 def cnn(shape: tuple[int, ...], n_classes: int) -> nn.Module:
     channels, size = shape[0], shape[1]
-    return TutorialCnn(channels, size, n_classes, pad=0 if size >= 20 else 2, widths=120)
+    pad = 0 if size >= 20 else 2
+    return TutorialCnn(channels, size, n_classes, pad1=pad, pad2=pad)
 
 
 def lenet5(shape: tuple[int, ...], n_classes: int) -> nn.Module:
     """LeNet-5 with a same-padded first convolution (28x28 and 32x32 inputs alike)."""
     channels, size = shape[0], shape[1]
-    model = TutorialCnn(channels, size, n_classes, pad=2, widths=120)
-    if size >= 20:
-        model.conv2 = nn.Conv2d(6, 16, 5)
-        s = ((size // 2) - 4) // 2
-        model.fc1 = nn.Linear(16 * s * s, 120)
-    return model
+    return TutorialCnn(channels, size, n_classes, pad1=2, pad2=0 if size >= 20 else 2)
 
 
 def features(shape: tuple[int, ...]) -> int:

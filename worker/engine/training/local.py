@@ -72,7 +72,7 @@ def train_sequential(
         corr = None if spec.correction is None else spec.correction[i]
         theta = spec.w.clone()
         buf = torch.zeros_like(theta)
-        total, n_steps = 0.0, 0
+        total = torch.zeros((), device=spec.w.device)
         for s in range(steps):
             if spec.mask[i, s] == 0:
                 continue
@@ -84,10 +84,9 @@ def train_sequential(
             g = _direction(spec, theta, g, corr)
             buf = spec.momentum * buf + g if spec.momentum else g
             theta = theta - spec.lr * buf
-            total += float(loss.detach())
-            n_steps += 1
+            total += loss.detach()  # summed on the device: no sync per step
         deltas[i] = theta - spec.w
-        losses[i] = total / max(n_steps, 1)
+        losses[i] = total / spec.mask[i].sum().clamp(min=1)
         finals.append(_buffers(model))
     _load_buffers(model, _mean_buffers(finals) if finals else start)
     return deltas, losses
