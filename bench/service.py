@@ -17,15 +17,13 @@ import argparse
 import io
 import statistics
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import text
 from sqlalchemy.orm import Session, sessionmaker
 
 from api.main import create_app
@@ -34,6 +32,7 @@ from db.metrics import downsample
 from db.migrate import upgrade
 from db.packing import pack_available, pack_gaps, pack_ids, pack_weights
 from db.runs import new_run
+from db.scratch import create_database, drop_database
 from db.session import make_engine, make_sessionmaker
 from worker.engine import ListSink, RunConfig, simulate
 from worker.recorder import Recorder
@@ -47,16 +46,11 @@ METRICS = (
 
 @contextmanager
 def scratch_database(admin_url: str) -> Iterator[str]:
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    name = f"fedwatch_bench_{uuid.uuid4().hex[:8]}"
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = create_database(admin_url, "fedwatch_bench")
     try:
-        yield make_url(admin_url).set(database=name).render_as_string(False)
+        yield url
     finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-        admin.dispose()
+        drop_database(admin_url, url)
 
 
 def add_run(sessions: sessionmaker[Session], config: RunConfig) -> int:

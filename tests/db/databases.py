@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
+
+from db.scratch import create_database, drop_database
 
 REQUIRED = os.environ.get("FEDWATCH_REQUIRE_SERVICES") == "1"
 POSTGRES_ADMIN_URL = os.environ.get(
@@ -20,7 +20,7 @@ POSTGRES_ADMIN_URL = os.environ.get(
 REDIS_URL = os.environ.get("FEDWATCH_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
-def unavailable(reason: str) -> None:
+def unavailable(reason: str) -> NoReturn:
     if REQUIRED:
         pytest.fail(f"{reason} (FEDWATCH_REQUIRE_SERVICES=1)")
     pytest.skip(reason)
@@ -29,20 +29,14 @@ def unavailable(reason: str) -> None:
 @contextmanager
 def postgres_database() -> Iterator[str]:
     """A new, empty database on the test server, dropped afterwards."""
-    admin = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    name = f"fedwatch_test_{uuid.uuid4().hex[:12]}"
     try:
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
+        url = create_database(POSTGRES_ADMIN_URL, "fedwatch_test")
     except OperationalError as err:
-        admin.dispose()
         unavailable(f"Postgres unreachable at {POSTGRES_ADMIN_URL}: {err.orig}")
     try:
-        yield make_url(POSTGRES_ADMIN_URL).set(database=name).render_as_string(False)
+        yield url
     finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+        drop_database(POSTGRES_ADMIN_URL, url)
 
 
 @contextmanager
