@@ -46,17 +46,17 @@ def test_fedavg_wait_for_all_holds_the_model_until_the_sample_reported() -> None
     algo = FedAvg(
         make_context([0.25] * 4, dim=2, k=2, assignments=["algorithm.fedavg.wait_for_all=true"])
     )
-    nobody = algo.select(0, mask(0, 0, 0, 0), gen())
+    nobody = algo.select(0, W0, mask(0, 0, 0, 0), gen())
     sample = algo.pending
     first, second = int(sample[0]), int(sample[1])
     only_first = torch.zeros(4, dtype=torch.bool)
     only_first[first] = True
 
-    trained = algo.select(1, only_first, gen())
+    trained = algo.select(1, W0, only_first, gen())
     held = algo.aggregate(1, W0, trained, torch.tensor([[2.0, 0.0]]), lr=0.1)
     only_second = torch.zeros(4, dtype=torch.bool)
     only_second[second] = True
-    trained2 = algo.select(2, only_second, gen())
+    trained2 = algo.select(2, W0, only_second, gen())
     done = algo.aggregate(2, W0, trained2, torch.tensor([[0.0, 4.0]]), lr=0.1)
 
     assert len(nobody) == 0 and len(sample) == 2

@@ -108,7 +108,9 @@ class Simulation:
 
     def round(self, t: int) -> RoundRecord:
         available = self.availability.mask(t)
-        selected = self.algorithm.select(t, available, torch_gen(self.config.seed, "select", t))
+        selected = self.algorithm.select(
+            t, self.w, available, torch_gen(self.config.seed, "select", t)
+        )
         metrics: dict[str, float] = {
             "n_available": float(available.sum()),
             "n_selected": float(len(selected)),

@@ -97,11 +97,11 @@ def test_probes_every_available_client_and_trains_the_kept_ones() -> None:
     everyone = mask(1, 1, 1)
     w = torch.zeros(1)
     for t in (0, 1):  # no loss yet at 0, all gaps 0 at 1: nobody excluded
-        picked = algo.select(t, everyone, gen())
+        picked = algo.select(t, w, everyone, gen())
         assert picked.tolist() == [0, 1, 2]
         w = algo.aggregate(t, w, picked, torch.ones(3, 1), lr=0.1).w
 
-    picked = algo.select(2, everyone, gen())
+    picked = algo.select(2, w, everyone, gen())
     step = algo.aggregate(2, w, picked, torch.ones(2, 1), lr=0.1)
 
     assert probed == [[0, 1, 2], [0, 1, 2]]

@@ -19,7 +19,7 @@ def context(*assignments: str) -> Context:
 
 
 def one_round(algo: Algorithm) -> tuple[list[int], torch.Tensor, torch.Tensor]:
-    picked = algo.select(0, mask(1, 1, 0), gen())
+    picked = algo.select(0, torch.zeros(1), mask(1, 1, 0), gen())
     step = algo.aggregate(0, torch.zeros(2), picked, DELTAS, lr=0.1)
     return picked.tolist(), step.w, step.weights
 

@@ -46,8 +46,8 @@ class Algorithm(ABC):
         self.ctx = ctx
 
     @abstractmethod
-    def select(self, t: int, available: Tensor, gen: torch.Generator) -> Tensor:
-        """Ids (long, ascending) of the clients that train in round t."""
+    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Tensor:
+        """Ids (long, ascending) of the clients that train in round t from the model w."""
 
     @abstractmethod
     def aggregate(self, t: int, w: Tensor, selected: Tensor, deltas: Tensor, lr: float) -> Step:

@@ -46,7 +46,7 @@ def allocation(alpha: Tensor, pi: Tensor, lam: Tensor, gap: Tensor, tau: float) 
 
 
 class CaFed(Algorithm):
-    state = ("counts", "loss", "loss_min", "reported", "model", "q")
+    state = ("counts", "loss", "loss_min", "reported", "q")
 
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
@@ -56,14 +56,13 @@ class CaFed(Algorithm):
         self.loss = torch.zeros(ctx.n, dtype=torch.float64)  # F̂
         self.loss_min = torch.zeros(ctx.n, dtype=torch.float64)  # F̂*
         self.reported = torch.zeros(ctx.n, dtype=torch.bool)
-        self.model = self.zeros(0)  # the global model clients receive next (none yet)
         self.q = torch.zeros(ctx.n, dtype=torch.float64)
 
-    def select(self, t: int, available: Tensor, gen: torch.Generator) -> Tensor:
+    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Tensor:
         self.counts = observe(self.counts, available)
         ids = available.nonzero().flatten().cpu()
-        if len(self.model) and len(ids):
-            losses = self.ctx.probe_loss(self.model, ids.to(self.ctx.device), t)
+        if t > 0 and len(ids):  # from round 1 on, clients hold a model from the server
+            losses = self.ctx.probe_loss(w, ids.to(self.ctx.device), t)
             self.loss, self.loss_min, self.reported = filter_losses(
                 self.loss, self.loss_min, self.reported, ids, losses, self.cfg.beta
             )
@@ -77,5 +76,4 @@ class CaFed(Algorithm):
         a = self.q[selected].to(self.ctx.alpha)
         if len(selected):
             w = w + self.ctx.config.server.lr * (a @ deltas)
-        self.model = w.detach().clone()
         return Step(w, scatter(self.ctx.n, ids, a))

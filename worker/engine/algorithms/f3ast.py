@@ -18,7 +18,7 @@ class F3ast(Algorithm):
         self.beta = beta if beta is not None else 1.0 / ctx.config.rounds
         self.pi = torch.full((ctx.n,), 0.5, dtype=torch.float64)  # uninformed start
 
-    def select(self, t: int, available: Tensor, gen: torch.Generator) -> Tensor:
+    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Tensor:
         self.pi = (1 - self.beta) * self.pi + self.beta * available.cpu().double()
         ids = available.nonzero().flatten().cpu()
         score = (self.ctx.alpha.cpu().double() / self.pi)[ids] ** 2

@@ -19,7 +19,7 @@ class FedAdam(Algorithm):
         self.m = self.zeros(ctx.dim)
         self.v = self.zeros(ctx.dim)
 
-    def select(self, t: int, available: Tensor, gen: torch.Generator) -> Tensor:
+    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Tensor:
         return uniform_sample(available, self.ctx.k, gen)
 
     def aggregate(self, t: int, w: Tensor, selected: Tensor, deltas: Tensor, lr: float) -> Step:

@@ -41,7 +41,7 @@ class FedAr(Algorithm):
         self.memory = ClientMemory(ctx.n, ctx.dim, ctx.device)
         self.tau = torch.zeros(ctx.n, dtype=torch.float64)
 
-    def select(self, t: int, available: Tensor, gen: torch.Generator) -> Tensor:
+    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Tensor:
         return uniform_sample(available, self.ctx.k, gen)
 
     def aggregate(self, t: int, w: Tensor, selected: Tensor, deltas: Tensor, lr: float) -> Step:

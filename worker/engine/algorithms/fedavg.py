@@ -23,7 +23,7 @@ class FedAvg(Algorithm):
         self.reported = torch.zeros(0, dtype=torch.bool)
         self.buffer = self.zeros(0, ctx.dim)
 
-    def select(self, t: int, available: Tensor, gen: torch.Generator) -> Tensor:
+    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Tensor:
         if not self.wait:
             return uniform_sample(available, self.ctx.k, gen)
         if len(self.pending) == 0:

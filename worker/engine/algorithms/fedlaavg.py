@@ -20,7 +20,7 @@ class FedLaAvg(Algorithm):
         self.mean = self.zeros(ctx.dim)  # Ḡ = Σ_i α_i G_i (normalised by the local lr)
         self.last = torch.full((ctx.n,), float("-inf"))  # round of last participation
 
-    def select(self, t: int, available: Tensor, gen: torch.Generator) -> Tensor:
+    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Tensor:
         return oldest_first(available, self.last, self.ctx.k, gen)
 
     def aggregate(self, t: int, w: Tensor, selected: Tensor, deltas: Tensor, lr: float) -> Step:

@@ -18,7 +18,7 @@ class FedVarp(Algorithm):
         super().__init__(ctx)
         self.memory = ClientMemory(ctx.n, ctx.dim, ctx.device)
 
-    def select(self, t: int, available: Tensor, gen: torch.Generator) -> Tensor:
+    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Tensor:
         return uniform_sample(available, self.ctx.k, gen)
 
     def aggregate(self, t: int, w: Tensor, selected: Tensor, deltas: Tensor, lr: float) -> Step:

@@ -15,7 +15,7 @@ from worker.engine.algorithms.selection import uniform_sample
 
 
 class Mifa(FedLaAvg):
-    def select(self, t: int, available: Tensor, gen: torch.Generator) -> Tensor:
+    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Tensor:
         return uniform_sample(available, self.ctx.k, gen)
 
     def aggregate(self, t: int, w: Tensor, selected: Tensor, deltas: Tensor, lr: float) -> Step:

@@ -30,7 +30,7 @@ class Scaffold(Algorithm):
         self.c = self.zeros(ctx.dim)
         self.controls = self.zeros(ctx.n, ctx.dim)
 
-    def select(self, t: int, available: Tensor, gen: torch.Generator) -> Tensor:
+    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Tensor:
         return uniform_sample(available, self.ctx.k, gen)
 
     def correction(self, selected: Tensor) -> Tensor | None:

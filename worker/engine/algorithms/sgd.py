@@ -14,7 +14,7 @@ from worker.engine.algorithms.base import Algorithm, Step
 class CentralSgd(Algorithm):
     centralised = True
 
-    def select(self, t: int, available: Tensor, gen: torch.Generator) -> Tensor:
+    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Tensor:
         return torch.zeros(0, dtype=torch.long)
 
     def aggregate(self, t: int, w: Tensor, selected: Tensor, deltas: Tensor, lr: float) -> Step:

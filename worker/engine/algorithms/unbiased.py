@@ -23,7 +23,7 @@ class Unbiased(Algorithm):
     def estimate_config(self) -> EstimateConfig:
         return self.ctx.config.algorithm.unbiased
 
-    def select(self, t: int, available: Tensor, gen: torch.Generator) -> Tensor:
+    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Tensor:
         self.counts = observe(self.counts, available)
         return available.nonzero().flatten().cpu()
 
