@@ -28,11 +28,13 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from api.main import create_app
 from db import matrices
+from db.marks import SelectionTally
 from db.metrics import downsample
 from db.migrate import upgrade
 from db.packing import pack_available, pack_gaps, pack_ids, pack_weights
 from db.runs import new_run
 from db.scratch import create_database, drop_database
+from db.series import ChunkWriter
 from db.session import make_engine, make_sessionmaker
 from worker.engine import ListSink, RunConfig, simulate
 from worker.recorder import Recorder
@@ -42,6 +44,9 @@ METRICS = (
     "test_acc", "test_loss", "train_loss", "n_available", "n_selected", "staleness_mean",
     "staleness_p50", "staleness_p90", "staleness_max", "tv_bias", "tv_bias_avg", "wall_s",
 )  # fmt: skip
+
+
+TABLES = ("round_metrics", "round_clients", "metric_chunks", "staleness_marks")
 
 
 @contextmanager
@@ -97,6 +102,13 @@ def copy_rows(raw: Any, table: str, columns: str, rows: Iterator[tuple[Any, ...]
             copy.write_row(row)
 
 
+def copy_dicts(raw: Any, table: str, rows: list[dict[str, Any]]) -> None:
+    if rows:
+        columns = list(rows[0])
+        values = (tuple(row[c] for c in columns) for row in rows)
+        copy_rows(raw, table, ", ".join(f'"{c}"' for c in columns), values)
+
+
 def seed_large_run(
     sessions: sessionmaker[Session], rounds: int, n: int, k: int
 ) -> tuple[int, float]:
@@ -109,18 +121,22 @@ def seed_large_run(
     started = time.perf_counter()
     values = rng.random((rounds, len(METRICS)))
 
+    chunks = ChunkWriter(run_id)
+    marks: list[dict[str, Any]] = []
+
     def metric_rows() -> Iterator[tuple[Any, ...]]:
         for t in range(rounds):  # round after round, as the recorder writes them
+            chunks.add(t, dict(zip(METRICS, values[t].tolist(), strict=True)))
             for j, name in enumerate(METRICS):
                 yield run_id, name, t, float(values[t, j])
 
     def client_rows() -> Iterator[tuple[Any, ...]]:
-        last = np.full(n, -1)  # each client's latest selection, as the recorder tracks it
+        tally = SelectionTally.empty(run_id, n)  # gaps and marks, as the recorder keeps them
         for t in range(rounds):
             available = np.flatnonzero(rng.random(n) < 0.5)
             chosen = np.sort(rng.choice(available, size=min(k, len(available)), replace=False))
-            gaps = t - last[chosen]
-            last[chosen] = t
+            gaps, due = tally.advance(t, chosen)
+            marks.extend(due)
             ids = chosen.tolist()
             weights = {c: 1.0 / len(ids) for c in ids}
             yield (
@@ -145,6 +161,8 @@ def seed_large_run(
             "run_id, round, available, selected, gaps, weights, client_acc",
             client_rows(),
         )
+        copy_dicts(raw.driver_connection, "metric_chunks", chunks.take())
+        copy_dicts(raw.driver_connection, "staleness_marks", marks)
         raw.commit()
     finally:
         raw.close()
@@ -240,7 +258,7 @@ def main() -> None:
             (f"load {args.rounds} rounds x {n} clients, K = {k}, COPY", f"{t:.1f} s", "")
             for k, (_, t) in large.items()
         ),
-        ("  per-round tables on disk (all runs)", size, ""),
+        (f"  on disk (all runs): {', '.join(TABLES)}", size, ""),
         (
             "metrics query, 1 series -> 1000 points, p50 / p95",
             f"{m_db[0]:.1f} / {m_db[1]:.1f} ms",
@@ -269,11 +287,8 @@ def main() -> None:
 
 def table_sizes(sessions: sessionmaker[Session]) -> str:
     with sessions() as s:
-        sizes = [
-            s.scalar(text(f"SELECT pg_total_relation_size('{t}')")) or 0
-            for t in ("round_metrics", "round_clients")
-        ]
-    return f"{sizes[0] / 2**20:.0f} + {sizes[1] / 2**20:.0f} MiB"
+        sizes = [s.scalar(text(f"SELECT pg_total_relation_size('{t}')")) or 0 for t in TABLES]
+    return " + ".join(f"{size / 2**20:.0f}" for size in sizes) + " MiB"
 
 
 if __name__ == "__main__":

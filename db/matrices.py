@@ -1,8 +1,7 @@
 """Client x round matrices (availability, selection, staleness), downsampled in buckets.
 
-Loaded from the compact per-round records; staleness is derived from the selection
-history and the gaps stored with it, without materialising the full client x round
-grid (see `staleness`).
+Availability and selection are loaded from the compact per-round records; staleness
+from the staleness marks and the few rounds after them (see `staleness`).
 """
 
 from __future__ import annotations
@@ -14,8 +13,9 @@ import numpy as np
 from sqlalchemy import ClauseElement, select
 from sqlalchemy.orm import Session
 
+from db.marks import MARK_EVERY, SelectionTally, carry, totals_from_history, unpack_mark
 from db.metrics import last_round
-from db.models import RoundClients
+from db.models import RoundClients, StalenessMark
 from db.packing import id_dtype, unpack_acc, unpack_available, unpack_gaps
 
 
@@ -102,15 +102,19 @@ def _selection_events(
     return np.repeat(rounds, counts), clients
 
 
-def last_selections(session: Session, run_id: int, n_clients: int) -> tuple[int, np.ndarray]:
-    """The last recorded round (−1 before the first) and the round of each client's
-    latest selection up to it (−1 if never selected)."""
-    rounds, blobs = _load(session, run_id, "selected")
-    clients = np.frombuffer(b"".join(blobs), dtype=id_dtype(n_clients))
-    counts = np.fromiter(map(len, blobs), np.int64, len(blobs)) // clients.itemsize
+def selection_tally(session: Session, run_id: int, n_clients: int) -> SelectionTally:
+    """What the recorder continues from: after the last recorded round T (−1 before the
+    first), each client's latest selection up to T (−1 if none) and S_k(T + 1)."""
+    r = RoundClients
+    rows = _fetch(
+        session,
+        select(r.round, r.selected, r.gaps).where(r.run_id == run_id).order_by(r.round),
+    )
+    rounds, ids, gaps = _events(rows, n_clients)
     last = np.full(n_clients, -1, dtype=np.int64)
-    np.maximum.at(last, clients, np.repeat(rounds, counts))
-    return int(rounds[-1]) if len(rounds) else -1, last
+    np.maximum.at(last, ids, rounds)
+    t = int(rows[-1][0]) + 1 if rows else 0
+    return SelectionTally(run_id, t, last, totals_from_history(t, last, ids, gaps, n_clients))
 
 
 def availability(
@@ -144,50 +148,69 @@ def selection(
 def staleness(
     session: Session, run_id: int, n_clients: int, max_clients: int, max_rounds: int
 ) -> Matrix:
-    """Mean staleness per bucket; staleness of client k at round u is u − L_k(u), with
-    L_k(u) its last selection at or before u (−1 before the first one), as the engine
-    reports it.
+    """Mean staleness per bucket (u − L_k(u) at round u, as the engine reports it), from
+    the accumulated staleness at the column bounds: each bound reads the nearest
+    staleness mark at or before it and carries it forward over the selections in
+    between (`db.marks`), so a 70 000-round run reads a few hundred marks and at most
+    MARK_EVERY − 1 rounds per bound, never its whole history."""
+    n_rounds = last_recorded(session, run_id) + 1
+    grid = Grid.fit(n_clients, n_rounds, max_clients, max_rounds)
+    bounds, starts = grid.round_bounds, grid.client_starts
+    sizes = np.diff(np.append(starts, n_clients))
+    wanted = sorted(set((bounds - bounds % MARK_EVERY).tolist()) - {0})
+    marks = {0: (np.zeros(len(starts), dtype=np.int64), -sizes)}  # S = 0, L = −1
+    if wanted:
+        m = StalenessMark
+        stmt = select(m.round, m.total, m.last).where(m.run_id == run_id, m.round.in_(wanted))
+        for at, total, last in _fetch(session, stmt):
+            s, ell = unpack_mark(total, last)
+            marks[at] = (np.add.reduceat(s, starts), np.add.reduceat(ell, starts))
+    known = np.array(sorted(marks))
+    base = known[np.searchsorted(known, bounds, side="right") - 1]  # nearest mark <= bound
+    rounds, ids, gaps = _selections_from(session, run_id, n_clients, bounds, base, n_rounds)
+    groups = ids // grid.client_width
+    sums = np.empty((len(bounds), len(starts)), dtype=np.int64)
+    for i, (t, at) in enumerate(zip(bounds.tolist(), base.tolist(), strict=True)):
+        lo, hi = np.searchsorted(rounds, [at, t])
+        events = (rounds[lo:hi], groups[lo:hi], gaps[lo:hi])
+        sums[i] = carry(*marks[at], sizes, at, t, events)
+    width = np.diff(bounds).astype(np.float64)
+    return _matrix(grid, np.diff(sums, axis=0).T / np.outer(sizes, width))
 
-    L_k(u) = −1 + Σ_j g_j·[u ≥ e_j] over k's selections e_j with gaps g_j = e_j − e_{j−1}
-    (e_0 = −1), so Σ_{u<t} L_k(u) = −t + H_k(t) with H_k(t) = Σ_{e_j<t} g_j (t − e_j).
-    Only H at the column bounds is needed, from cumulative sums of g and g·e per column.
-    The recorder stores each round's gaps next to its selected ids, so the selections
-    are read in round order and summed column by column (each column's slice stays in
-    cache): the cost is linear in the number of selections, with no sort by client.
-    """
+
+def _selections_from(
+    session: Session,
+    run_id: int,
+    n_clients: int,
+    bounds: np.ndarray,
+    base: np.ndarray,
+    n_rounds: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(round, client, gap) of the selections in the rounds [base, bound) of each bound,
+    in round order."""
+    wanted = sorted(
+        {u for lo, hi in zip(base.tolist(), bounds.tolist(), strict=True) for u in range(lo, hi)}
+    )
+    r = RoundClients
     rows = _fetch(
         session,
-        select(RoundClients.round, RoundClients.selected, RoundClients.gaps)
-        .where(RoundClients.run_id == run_id)
-        .order_by(RoundClients.round),
+        select(r.round, r.selected, r.gaps)
+        .where(r.run_id == run_id, r.round.in_(wanted), r.round < n_rounds)
+        .order_by(r.round),
     )
-    round_list, selected, gap_blobs = zip(*rows, strict=True) if rows else ((), (), ())
-    rounds = np.array(round_list, dtype=np.int64)
-    grid = Grid.fit(n_clients, int(rounds[-1]) + 1 if len(rows) else 0, max_clients, max_rounds)
-    ids = np.frombuffer(b"".join(selected), dtype=id_dtype(n_clients))
-    counts = np.fromiter(map(len, selected), np.int64, len(rows)) // ids.itemsize
-    gaps = unpack_gaps(list(gap_blobs), counts)
-    bounds = grid.round_bounds
-    n_rows, n_cols = len(grid.client_starts), len(bounds) - 1
-    first_row = np.searchsorted(rounds, bounds)
-    first_pick = np.append(0, np.cumsum(counts))[first_row]
-    # Row c + 1 of w / we: sums of g / g·e over column c; cumulated, over all e < bound.
-    w = np.zeros((n_cols + 1, n_rows))
-    we = np.zeros((n_cols + 1, n_rows))
-    for c in range(n_cols):
-        picks = slice(first_pick[c], first_pick[c + 1])
-        col_rows = slice(first_row[c], first_row[c + 1])
-        groups = ids[picks] // grid.client_width
-        g = gaps[picks].astype(np.float64)
-        e = np.repeat(rounds[col_rows].astype(np.float64), counts[col_rows])
-        w[c + 1] = np.bincount(groups, weights=g, minlength=n_rows)
-        we[c + 1] = np.bincount(groups, weights=g * e, minlength=n_rows)
-    h = (bounds[:, None] * np.cumsum(w, axis=0) - np.cumsum(we, axis=0)).T
-    a, b = bounds[:-1], bounds[1:]
-    width = (b - a).astype(np.float64)
-    n_in_row = np.diff(np.append(grid.client_starts, n_clients)).astype(np.float64)
-    mean = (a + b - 1) / 2 + 1 - np.diff(h, axis=1) / np.outer(n_in_row, width)
-    return _matrix(grid, mean)
+    return _events(rows, n_clients)
+
+
+def _events(rows: list[Any], n_clients: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows of (round, selected, gaps) as per-selection arrays, in round order."""
+    if not rows:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    rounds, selected, gap_blobs = zip(*rows, strict=True)
+    ids = np.frombuffer(b"".join(selected), dtype=id_dtype(n_clients)).astype(np.int64)
+    counts = np.fromiter(map(len, selected), np.int64, len(rows)) // id_dtype(n_clients).itemsize
+    gaps = unpack_gaps(list(gap_blobs), counts).astype(np.int64)
+    return np.repeat(np.array(rounds, dtype=np.int64), counts), ids, gaps
 
 
 def last_recorded(session: Session, run_id: int) -> int:

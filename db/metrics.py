@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
-from db.models import RoundClients, RoundMetric
+from db.models import MetricChunk, RoundClients, RoundMetric
+from db.series import CHUNK, unpack_chunks
 
 
 @dataclass
@@ -34,41 +37,42 @@ def downsample(
 ) -> dict[str, Series]:
     """Rounds [start, end] of each metric cut into at most `max_points` buckets of equal
     width; each bucket keeps its min, max and last value (spikes survive), and is
-    labelled with its last round."""
+    labelled with its last round. Read from the metric chunks (`db.series`)."""
     series = {name: Series() for name in names}
     if not names or end < start:
         return series
-    m = RoundMetric
-    width = bucket_width(start, end, max_points)
-    bucket = (m.round - start) // width
-    agg = (
-        select(
-            m.name,
-            func.min(m.value).label("lo"),
-            func.max(m.value).label("hi"),
-            func.max(m.round).label("last_round"),
-        )
-        .where(m.run_id == run_id, m.name.in_(names), m.round.between(start, end))
-        .group_by(m.name, bucket)
-        .subquery()
-    )
-    last = (
-        select(m.value)
-        .where(m.run_id == run_id, m.name == agg.c.name, m.round == agg.c.last_round)
-        .scalar_subquery()
-    )
+    c = MetricChunk
     rows = session.execute(
-        select(agg.c.name, agg.c.last_round, agg.c.lo, agg.c.hi, last).order_by(
-            agg.c.name, agg.c.last_round
+        select(c.name, c.chunk, c.present, c.values)
+        .where(
+            c.run_id == run_id,
+            c.name.in_(names),
+            c.chunk.between(start // CHUNK, end // CHUNK),
         )
-    )
-    for name, round_, lo, hi, value in rows:
-        s = series[name]
-        s.round.append(round_)
-        s.min.append(lo)
-        s.max.append(hi)
-        s.last.append(value)
+        .order_by(c.name, c.chunk)
+    ).all()
+    width = bucket_width(start, end, max_points)
+    for name in names:
+        rounds, values = unpack_chunks((r[1], r[2], r[3]) for r in rows if r[0] == name)
+        keep = (rounds >= start) & (rounds <= end)
+        _buckets(series[name], rounds[keep], values[keep], (rounds[keep] - start) // width)
     return series
+
+
+def _buckets(s: Series, rounds: np.ndarray, values: np.ndarray, bucket: np.ndarray) -> None:
+    if not len(rounds):
+        return
+    firsts = np.flatnonzero(np.r_[True, bucket[1:] != bucket[:-1]])
+    lasts = np.r_[firsts[1:], len(rounds)] - 1
+    lo, hi = np.fmin.reduceat(values, firsts), np.fmax.reduceat(values, firsts)  # NaN: none
+    s.round = rounds[lasts].tolist()
+    s.last = _nullable(values[lasts])
+    s.min = _nullable(lo)
+    s.max = _nullable(hi)
+
+
+def _nullable(values: np.ndarray) -> list[float | None]:
+    return [None if math.isnan(v) else v for v in values.tolist()]
 
 
 def round_rows(session: Session, run_id: int, after: int, limit: int) -> list[dict[str, Any]]:

@@ -153,3 +153,30 @@ class Checkpoint(Base):
     round: Mapped[int] = mapped_column(Integer)
     state: Mapped[bytes] = mapped_column(LargeBinary)
     saved_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class MetricChunk(Base):
+    """One metric of `db.series.CHUNK` consecutive rounds, packed: the rounds that
+    recorded it (bitmap) and their values (float64, NaN where not finite). Downsampled
+    curves read these instead of one `round_metrics` row per round."""
+
+    __tablename__ = "metric_chunks"
+
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    chunk: Mapped[int] = mapped_column(Integer, primary_key=True)
+    present: Mapped[bytes] = mapped_column(LargeBinary)
+    values: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class StalenessMark(Base):
+    """Every `db.marks.MARK_EVERY` rounds t, each client k's accumulated staleness
+    S_k(t) = Σ_{u<t} (u − L_k(u)) (int64) and its last selection L_k(t − 1) (int32,
+    −1 if none): the staleness matrix reads a few hundred of these rows."""
+
+    __tablename__ = "staleness_marks"
+
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    round: Mapped[int] = mapped_column(Integer, primary_key=True)
+    total: Mapped[bytes] = mapped_column(LargeBinary)
+    last: Mapped[bytes] = mapped_column(LargeBinary)

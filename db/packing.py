@@ -66,9 +66,10 @@ def unpack_gaps(blobs: list[bytes], counts: np.ndarray) -> np.ndarray:
 def pack_weights(weights: dict[int, float], n_clients: int) -> bytes:
     """zlib of the sorted ids as gaps, then the float32 weights: memory algorithms
     weight every client, and those dense, equal weights shrink to a few bytes."""
-    ids = np.array(sorted(weights), dtype=np.int64)
-    gaps = np.diff(ids, prepend=0).astype(id_dtype(n_clients))
-    values = np.array([weights[i] for i in ids.tolist()], dtype=WEIGHT_DTYPE)
+    ids = np.fromiter(weights.keys(), np.int64, len(weights))
+    order = np.argsort(ids, kind="stable")
+    gaps = np.diff(ids[order], prepend=0).astype(id_dtype(n_clients))
+    values = np.fromiter(weights.values(), np.float64, len(weights))[order].astype(WEIGHT_DTYPE)
     return zlib.compress(gaps.tobytes() + values.tobytes(), 1)
 
 

@@ -8,14 +8,15 @@ import time
 from typing import Any
 
 import numpy as np
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from db.matrices import last_selections
-from db.models import RoundClients, RoundMetric, Run, utcnow
+from db.matrices import selection_tally
+from db.models import MetricChunk, RoundClients, RoundMetric, Run, StalenessMark, utcnow
 from db.packing import pack_acc, pack_available, pack_gaps, pack_ids, pack_weights
 from db.runs import save_checkpoint
-from db.upsert import insert_ignore
+from db.series import CHUNK, ChunkWriter
+from db.upsert import insert_ignore, upsert_many
 from worker.engine import RoundRecord
 
 
@@ -32,13 +33,9 @@ def finite(value: float) -> float | None:
 
 
 def client_row(
-    run_id: int, n_clients: int, record: RoundRecord, last_selected: np.ndarray
+    run_id: int, n_clients: int, record: RoundRecord, gaps: np.ndarray
 ) -> dict[str, Any]:
-    """The round's packed row; `last_selected` (round of each client's latest selection,
-    −1 if none) gives the gaps and is moved on to this round."""
-    ids = np.asarray(record.selected, dtype=np.int64)
-    gaps = record.round - last_selected[ids]
-    last_selected[ids] = record.round
+    """The round's packed row, with the selection gaps given by the run's tally."""
     return {
         "run_id": run_id,
         "round": record.round,
@@ -58,10 +55,10 @@ class Recorder:
     `should_stop` answers from the cancel flag read at the last flush (or `stop`, set
     when the process shuts down), so cancelling costs no query per round.
 
-    Each round's selection gaps continue the history already in the database, read
-    when the recorder starts: a resumed run replays rounds whose rows are stored, and
-    those stored rows win (their client rows are not rebuilt), so the gaps of later
-    rounds always follow the selections on record.
+    Each round's selection gaps, the staleness marks and the metric chunks continue
+    the history already in the database, read when the recorder starts: a resumed run
+    replays rounds whose rows are stored, and those stored rows win (their client rows,
+    marks and chunks are not rebuilt), so later rounds always follow what is on record.
     """
 
     def __init__(
@@ -82,6 +79,7 @@ class Recorder:
         self.stop = stop or threading.Event()
         self.metrics: list[dict[str, Any]] = []
         self.clients: list[dict[str, Any]] = []
+        self.marks: list[dict[str, Any]] = []
         self.last_round = start_round - 1
         self.last_flush = time.monotonic()
         self.cancel_requested = False
@@ -89,7 +87,15 @@ class Recorder:
         self.new_names = False
         self.busy_s = 0.0
         with sessions() as session:
-            self.stored_through, self.last_selected = last_selections(session, run_id, n_clients)
+            self.tally = selection_tally(session, run_id, n_clients)
+            c = MetricChunk
+            open_chunks = session.execute(
+                select(c.name, c.chunk, c.present, c.values).where(
+                    c.run_id == run_id, c.chunk == max(self.tally.next_round - 1, 0) // CHUNK
+                )
+            ).all()
+            self.chunks = ChunkWriter(run_id, open_chunks)
+        self.stored_through = self.tally.next_round - 1
 
     def on_round(self, record: RoundRecord) -> None:
         started = time.perf_counter()
@@ -99,8 +105,11 @@ class Recorder:
             self.new_names = True
         self.metrics.extend(rows)
         if record.round > self.stored_through:
-            row = client_row(self.run_id, self.n_clients, record, self.last_selected)
-            self.clients.append(row)
+            ids = np.asarray(record.selected, dtype=np.int64)
+            gaps, marks = self.tally.advance(record.round, ids)
+            self.clients.append(client_row(self.run_id, self.n_clients, record, gaps))
+            self.marks.extend(marks)
+            self.chunks.add(record.round, {r["name"]: r["value"] for r in rows})
         self.last_round = record.round
         due = time.monotonic() - self.last_flush >= self.flush_seconds
         if due or len(self.clients) >= self.flush_rounds:
@@ -124,6 +133,10 @@ class Recorder:
         with self.sessions.begin() as session:
             insert_ignore(session, RoundMetric.__table__, self.metrics)  # type: ignore[arg-type]
             insert_ignore(session, RoundClients.__table__, self.clients)  # type: ignore[arg-type]
+            insert_ignore(session, StalenessMark.__table__, self.marks)  # type: ignore[arg-type]
+            chunk_rows = self.chunks.take()
+            keys = ["run_id", "name", "chunk"]
+            upsert_many(session, MetricChunk.__table__, chunk_rows, keys)  # type: ignore[arg-type]
             if checkpoint is not None:
                 save_checkpoint(session, self.run_id, int(checkpoint["round"]), checkpoint)
             progress: dict[str, Any] = {
@@ -138,5 +151,5 @@ class Recorder:
             flag = session.scalar(stmt.returning(Run.cancel_requested))
             self.cancel_requested = bool(flag)
         self.new_names = False
-        self.metrics, self.clients = [], []
+        self.metrics, self.clients, self.marks = [], [], []
         self.last_flush = time.monotonic()

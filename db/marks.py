@@ -1,0 +1,112 @@
+"""Staleness marks (`staleness_marks`): every MARK_EVERY rounds, each client's
+accumulated staleness and last selection.
+
+The staleness of client k at round u is u − L_k(u), L_k(u) its last selection at or
+before u (−1 before the first). With S_k(t) = Σ_{u<t} (u − L_k(u)), the mean staleness
+of a block of clients over rounds [a, b) is the difference of the block's S at b and a
+divided by its size: a heatmap of 70 000 rounds needs S at a few hundred bounds, read
+from the nearest mark at or before each bound and carried forward over the few rounds
+in between (see `carry`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+MARK_EVERY = 32
+TOTAL_DTYPE = np.dtype("<i8")
+LAST_DTYPE = np.dtype("<i4")
+
+
+def totals_from_history(
+    t: int, last_selected: np.ndarray, ids: np.ndarray, gaps: np.ndarray, n_clients: int
+) -> np.ndarray:
+    """S_k(t) from the selections before t (ids and their gaps), L_k(t − 1) given.
+
+    Between consecutive selections a client's staleness runs 0, 1, …, g − 1 (g the gap;
+    the first segment starts at round −1, where it is 0), so each selection closes a
+    segment worth g(g − 1)/2 and the open one since L_k(t − 1) adds (t − L)(t − L − 1)/2.
+    """
+    g = gaps.astype(np.int64)
+    closed = np.bincount(ids, weights=g * (g - 1) // 2, minlength=n_clients).astype(np.int64)
+    open_ = (t - last_selected) * (t - last_selected - 1) // 2
+    return closed + open_
+
+
+class SelectionTally:
+    """Each client's last selection L_k and accumulated staleness S_k(t), moved on round
+    by round by the recorder: gives each round's selection gaps and, every MARK_EVERY
+    rounds, a staleness mark row. Rounds that were never recorded count as rounds
+    in which nobody was selected."""
+
+    def __init__(self, run_id: int, next_round: int, last: np.ndarray, totals: np.ndarray) -> None:
+        self.run_id = run_id
+        self.next_round = next_round
+        self.last = last.astype(np.int64)
+        self.totals = totals.astype(np.int64)
+
+    @classmethod
+    def empty(cls, run_id: int, n_clients: int) -> SelectionTally:
+        return cls(run_id, 0, np.full(n_clients, -1), np.zeros(n_clients))
+
+    def advance(self, round_: int, ids: np.ndarray) -> tuple[np.ndarray, list[dict[str, Any]]]:
+        """Record round `round_`'s selected `ids`; return their gaps (rounds since each
+        one's previous selection, round + 1 for a first) and the marks now due."""
+        marks = []
+        while self.next_round < round_:
+            stop = min(round_, (self.next_round // MARK_EVERY + 1) * MARK_EVERY)
+            self._add(stop)
+            if stop % MARK_EVERY == 0:
+                marks.append(self._mark())
+        gaps = round_ - self.last[ids]
+        self.last[ids] = round_
+        self._add(round_ + 1)
+        if self.next_round % MARK_EVERY == 0:
+            marks.append(self._mark())
+        return gaps, marks
+
+    def _add(self, stop: int) -> None:
+        """Rounds [next_round, stop) with no selection in them."""
+        a, b = self.next_round, stop
+        self.totals += (a + b - 1) * (b - a) // 2 - (b - a) * self.last
+        self.next_round = stop
+
+    def _mark(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "round": self.next_round,
+            "total": self.totals.astype(TOTAL_DTYPE).tobytes(),
+            "last": self.last.astype(LAST_DTYPE).tobytes(),
+        }
+
+
+def unpack_mark(total: bytes, last: bytes) -> tuple[np.ndarray, np.ndarray]:
+    return (
+        np.frombuffer(total, dtype=TOTAL_DTYPE).astype(np.int64),
+        np.frombuffer(last, dtype=LAST_DTYPE).astype(np.int64),
+    )
+
+
+def carry(
+    total: np.ndarray,
+    last: np.ndarray,
+    sizes: np.ndarray,
+    mark: int,
+    t: int,
+    events: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> np.ndarray:
+    """Σ_k S_k(t) for each group of clients, from the group sums of S_k(mark) (`total`)
+    and L_k(mark − 1) (`last`), the group sizes, and the selections in [mark, t) as
+    (round e, group, gap g) arrays:
+
+        Σ_{u=mark}^{t−1} (u − L_k(u)) = Σ_{u=mark}^{t−1} u − (t − mark)·L_k(mark − 1)
+                                        − Σ_{e ∈ [mark, t)} g_e·(t − e)
+
+    since each selection raises L_k by its gap from its round on.
+    """
+    rounds, groups, gaps = events
+    span = t - mark
+    raised = np.bincount(groups, weights=gaps * (t - rounds), minlength=len(total))
+    return total + sizes * ((mark + t - 1) * span // 2) - span * last - raised.astype(np.int64)
