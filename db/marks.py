@@ -60,6 +60,7 @@ class SelectionTally:
             self._add(stop)
             if stop % MARK_EVERY == 0:
                 marks.append(self._mark())
+        ids = np.asarray(ids, dtype=np.int64)
         gaps = round_ - self.last[ids]
         self.last[ids] = round_
         self._add(round_ + 1)

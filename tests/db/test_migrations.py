@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -11,11 +12,11 @@ from alembic.migration import MigrationContext
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.migrate import alembic_config, upgrade
-from db.models import Base, RoundClients
+from db.models import Base, MetricChunk, RoundClients, StalenessMark
 from db.packing import pack_gaps, pack_ids
 from db.session import make_engine, make_sessionmaker
 from tests.db.databases import database
-from tests.db.records import make_run
+from tests.db.records import make_run, record, write
 
 
 def test_migrated_schema_matches_the_models(sessions: sessionmaker[Session]) -> None:
@@ -69,3 +70,41 @@ def test_upgrade_fills_the_gaps_of_rounds_recorded_before(kind: str, tmp_path: P
     gaps = [[1], [1, 2], [], [4, 2], [1]]
     assert [(r, t) for r, t, _ in stored] == [(r["run_id"], r["round"]) for r in rows]
     assert [g for _, _, g in stored] == [pack_gaps(np.array(g, dtype=np.int64)) for g in gaps]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_upgrade_summarises_runs_recorded_before(kind: str, tmp_path: Path) -> None:
+    # Revision 0003 adds metric chunks and staleness marks; a run recorded under 0002
+    # gets exactly the rows the recorder now writes.
+    n, rounds = 7, 100
+    rng = np.random.default_rng(12)
+    records = [
+        record(t, [0], rng.choice(n, 2, replace=False).tolist(), {"loss": float(rng.random())})
+        for t in range(rounds)
+    ]
+    with database(kind, tmp_path) as url:
+        upgrade(url)
+        engine = make_engine(url)
+        sessions = make_sessionmaker(engine)
+        run_id = make_run(sessions, n, rounds)
+        write(sessions, run_id, n, records)
+        written = summaries(sessions)
+        command.downgrade(alembic_config(url), "0002")
+        upgrade(url)
+        backfilled = summaries(sessions)
+        engine.dispose()
+    assert [r[:3] for r in written[0]] == [(run_id, "loss", 0), (run_id, "wall_s", 0)]
+    assert [r[1] for r in written[1]] == [32, 64, 96]
+    assert backfilled == written
+
+
+def summaries(sessions: sessionmaker[Session]) -> tuple[list[tuple[Any, ...]], ...]:
+    with sessions() as session:
+        c, m = MetricChunk, StalenessMark
+        chunks = session.execute(
+            sa.select(c.run_id, c.name, c.chunk, c.present, c.values).order_by(c.name, c.chunk)
+        ).all()
+        marks = session.execute(
+            sa.select(m.run_id, m.round, m.total, m.last).order_by(m.round)
+        ).all()
+    return [tuple(r) for r in chunks], [tuple(r) for r in marks]
