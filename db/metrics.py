@@ -1,4 +1,5 @@
-"""Per-round scalars: bucketed downsampling (min, max, last) and raw incremental rows."""
+"""Per-round scalars, read from the metric chunks (`db.series`): bucketed downsampling
+(min, max, last), incremental rows, whole series and final values."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ import numpy as np
 from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
-from db.models import MetricChunk, RoundClients, RoundMetric
+from db.models import MetricChunk, RoundClients
 from db.series import CHUNK, unpack_chunks
+
+MAX_ROUND = 2**31 - 1
+EMPTY = (np.zeros(0, dtype=np.int64), np.zeros(0))
 
 
 @dataclass
@@ -32,30 +36,40 @@ def bucket_width(start: int, end: int, max_points: int) -> int:
     return max(1, -(-span // max_points))
 
 
+def _series(
+    session: Session, run_id: int, names: list[str] | None, first: int, last: int
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """(rounds, values) of each metric (all of them if `names` is None) over the chunks
+    holding rounds [first, last]; NaN where the recorded value was not finite."""
+    c = MetricChunk
+    stmt = select(c.name, c.chunk, c.present, c.values).where(
+        c.run_id == run_id, c.chunk.between(first // CHUNK, last // CHUNK)
+    )
+    if names is not None:
+        stmt = stmt.where(c.name.in_(names))
+    by_name: dict[str, list[tuple[int, bytes, bytes]]] = {}
+    for name, chunk, present, packed in session.execute(stmt.order_by(c.name, c.chunk)):
+        by_name.setdefault(name, []).append((chunk, present, packed))
+    out = {}
+    for name, rows in by_name.items():
+        rounds, values = unpack_chunks(rows)
+        keep = (rounds >= first) & (rounds <= last)
+        out[name] = (rounds[keep], values[keep])
+    return out
+
+
 def downsample(
     session: Session, run_id: int, names: list[str], start: int, end: int, max_points: int
 ) -> dict[str, Series]:
     """Rounds [start, end] of each metric cut into at most `max_points` buckets of equal
     width; each bucket keeps its min, max and last value (spikes survive), and is
-    labelled with its last round. Read from the metric chunks (`db.series`)."""
+    labelled with its last round."""
     series = {name: Series() for name in names}
     if not names or end < start:
         return series
-    c = MetricChunk
-    rows = session.execute(
-        select(c.name, c.chunk, c.present, c.values)
-        .where(
-            c.run_id == run_id,
-            c.name.in_(names),
-            c.chunk.between(start // CHUNK, end // CHUNK),
-        )
-        .order_by(c.name, c.chunk)
-    ).all()
     width = bucket_width(start, end, max_points)
-    for name in names:
-        rounds, values = unpack_chunks((r[1], r[2], r[3]) for r in rows if r[0] == name)
-        keep = (rounds >= start) & (rounds <= end)
-        _buckets(series[name], rounds[keep], values[keep], (rounds[keep] - start) // width)
+    for name, (rounds, values) in _series(session, run_id, names, start, end).items():
+        _buckets(series[name], rounds, values, (rounds - start) // width)
     return series
 
 
@@ -88,39 +102,35 @@ def round_rows(session: Session, run_id: int, after: int, limit: int) -> list[di
     if not rounds:
         return []
     rows: dict[int, dict[str, Any]] = {r: {"round": r} for r in rounds}
-    m = RoundMetric
-    values = session.execute(
-        select(m.round, m.name, m.value).where(
-            m.run_id == run_id, m.round.between(rounds[0], rounds[-1])
-        )
-    )
-    for round_, name, value in values:
-        rows[round_][name] = value
+    for name, (at, values) in _series(session, run_id, None, rounds[0], rounds[-1]).items():
+        for round_, value in zip(at.tolist(), _nullable(values), strict=True):
+            if round_ in rows:
+                rows[round_][name] = value
     return list(rows.values())
 
 
 def full_series(session: Session, run_id: int, name: str) -> tuple[list[int], list[float | None]]:
     """Every recorded (round, value) of one metric, in round order."""
-    rows = session.execute(
-        select(RoundMetric.round, RoundMetric.value)
-        .where(RoundMetric.run_id == run_id, RoundMetric.name == name)
-        .order_by(RoundMetric.round)
-    ).all()
-    return [r[0] for r in rows], [r[1] for r in rows]
+    rounds, values = _series(session, run_id, [name], 0, MAX_ROUND).get(name, EMPTY)
+    return rounds.tolist(), _nullable(values)
 
 
 def final_values(session: Session, run_id: int, names: list[str]) -> dict[str, float | None]:
     """The value of each metric at the last round that recorded it."""
-    m = RoundMetric
-    last = (
-        select(m.name, func.max(m.round).label("r"))
-        .where(m.run_id == run_id, m.name.in_(names))
-        .group_by(m.name)
+    c = MetricChunk
+    latest = (
+        select(c.name, func.max(c.chunk).label("chunk"))
+        .where(c.run_id == run_id, c.name.in_(names))
+        .group_by(c.name)
         .subquery()
     )
     rows = session.execute(
-        select(m.name, m.value).join(
-            last, and_(m.run_id == run_id, m.name == last.c.name, m.round == last.c.r)
+        select(c.name, c.chunk, c.present, c.values).join(
+            latest, and_(c.run_id == run_id, c.name == latest.c.name, c.chunk == latest.c.chunk)
         )
     )
-    return {name: value for name, value in rows}
+    out = {}
+    for name, chunk, present, packed in rows:
+        _, values = unpack_chunks([(chunk, present, packed)])
+        out[name] = _nullable(values[-1:])[0]
+    return out

@@ -1,10 +1,10 @@
 """Tables of the tracking database (identical on SQLite and Postgres).
 
-Per-round data is kept compact: one `round_metrics` row per (run, metric, round) and
-one `round_clients` row per (run, round) holding the availability bitmap, the selected
-ids with their gaps since each client's previous selection and the aggregation weights
-as packed bytes (see `db.packing`), never one row per (client, round). Staleness is
-derived from the selection history.
+Per-round data is kept compact: each metric packed per block of rounds
+(`metric_chunks`), one `round_clients` row per (run, round) holding the availability
+bitmap, the selected ids with their gaps since each client's previous selection and the
+aggregation weights as packed bytes (see `db.packing`), never one row per (client,
+round), and every few rounds each client's accumulated staleness (`staleness_marks`).
 """
 
 from __future__ import annotations
@@ -16,13 +16,11 @@ from sqlalchemy import (
     JSON,
     Boolean,
     DateTime,
-    Float,
     ForeignKey,
     Index,
     Integer,
     LargeBinary,
     MetaData,
-    PrimaryKeyConstraint,
     String,
     Text,
     TypeDecorator,
@@ -111,21 +109,6 @@ class Run(Base):
         return self.rounds_done / self.rounds_total if self.rounds_total else 0.0
 
 
-class RoundMetric(Base):
-    """One scalar of one round (`wall_s` included); unique per (run, name, round)."""
-
-    __tablename__ = "round_metrics"
-    # On Postgres the key also carries the value: series are read by index-only scans.
-    __table_args__ = (
-        PrimaryKeyConstraint("run_id", "name", "round", postgresql_include=["value"]),
-    )
-
-    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
-    name: Mapped[str] = mapped_column(String(64))
-    round: Mapped[int] = mapped_column(Integer)
-    value: Mapped[float | None] = mapped_column(Float, nullable=True)
-
-
 class RoundClients(Base):
     """Who was available, who was selected, and the aggregation weights of one round.
 
@@ -156,9 +139,9 @@ class Checkpoint(Base):
 
 
 class MetricChunk(Base):
-    """One metric of `db.series.CHUNK` consecutive rounds, packed: the rounds that
-    recorded it (bitmap) and their values (float64, NaN where not finite). Downsampled
-    curves read these instead of one `round_metrics` row per round."""
+    """One metric (`wall_s` included) over `db.series.CHUNK` consecutive rounds, packed:
+    the rounds that recorded it (bitmap) and their values (float64, NaN where not
+    finite). Rewritten as the rounds land; a round already stored is never changed."""
 
     __tablename__ = "metric_chunks"
 

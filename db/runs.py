@@ -55,10 +55,15 @@ def finish_run(
         session.execute(delete(Checkpoint).where(Checkpoint.run_id == run_id))
 
 
-def save_checkpoint(session: Session, run_id: int, next_round: int, state: dict[str, Any]) -> None:
+def pack_checkpoint(state: dict[str, Any]) -> bytes:
     buffer = io.BytesIO()
     torch.save(state, buffer)
-    row = {"run_id": run_id, "round": next_round, "state": buffer.getvalue(), "saved_at": utcnow()}
+    return buffer.getvalue()
+
+
+def save_checkpoint(session: Session, run_id: int, next_round: int, state: bytes) -> None:
+    """Store a checkpoint packed by `pack_checkpoint`, replacing the run's previous one."""
+    row = {"run_id": run_id, "round": next_round, "state": state, "saved_at": utcnow()}
     upsert(session, Checkpoint.__table__, row, ["run_id"])  # type: ignore[arg-type]
 
 

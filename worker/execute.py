@@ -53,7 +53,7 @@ def execute_run(
     result: dict[str, Any] | None = None
     try:
         summary = simulate(config, recorder, checkpoint, recorder.should_stop)
-        recorder.flush()
+        recorder.close()
     except ConfigError as err:
         outcome, error = "failed", str(err)
     except Exception as err:
@@ -65,6 +65,8 @@ def execute_run(
             outcome = "cancelled"
         elif summary.stopped:
             outcome, result = "queued", None
+    finally:
+        recorder.abandon()  # after a failure; nothing to do once closed
     with sessions.begin() as session:
         finish_run(session, run_id, outcome, result, error)
 

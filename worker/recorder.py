@@ -1,10 +1,12 @@
-"""The engine's sink in the service: buffers rounds and writes them in batches."""
+"""The engine's sink in the service: buffers rounds and hands them in batches to a
+writer thread, so the simulation does not wait for the database."""
 
 from __future__ import annotations
 
-import math
+import queue
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -12,24 +14,12 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.matrices import selection_tally
-from db.models import MetricChunk, RoundClients, RoundMetric, Run, StalenessMark, utcnow
+from db.models import MetricChunk, RoundClients, Run, StalenessMark, utcnow
 from db.packing import pack_acc, pack_available, pack_gaps, pack_ids, pack_weights
-from db.runs import save_checkpoint
+from db.runs import pack_checkpoint, save_checkpoint
 from db.series import CHUNK, ChunkWriter
 from db.upsert import insert_ignore, upsert_many
 from worker.engine import RoundRecord
-
-
-def metric_rows(run_id: int, record: RoundRecord) -> list[dict[str, Any]]:
-    scalars = {**record.metrics, "wall_s": record.wall_s}
-    return [
-        {"run_id": run_id, "name": name, "round": record.round, "value": finite(value)}
-        for name, value in scalars.items()
-    ]
-
-
-def finite(value: float) -> float | None:
-    return float(value) if math.isfinite(value) else None
 
 
 def client_row(
@@ -47,18 +37,40 @@ def client_row(
     }
 
 
-class Recorder:
-    """Writes rounds every `flush_rounds` rounds or `flush_seconds` seconds, whichever
-    comes first, together with the run's progress and heartbeat; a checkpoint is written
-    after the rounds before it, so a resumed run never misses a round.
+@dataclass
+class Batch:
+    """Everything one database transaction writes."""
 
-    `should_stop` answers from the cancel flag read at the last flush (or `stop`, set
-    when the process shuts down), so cancelling costs no query per round.
+    rounds: list[tuple[RoundRecord, np.ndarray]]  # each round with its selection gaps
+    marks: list[dict[str, Any]]
+    chunks: list[dict[str, Any]]
+    rounds_done: int
+    names: set[str] | None  # the metric names seen so far, when new ones appeared
+    checkpoint: tuple[int, bytes] | None
+
+
+class Recorder:
+    """Collects rounds and, every `flush_rounds` rounds or `flush_seconds` seconds,
+    whichever comes first, hands them to its writer thread, which packs them and writes
+    them in one transaction with the run's progress and heartbeat (the engine builds a
+    fresh record each round, so records are handed over as they are). A checkpoint is packed at once
+    (the engine goes on changing its tensors) and travels with the next batch, so it
+    is written with the rounds before it and a resumed run never misses a round; a
+    newer checkpoint replaces one still waiting. At most two batches wait for the
+    writer: a database slower than the run holds the run back instead of filling
+    memory.
+
+    `should_stop` answers from the cancel flag read at the last write (or `stop`, set
+    when the process shuts down), so cancelling costs no query per round. An error of
+    the writer is raised in the simulation's thread at the next hand-over or at `close`.
 
     Each round's selection gaps, the staleness marks and the metric chunks continue
     the history already in the database, read when the recorder starts: a resumed run
     replays rounds whose rows are stored, and those stored rows win (their client rows,
     marks and chunks are not rebuilt), so later rounds always follow what is on record.
+
+    `busy_s` is the time the simulation's thread spent in the recorder; `writer_cpu_s`
+    the CPU time of the writer thread.
     """
 
     def __init__(
@@ -77,8 +89,7 @@ class Recorder:
         self.flush_rounds = flush_rounds
         self.flush_seconds = flush_seconds
         self.stop = stop or threading.Event()
-        self.metrics: list[dict[str, Any]] = []
-        self.clients: list[dict[str, Any]] = []
+        self.rounds: list[tuple[RoundRecord, np.ndarray]] = []
         self.marks: list[dict[str, Any]] = []
         self.last_round = start_round - 1
         self.last_flush = time.monotonic()
@@ -86,6 +97,7 @@ class Recorder:
         self.names: set[str] = set()
         self.new_names = False
         self.busy_s = 0.0
+        self.writer_cpu_s = 0.0
         with sessions() as session:
             self.tally = selection_tally(session, run_id, n_clients)
             c = MetricChunk
@@ -96,60 +108,97 @@ class Recorder:
             ).all()
             self.chunks = ChunkWriter(run_id, open_chunks)
         self.stored_through = self.tally.next_round - 1
+        self.checkpoint: tuple[int, bytes] | None = None
+        self.pending: queue.Queue[Batch | None] = queue.Queue(maxsize=2)
+        self.failure: BaseException | None = None
+        self.writer = threading.Thread(
+            target=self._write_all, name=f"recorder-{run_id}", daemon=True
+        )
+        self.writer.start()
 
     def on_round(self, record: RoundRecord) -> None:
         started = time.perf_counter()
-        rows = metric_rows(self.run_id, record)
-        if not self.names.issuperset(row["name"] for row in rows):
-            self.names.update(row["name"] for row in rows)
+        scalars: dict[str, float | None] = {**record.metrics, "wall_s": record.wall_s}
+        if not self.names.issuperset(scalars):
+            self.names.update(scalars)
             self.new_names = True
-        self.metrics.extend(rows)
         if record.round > self.stored_through:
-            ids = np.asarray(record.selected, dtype=np.int64)
-            gaps, marks = self.tally.advance(record.round, ids)
-            self.clients.append(client_row(self.run_id, self.n_clients, record, gaps))
+            gaps, marks = self.tally.advance(record.round, np.asarray(record.selected))
+            self.rounds.append((record, gaps))
             self.marks.extend(marks)
-            self.chunks.add(record.round, {r["name"]: r["value"] for r in rows})
+            self.chunks.add(record.round, scalars)
         self.last_round = record.round
         due = time.monotonic() - self.last_flush >= self.flush_seconds
-        if due or len(self.clients) >= self.flush_rounds:
-            self._flush(None)
+        if due or len(self.rounds) >= self.flush_rounds:
+            self._hand_over()
         self.busy_s += time.perf_counter() - started
 
     def on_checkpoint(self, state: dict[str, Any]) -> None:
         started = time.perf_counter()
-        self._flush(state)
-        self.busy_s += time.perf_counter() - started
-
-    def flush(self) -> None:
-        started = time.perf_counter()
-        self._flush(None)
+        self.checkpoint = (int(state["round"]), pack_checkpoint(state))
         self.busy_s += time.perf_counter() - started
 
     def should_stop(self) -> bool:
         return self.cancel_requested or self.stop.is_set()
 
-    def _flush(self, checkpoint: dict[str, Any] | None) -> None:
+    def close(self) -> None:
+        """Write what is buffered, wait for the writer and stop it; raises its error."""
+        started = time.perf_counter()
+        try:
+            if self.writer.is_alive():
+                self._hand_over()
+        finally:
+            self.abandon()
+            self.busy_s += time.perf_counter() - started
+        if self.failure is not None:
+            raise self.failure
+
+    def abandon(self) -> None:
+        """Stop the writer after the batches already handed over; what is still
+        buffered is dropped (a run that failed). Does nothing once stopped."""
+        if self.writer.is_alive():
+            self.pending.put(None)
+            self.writer.join()
+
+    def _hand_over(self) -> None:
+        if self.failure is not None:
+            raise self.failure
+        names = set(self.names) if self.new_names else None
+        chunks = self.chunks.take()
+        done = self.last_round + 1
+        self.pending.put(Batch(self.rounds, self.marks, chunks, done, names, self.checkpoint))
+        self.rounds, self.marks, self.checkpoint = [], [], None
+        self.new_names = False
+        self.last_flush = time.monotonic()
+
+    def _write_all(self) -> None:
+        while (batch := self.pending.get()) is not None:
+            if self.failure is not None:
+                continue  # drained unwritten until the simulation's thread sees the error
+            started = time.thread_time()
+            try:
+                self._write(batch)
+            except BaseException as err:
+                self.failure = err
+            self.writer_cpu_s += time.thread_time() - started
+
+    def _write(self, batch: Batch) -> None:
+        clients = [client_row(self.run_id, self.n_clients, r, g) for r, g in batch.rounds]
         with self.sessions.begin() as session:
-            insert_ignore(session, RoundMetric.__table__, self.metrics)  # type: ignore[arg-type]
-            insert_ignore(session, RoundClients.__table__, self.clients)  # type: ignore[arg-type]
-            insert_ignore(session, StalenessMark.__table__, self.marks)  # type: ignore[arg-type]
-            chunk_rows = self.chunks.take()
+            insert_ignore(session, RoundClients.__table__, clients)  # type: ignore[arg-type]
+            insert_ignore(session, StalenessMark.__table__, batch.marks)  # type: ignore[arg-type]
             keys = ["run_id", "name", "chunk"]
-            upsert_many(session, MetricChunk.__table__, chunk_rows, keys)  # type: ignore[arg-type]
-            if checkpoint is not None:
-                save_checkpoint(session, self.run_id, int(checkpoint["round"]), checkpoint)
+            upsert_many(session, MetricChunk.__table__, batch.chunks, keys)  # type: ignore[arg-type]
+            if batch.checkpoint is not None:
+                save_checkpoint(session, self.run_id, *batch.checkpoint)
             progress: dict[str, Any] = {
-                "rounds_done": self.last_round + 1,
+                "rounds_done": batch.rounds_done,
                 "heartbeat_at": utcnow(),
             }
-            if self.new_names:
+            if batch.names is not None:
                 run = session.get(Run, self.run_id)
                 known = set(run.metric_names) if run else set()
-                progress["metric_names"] = sorted(self.names | known)
+                progress["metric_names"] = sorted(batch.names | known)
             stmt = update(Run).where(Run.id == self.run_id).values(**progress)
             flag = session.scalar(stmt.returning(Run.cancel_requested))
             self.cancel_requested = bool(flag)
-        self.new_names = False
-        self.metrics, self.clients, self.marks = [], [], []
-        self.last_flush = time.monotonic()

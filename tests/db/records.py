@@ -51,4 +51,4 @@ def write(
     )
     for r in records:
         recorder.on_round(r)
-    recorder.flush()
+    recorder.close()

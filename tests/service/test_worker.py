@@ -13,7 +13,8 @@ import redis
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from db.models import RoundClients, RoundMetric
+from db.metrics import full_series
+from db.models import RoundClients
 from db.session import make_engine, make_sessionmaker
 from tests.api.helpers import example1, submit, wait_final
 from tests.service.conftest import StartWorker
@@ -52,11 +53,9 @@ def database_counts(pg_url: str, run_id: int) -> tuple[int, int, int]:
                 RoundClients.run_id == run_id
             )
         )
-        params = session.scalar(
-            select(func.count()).where(RoundMetric.run_id == run_id, RoundMetric.name == "param")
-        )
+        params = len(full_series(session, run_id, "param")[0])
     engine.dispose()
-    return clients or 0, distinct or 0, params or 0
+    return clients or 0, distinct or 0, params
 
 
 def test_run_completes_on_a_worker(api: TestClient, start_worker: StartWorker, pg_url: str) -> None:

@@ -1,13 +1,13 @@
-"""metric chunks and staleness marks
+"""metric chunks replace round_metrics; staleness marks
 
 Revision ID: 0003
 Revises: 0002
 Create Date: 2026-11-21
 
-Read-side summaries written by the recorder next to the per-round rows:
-`metric_chunks` (each metric packed per block of rounds, see `db.series`) and
-`staleness_marks` (each client's accumulated staleness every few rounds, see
-`db.marks`). Runs recorded before are summarised from their rows.
+`metric_chunks` (each metric packed per block of rounds, see `db.series`) takes the
+place of one `round_metrics` row per (run, metric, round); `staleness_marks` (each
+client's accumulated staleness every few rounds, see `db.marks`) is new. Runs recorded
+before are converted; the downgrade unpacks the chunks into rows again.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from alembic import op
 
 from db.marks import SelectionTally
 from db.packing import id_dtype
-from db.series import ChunkWriter
+from db.series import ChunkWriter, unpack_chunks
 
 revision = "0003"
 down_revision = "0002"
@@ -84,6 +84,7 @@ def upgrade() -> None:
             bind.execute(sa.insert(chunks), rows)
         if rows := run_marks(bind, run_id, n_clients):
             bind.execute(sa.insert(marks), rows)
+    op.drop_table("round_metrics")
 
 
 def run_marks(bind: sa.Connection, run_id: int, n_clients: int) -> list[dict[str, object]]:
@@ -101,5 +102,30 @@ def run_marks(bind: sa.Connection, run_id: int, n_clients: int) -> list[dict[str
 
 
 def downgrade() -> None:
+    metrics = op.create_table(
+        "round_metrics",
+        sa.Column("run_id", sa.Integer(), nullable=False),
+        sa.Column("name", sa.String(length=64), nullable=False),
+        sa.Column("round", sa.Integer(), nullable=False),
+        sa.Column("value", sa.Float(), nullable=True),
+        sa.ForeignKeyConstraint(
+            ["run_id"], ["runs.id"], name=op.f("fk_round_metrics_run_id_runs"), ondelete="CASCADE"
+        ),
+        sa.PrimaryKeyConstraint(
+            "run_id", "name", "round", name=op.f("pk_round_metrics"), postgresql_include=["value"]
+        ),
+    )
+    bind = op.get_bind()
+    chunks = sa.table(
+        "metric_chunks",
+        *(sa.column(c) for c in ("run_id", "name", "chunk", "present", "values")),
+    )
+    for run_id, name, chunk, present, packed in bind.execute(sa.select(chunks)):
+        rounds, values = unpack_chunks([(chunk, present, packed)])
+        rows = [
+            {"run_id": run_id, "name": name, "round": r, "value": None if v != v else v}
+            for r, v in zip(rounds.tolist(), values.tolist(), strict=True)
+        ]
+        bind.execute(sa.insert(metrics), rows)
     op.drop_table("staleness_marks")
     op.drop_table("metric_chunks")

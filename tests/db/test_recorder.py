@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from db.models import Checkpoint, RoundClients, Run
+from db.runs import load_checkpoint
+from tests.db.records import make_run, record
+from worker import recorder as recorder_module
+from worker.recorder import Recorder
+
+
+def test_checkpoint_is_written_with_every_round_before_it(
+    sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Batches of 4 rounds; checkpoints after rounds 2 and 5 travel with the batches
+    # that hold rounds 0..3 and 4..7, and the later one replaces none still waiting.
+    seen: list[tuple[int, int]] = []
+    save = recorder_module.save_checkpoint
+
+    def checking_save(session: Session, run_id: int, next_round: int, state: bytes) -> None:
+        stored = session.scalar(
+            select(func.count())
+            .select_from(RoundClients)
+            .where(RoundClients.run_id == run_id, RoundClients.round < next_round)
+        )
+        seen.append((next_round, stored or 0))
+        save(session, run_id, next_round, state)
+
+    monkeypatch.setattr(recorder_module, "save_checkpoint", checking_save)
+    run_id = make_run(sessions, 2, 8)
+    rec = Recorder(sessions, run_id, 2, flush_rounds=4, flush_seconds=60)
+    for t in range(8):
+        rec.on_round(record(t, [0, 1], [t % 2]))
+        if t in (2, 5):
+            rec.on_checkpoint({"round": t + 1, "marker": t})
+    rec.close()
+    assert seen == [(3, 3), (6, 6)]
+    with sessions() as session:
+        state = load_checkpoint(session, run_id)
+    assert state is not None and state["marker"] == 5
+
+
+def test_newer_checkpoint_replaces_one_still_waiting(
+    sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    saved: list[int] = []
+    save = recorder_module.save_checkpoint
+
+    def counting_save(session: Session, run_id: int, next_round: int, state: bytes) -> None:
+        saved.append(next_round)
+        save(session, run_id, next_round, state)
+
+    monkeypatch.setattr(recorder_module, "save_checkpoint", counting_save)
+    run_id = make_run(sessions, 2, 8)
+    rec = Recorder(sessions, run_id, 2, flush_rounds=100, flush_seconds=60)
+    for t in range(6):
+        rec.on_round(record(t, [0, 1], [t % 2]))
+        if t in (2, 5):
+            rec.on_checkpoint({"round": t + 1})
+    rec.close()
+    assert saved == [6]  # one write, at close
+    with sessions() as session:
+        rounds = session.scalars(select(Checkpoint.round).where(Checkpoint.run_id == run_id))
+        assert list(rounds) == [6]
+
+
+def test_writer_error_reaches_the_simulation(sessions: sessionmaker[Session]) -> None:
+    # The run disappears under a live recorder: its rows violate the foreign key.
+    run_id = make_run(sessions, 2, 8)
+    rec = Recorder(sessions, run_id, 2, flush_rounds=2, flush_seconds=60)
+    with sessions.begin() as session:
+        session.execute(delete(Run).where(Run.id == run_id))
+    with pytest.raises(IntegrityError):
+        for t in range(8):
+            rec.on_round(record(t, [0, 1], [t % 2]))
+        rec.close()
+    rec.abandon()
+    assert not rec.writer.is_alive()
+
+
+def test_cancel_flag_is_read_at_each_write(sessions: sessionmaker[Session]) -> None:
+    run_id = make_run(sessions, 2, 8)
+    rec = Recorder(sessions, run_id, 2, flush_rounds=1, flush_seconds=60)
+    rec.on_round(record(0, [0, 1], [0]))
+    assert not rec.should_stop()
+    with sessions.begin() as session:
+        session.get_one(Run, run_id).cancel_requested = True
+    rec.on_round(record(1, [0, 1], [1]))
+    rec.close()
+    assert rec.should_stop()
