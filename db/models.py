@@ -95,6 +95,9 @@ class Run(Base):
     summary: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     worker: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    # Token of the current execution, new at every claim: writes of an execution whose
+    # run was taken over (it went silent past the lease) find another token and stop.
+    claim: Mapped[str | None] = mapped_column(String(32), nullable=True)
     experiment_id: Mapped[int | None] = mapped_column(
         ForeignKey("experiments.id", ondelete="SET NULL"), nullable=True
     )

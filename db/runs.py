@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import uuid
 from datetime import timedelta
 from typing import Any
 
@@ -29,7 +30,7 @@ def claim_run(session: Session, run_id: int, worker: str, lease_s: float) -> Run
     result = session.execute(
         update(Run)
         .where(Run.id == run_id, claimable)
-        .values(status="running", worker=worker, heartbeat_at=now)
+        .values(status="running", worker=worker, claim=uuid.uuid4().hex, heartbeat_at=now)
         .execution_options(synchronize_session=False)
     )
     if result.rowcount != 1:  # type: ignore[attr-defined]
@@ -46,13 +47,21 @@ def finish_run(
     status: str,
     summary: dict[str, Any] | None = None,
     error: str | None = None,
-) -> None:
+    claim: str | None = None,
+) -> bool:
+    """Store the outcome; with `claim`, only while that execution still holds the run.
+    Returns whether the run was updated."""
     values: dict[str, Any] = {"status": status, "summary": summary, "error": error}
     if status != "queued":
         values["finished_at"] = utcnow()
-    session.execute(update(Run).where(Run.id == run_id).values(**values))
+    stmt = update(Run).where(Run.id == run_id)
+    if claim is not None:
+        stmt = stmt.where(Run.claim == claim)
+    if session.execute(stmt.values(**values)).rowcount != 1:  # type: ignore[attr-defined]
+        return False
     if status != "queued":
         session.execute(delete(Checkpoint).where(Checkpoint.run_id == run_id))
+    return True
 
 
 def pack_checkpoint(state: dict[str, Any]) -> bytes:

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from db.runs import claim_run, finish_run, load_checkpoint
 from worker.engine import ConfigError, RunConfig, simulate
-from worker.recorder import Recorder
+from worker.recorder import Recorder, RunLost
 from worker.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -37,6 +37,7 @@ def execute_run(
         config = for_this_machine(RunConfig.model_validate(run.config), settings)
         checkpoint = load_checkpoint(session, run_id)
         cancel_requested = run.cancel_requested
+        claim = run.claim
     start = int(checkpoint["round"]) if checkpoint else 0
     log.info("run %s starts at round %d on %s", run_id, start, worker)
     recorder = Recorder(
@@ -47,6 +48,7 @@ def execute_run(
         settings.flush_seconds,
         start_round=start,
         stop=stop,
+        claim=claim,
     )
     recorder.cancel_requested = cancel_requested
     error: str | None = None
@@ -54,6 +56,9 @@ def execute_run(
     try:
         summary = simulate(config, recorder, checkpoint, recorder.should_stop)
         recorder.close()
+    except RunLost as err:
+        log.warning("%s; this execution stops", err)
+        return
     except ConfigError as err:
         outcome, error = "failed", str(err)
     except Exception as err:
@@ -68,7 +73,8 @@ def execute_run(
     finally:
         recorder.abandon()  # after a failure; nothing to do once closed
     with sessions.begin() as session:
-        finish_run(session, run_id, outcome, result, error)
+        if not finish_run(session, run_id, outcome, result, error, claim=claim):
+            log.warning("run %s was taken over by another execution; its outcome stands", run_id)
 
 
 def for_this_machine(config: RunConfig, settings: Settings) -> RunConfig:

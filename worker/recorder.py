@@ -37,6 +37,11 @@ def client_row(
     }
 
 
+class RunLost(RuntimeError):
+    """The run was deleted, or another execution claimed it (this one went silent past
+    the lease)."""
+
+
 @dataclass
 class Batch:
     """Everything one database transaction writes."""
@@ -64,6 +69,13 @@ class Recorder:
     when the process shuts down), so cancelling costs no query per round. An error of
     the writer is raised in the simulation's thread at the next hand-over or at `close`.
 
+    With `claim` (the token of this execution) each write first updates the run's
+    progress only if the run still carries that token; if another execution took the
+    run over (or the run was deleted), nothing of the batch is written and `RunLost` is
+    raised. That update
+    comes first so it locks the run's row: a takeover waits for a write in progress and
+    the new execution starts from everything it wrote.
+
     Each round's selection gaps, the staleness marks and the metric chunks continue
     the history already in the database, read when the recorder starts: a resumed run
     replays rounds whose rows are stored, and those stored rows win (their client rows,
@@ -82,8 +94,10 @@ class Recorder:
         flush_seconds: float,
         start_round: int = 0,
         stop: threading.Event | None = None,
+        claim: str | None = None,
     ) -> None:
         self.sessions = sessions
+        self.claim = claim
         self.run_id = run_id
         self.n_clients = n_clients
         self.flush_rounds = flush_rounds
@@ -185,12 +199,6 @@ class Recorder:
     def _write(self, batch: Batch) -> None:
         clients = [client_row(self.run_id, self.n_clients, r, g) for r, g in batch.rounds]
         with self.sessions.begin() as session:
-            insert_ignore(session, RoundClients.__table__, clients)  # type: ignore[arg-type]
-            insert_ignore(session, StalenessMark.__table__, batch.marks)  # type: ignore[arg-type]
-            keys = ["run_id", "name", "chunk"]
-            upsert_many(session, MetricChunk.__table__, batch.chunks, keys)  # type: ignore[arg-type]
-            if batch.checkpoint is not None:
-                save_checkpoint(session, self.run_id, *batch.checkpoint)
             progress: dict[str, Any] = {
                 "rounds_done": batch.rounds_done,
                 "heartbeat_at": utcnow(),
@@ -199,6 +207,16 @@ class Recorder:
                 run = session.get(Run, self.run_id)
                 known = set(run.metric_names) if run else set()
                 progress["metric_names"] = sorted(batch.names | known)
-            stmt = update(Run).where(Run.id == self.run_id).values(**progress)
-            flag = session.scalar(stmt.returning(Run.cancel_requested))
-            self.cancel_requested = bool(flag)
+            stmt = update(Run).where(Run.id == self.run_id)
+            if self.claim is not None:
+                stmt = stmt.where(Run.claim == self.claim)
+            row = session.execute(stmt.values(**progress).returning(Run.cancel_requested)).first()
+            if row is None:
+                raise RunLost(f"run {self.run_id} was deleted or taken over by another execution")
+            self.cancel_requested = bool(row[0])
+            insert_ignore(session, RoundClients.__table__, clients)  # type: ignore[arg-type]
+            insert_ignore(session, StalenessMark.__table__, batch.marks)  # type: ignore[arg-type]
+            keys = ["run_id", "name", "chunk"]
+            upsert_many(session, MetricChunk.__table__, batch.chunks, keys)  # type: ignore[arg-type]
+            if batch.checkpoint is not None:
+                save_checkpoint(session, self.run_id, *batch.checkpoint)

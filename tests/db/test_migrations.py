@@ -12,11 +12,13 @@ from alembic.migration import MigrationContext
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.migrate import alembic_config, upgrade
-from db.models import Base, MetricChunk, RoundClients, StalenessMark
+from db.models import Base, MetricChunk, RoundClients, Run, StalenessMark
 from db.packing import pack_gaps, pack_ids
+from db.runs import new_run
 from db.session import make_engine, make_sessionmaker
 from tests.db.databases import database
 from tests.db.records import make_run, record, write
+from worker.engine import RunConfig
 
 
 def test_migrated_schema_matches_the_models(sessions: sessionmaker[Session]) -> None:
@@ -29,7 +31,7 @@ def test_upgrade_twice_is_harmless(db_url: str, sessions: sessionmaker[Session])
     upgrade(db_url)
     with sessions() as session:
         context = MigrationContext.configure(session.connection())
-        assert context.get_current_revision() == "0003"
+        assert context.get_current_revision() == "0004"
 
 
 ROUND_CLIENTS_0001 = sa.table(
@@ -42,6 +44,21 @@ ROUND_CLIENTS_0001 = sa.table(
 )
 
 
+def run_at_0001(sessions: sessionmaker[Session], n_clients: int, rounds: int) -> int:
+    """A run row with the columns of revision 0001 only."""
+    config = RunConfig.model_validate(
+        {"rounds": rounds, "data": {"n_clients": n_clients}, "algorithm": {"participation": 1}}
+    )
+    run = new_run(config.model_dump(mode="json"), queue="cpu")
+    values = {
+        c.name: getattr(run, c.name)
+        for c in Run.__table__.columns
+        if c.name not in ("id", "claim") and getattr(run, c.name) is not None
+    }
+    with sessions.begin() as session:
+        return int(session.execute(sa.insert(Run).values(values).returning(Run.id)).scalar_one())
+
+
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
 def test_upgrade_fills_the_gaps_of_rounds_recorded_before(kind: str, tmp_path: Path) -> None:
     # Two runs of 3 clients recorded under revision 0001; a first selection at round t
@@ -51,7 +68,7 @@ def test_upgrade_fills_the_gaps_of_rounds_recorded_before(kind: str, tmp_path: P
         command.upgrade(alembic_config(url), "0001")
         engine = make_engine(url)
         sessions = make_sessionmaker(engine)
-        run_ids = [make_run(sessions, 3, len(s)) for s in selections]
+        run_ids = [run_at_0001(sessions, 3, len(s)) for s in selections]
         rows = [
             {"run_id": run_id, "round": t, "available": b"\xe0", "selected": pack_ids(ids, 3)}
             for run_id, selected in zip(run_ids, selections, strict=True)

@@ -1,15 +1,15 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import delete, func, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import delete, func, select, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.models import Checkpoint, RoundClients, Run
-from db.runs import load_checkpoint
+from db.runs import claim_run, finish_run, load_checkpoint
 from tests.db.records import make_run, record
 from worker import recorder as recorder_module
-from worker.recorder import Recorder
+from worker.recorder import Recorder, RunLost
 
 
 def test_checkpoint_is_written_with_every_round_before_it(
@@ -68,12 +68,24 @@ def test_newer_checkpoint_replaces_one_still_waiting(
 
 
 def test_writer_error_reaches_the_simulation(sessions: sessionmaker[Session]) -> None:
-    # The run disappears under a live recorder: its rows violate the foreign key.
+    run_id = make_run(sessions, 2, 8)
+    rec = Recorder(sessions, run_id, 2, flush_rounds=2, flush_seconds=60)
+    with sessions.begin() as session:  # every later write of client rows fails
+        session.execute(text("DROP TABLE round_clients"))
+    with pytest.raises(DBAPIError):
+        for t in range(8):
+            rec.on_round(record(t, [0, 1], [t % 2]))
+        rec.close()
+    rec.abandon()
+    assert not rec.writer.is_alive()
+
+
+def test_run_deleted_under_a_live_recorder(sessions: sessionmaker[Session]) -> None:
     run_id = make_run(sessions, 2, 8)
     rec = Recorder(sessions, run_id, 2, flush_rounds=2, flush_seconds=60)
     with sessions.begin() as session:
         session.execute(delete(Run).where(Run.id == run_id))
-    with pytest.raises(IntegrityError):
+    with pytest.raises(RunLost):
         for t in range(8):
             rec.on_round(record(t, [0, 1], [t % 2]))
         rec.close()
@@ -91,3 +103,29 @@ def test_cancel_flag_is_read_at_each_write(sessions: sessionmaker[Session]) -> N
     rec.on_round(record(1, [0, 1], [1]))
     rec.close()
     assert rec.should_stop()
+
+
+def test_taken_over_run_stops_the_old_execution(sessions: sessionmaker[Session]) -> None:
+    run_id = make_run(sessions, 2, 8)
+    with sessions.begin() as session:
+        first = claim_run(session, run_id, "a", lease_s=60)
+        assert first is not None and first.claim is not None
+        old_claim = first.claim
+    rec = Recorder(sessions, run_id, 2, flush_rounds=1, flush_seconds=60, claim=old_claim)
+    rec.on_round(record(0, [0, 1], [0]))
+    rec.on_round(record(1, [0, 1], [1]))
+    rec.abandon()  # the first two rounds are written
+    with sessions.begin() as session:  # silent past the lease: another worker takes over
+        assert claim_run(session, run_id, "b", lease_s=0) is not None
+    rec = Recorder(sessions, run_id, 2, flush_rounds=1, flush_seconds=60, claim=old_claim)
+    with pytest.raises(RunLost):
+        for t in range(2, 6):
+            rec.on_round(record(t, [0, 1], [t % 2]))
+        rec.close()
+    rec.abandon()
+    with sessions.begin() as session:
+        stored = session.scalars(select(RoundClients.round).where(RoundClients.run_id == run_id))
+        assert list(stored) == [0, 1]
+        assert not finish_run(session, run_id, "succeeded", claim=old_claim)
+        run = session.get_one(Run, run_id)
+        assert (run.status, run.worker) == ("running", "b")
