@@ -15,6 +15,8 @@ import statistics
 import time
 
 import torch
+from torch import nn
+from torch.nn import functional as F
 
 from worker.engine.models import build_model
 from worker.engine.overrides import build_config
@@ -71,8 +73,56 @@ def main() -> None:
         med = statistics.median(values)
         rate = args.clients / med
         print(f"{name:>10}: median {med * 1000:8.1f} ms/round  ({rate:7.1f} client-updates/s)")
+    floor = conv_floor(module, x[: args.batch], args.clients, device)
+    ceiling = statistics.median(times["sequential"]) / (args.steps * floor)
+    print(
+        f"convolutions alone, as vmap runs them: {args.steps * floor * 1000:.1f} ms/round "
+        f"(so vmap/sequential cannot exceed {ceiling:.2f})"
+    )
     speedup = statistics.median(times["sequential"]) / statistics.median(times["vmap"])
     print(f"vmap/sequential speedup: {speedup:.2f}")
+
+
+def conv_floor(module: nn.Module, batch: torch.Tensor, clients: int, device: torch.device) -> float:
+    """Seconds per local step spent in the model's convolutions alone when `clients`
+    clients with their own weights run at once, as vmap batches them (one grouped
+    convolution per layer): forward, weight gradient, and input gradient where the
+    input is not the data. Median of 20 after a warm-up."""
+    shapes: list[tuple[nn.Conv2d, tuple[int, ...]]] = []
+    hooks = [
+        m.register_forward_hook(lambda m, inp, out: shapes.append((m, tuple(inp[0].shape))))
+        for m in module.modules()
+        if isinstance(m, nn.Conv2d)
+    ]
+    with torch.no_grad():
+        module(batch)
+    for hook in hooks:
+        hook.remove()
+    b, k = batch.shape[0], clients
+    layers = []
+    for i, (conv, (_, c, height, width)) in enumerate(shapes):
+        o = conv.out_channels
+        x = torch.randn(b, k * c, height, width, device=device)
+        weight = torch.randn(k * o, c, *conv.kernel_size, device=device)
+        out = F.conv2d(x, weight, None, conv.stride, conv.padding, conv.dilation, k)
+        layers.append((conv, x, weight, torch.randn_like(out), i > 0))
+
+    def step() -> None:
+        for conv, x, weight, grad, needs_input in layers:
+            F.conv2d(x, weight, None, conv.stride, conv.padding, conv.dilation, k)
+            torch.ops.aten.convolution_backward(
+                grad, x, weight, [weight.shape[0]], list(conv.stride), list(conv.padding),
+                list(conv.dilation), False, [0, 0], k, [needs_input, True, True],
+            )  # fmt: skip
+        sync(device)
+
+    step()
+    samples = []
+    for _ in range(20):
+        started = time.perf_counter()
+        step()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
 
 
 def sync(device: torch.device) -> None:
