@@ -253,8 +253,9 @@ def main() -> None:
             "",
         ),
         (
-            "  run wall: recorder / in-memory sink, median",
-            f"{overhead['recorded']:.2f} / {overhead['memory']:.2f} s",
+            "  run wall: recorder / in-memory sink, medians",
+            f"{overhead['recorded']:.2f} / {overhead['memory']:.2f} s "
+            f"({100 * (overhead['recorded'] / overhead['memory'] - 1):+.0f} %)",
             "",
         ),
         *(

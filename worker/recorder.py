@@ -44,9 +44,8 @@ class RunLost(RuntimeError):
 
 @dataclass
 class Batch:
-    """Everything one database transaction writes."""
+    """What one database transaction writes besides the rounds packed since the last."""
 
-    rounds: list[tuple[RoundRecord, np.ndarray]]  # each round with its selection gaps
     marks: list[dict[str, Any]]
     chunks: list[dict[str, Any]]
     rounds_done: int
@@ -55,15 +54,15 @@ class Batch:
 
 
 class Recorder:
-    """Collects rounds and, every `flush_rounds` rounds or `flush_seconds` seconds,
-    whichever comes first, hands them to its writer thread, which packs them and writes
-    them in one transaction with the run's progress and heartbeat (the engine builds a
-    fresh record each round, so records are handed over as they are). A checkpoint is packed at once
-    (the engine goes on changing its tensors) and travels with the next batch, so it
-    is written with the rounds before it and a resumed run never misses a round; a
-    newer checkpoint replaces one still waiting. At most two batches wait for the
-    writer: a database slower than the run holds the run back instead of filling
-    memory.
+    """Hands each round to its writer thread, which packs it at once (the engine builds
+    a fresh record each round, so records are handed over as they are) and, every
+    `flush_rounds` rounds or `flush_seconds` seconds, whichever comes first, writes the
+    packed rounds in one transaction with the run's progress and heartbeat. A
+    checkpoint is packed when offered (the engine goes on changing its tensors) and
+    travels with the next batch, so it is written with the rounds before it and a
+    resumed run never misses a round; a newer checkpoint replaces one still waiting. At
+    most two batches wait for the writer: a database slower than the run holds the run
+    back instead of filling memory.
 
     `should_stop` answers from the cancel flag read at the last write (or `stop`, set
     when the process shuts down), so cancelling costs no query per round. An error of
@@ -103,7 +102,7 @@ class Recorder:
         self.flush_rounds = flush_rounds
         self.flush_seconds = flush_seconds
         self.stop = stop or threading.Event()
-        self.rounds: list[tuple[RoundRecord, np.ndarray]] = []
+        self.unflushed = 0
         self.marks: list[dict[str, Any]] = []
         self.last_round = start_round - 1
         self.last_flush = time.monotonic()
@@ -123,7 +122,8 @@ class Recorder:
             self.chunks = ChunkWriter(run_id, open_chunks)
         self.stored_through = self.tally.next_round - 1
         self.checkpoint: tuple[int, bytes] | None = None
-        self.pending: queue.Queue[Batch | None] = queue.Queue(maxsize=2)
+        self.pending: queue.Queue[tuple[RoundRecord, np.ndarray] | Batch | None] = queue.Queue()
+        self.in_flight = threading.Semaphore(2)  # batches handed over, not yet written
         self.failure: BaseException | None = None
         self.writer = threading.Thread(
             target=self._write_all, name=f"recorder-{run_id}", daemon=True
@@ -138,12 +138,13 @@ class Recorder:
             self.new_names = True
         if record.round > self.stored_through:
             gaps, marks = self.tally.advance(record.round, np.asarray(record.selected))
-            self.rounds.append((record, gaps))
+            self.pending.put((record, gaps))
+            self.unflushed += 1
             self.marks.extend(marks)
             self.chunks.add(record.round, scalars)
         self.last_round = record.round
         due = time.monotonic() - self.last_flush >= self.flush_seconds
-        if due or len(self.rounds) >= self.flush_rounds:
+        if due or self.unflushed >= self.flush_rounds:
             self._hand_over()
         self.busy_s += time.perf_counter() - started
 
@@ -180,24 +181,32 @@ class Recorder:
         names = set(self.names) if self.new_names else None
         chunks = self.chunks.take()
         done = self.last_round + 1
-        self.pending.put(Batch(self.rounds, self.marks, chunks, done, names, self.checkpoint))
-        self.rounds, self.marks, self.checkpoint = [], [], None
+        self.in_flight.acquire()
+        self.pending.put(Batch(self.marks, chunks, done, names, self.checkpoint))
+        self.marks, self.checkpoint, self.unflushed = [], None, 0
         self.new_names = False
         self.last_flush = time.monotonic()
 
     def _write_all(self) -> None:
-        while (batch := self.pending.get()) is not None:
-            if self.failure is not None:
-                continue  # drained unwritten until the simulation's thread sees the error
+        clients: list[dict[str, Any]] = []
+        while (item := self.pending.get()) is not None:
             started = time.thread_time()
             try:
-                self._write(batch)
+                if self.failure is not None:
+                    pass  # drained unwritten until the simulation's thread sees the error
+                elif isinstance(item, Batch):
+                    self._write(clients, item)
+                else:
+                    clients.append(client_row(self.run_id, self.n_clients, *item))
             except BaseException as err:
                 self.failure = err
+            finally:
+                if isinstance(item, Batch):
+                    clients = []
+                    self.in_flight.release()
             self.writer_cpu_s += time.thread_time() - started
 
-    def _write(self, batch: Batch) -> None:
-        clients = [client_row(self.run_id, self.n_clients, r, g) for r, g in batch.rounds]
+    def _write(self, clients: list[dict[str, Any]], batch: Batch) -> None:
         with self.sessions.begin() as session:
             progress: dict[str, Any] = {
                 "rounds_done": batch.rounds_done,
