@@ -50,7 +50,7 @@ class Batch:
     chunks: list[dict[str, Any]]
     rounds_done: int
     names: set[str] | None  # the metric names seen so far, when new ones appeared
-    checkpoint: tuple[int, bytes] | None
+    checkpoint: dict[str, Any] | None
 
 
 class Recorder:
@@ -58,8 +58,8 @@ class Recorder:
     a fresh record each round, so records are handed over as they are) and, every
     `flush_rounds` rounds or `flush_seconds` seconds, whichever comes first, writes the
     packed rounds in one transaction with the run's progress and heartbeat. A
-    checkpoint is packed when offered (the engine goes on changing its tensors) and
-    travels with the next batch, so it is written with the rounds before it and a
+    checkpoint (a snapshot the engine never changes afterwards) travels with the next
+    batch and is packed by the writer, so it is written with the rounds before it and a
     resumed run never misses a round; a newer checkpoint replaces one still waiting. At
     most two batches wait for the writer: a database slower than the run holds the run
     back instead of filling memory.
@@ -121,7 +121,7 @@ class Recorder:
             ).all()
             self.chunks = ChunkWriter(run_id, open_chunks)
         self.stored_through = self.tally.next_round - 1
-        self.checkpoint: tuple[int, bytes] | None = None
+        self.checkpoint: dict[str, Any] | None = None
         self.pending: queue.Queue[tuple[RoundRecord, np.ndarray] | Batch | None] = queue.Queue()
         self.in_flight = threading.Semaphore(2)  # batches handed over, not yet written
         self.failure: BaseException | None = None
@@ -149,9 +149,7 @@ class Recorder:
         self.busy_s += time.perf_counter() - started
 
     def on_checkpoint(self, state: dict[str, Any]) -> None:
-        started = time.perf_counter()
-        self.checkpoint = (int(state["round"]), pack_checkpoint(state))
-        self.busy_s += time.perf_counter() - started
+        self.checkpoint = state  # a snapshot: the engine never changes it afterwards
 
     def should_stop(self) -> bool:
         return self.cancel_requested or self.stop.is_set()
@@ -207,6 +205,8 @@ class Recorder:
             self.writer_cpu_s += time.thread_time() - started
 
     def _write(self, clients: list[dict[str, Any]], batch: Batch) -> None:
+        state = batch.checkpoint
+        checkpoint = None if state is None else (int(state["round"]), pack_checkpoint(state))
         with self.sessions.begin() as session:
             progress: dict[str, Any] = {
                 "rounds_done": batch.rounds_done,
@@ -227,5 +227,5 @@ class Recorder:
             insert_ignore(session, StalenessMark.__table__, batch.marks)  # type: ignore[arg-type]
             keys = ["run_id", "name", "chunk"]
             upsert_many(session, MetricChunk.__table__, batch.chunks, keys)  # type: ignore[arg-type]
-            if batch.checkpoint is not None:
-                save_checkpoint(session, self.run_id, *batch.checkpoint)
+            if checkpoint is not None:
+                save_checkpoint(session, self.run_id, *checkpoint)

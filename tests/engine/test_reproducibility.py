@@ -1,10 +1,12 @@
 """Same config + seed ⇒ identical records; resuming from a checkpoint changes nothing."""
 
+import copy
 from typing import Any
 
 import pytest
+import torch
 
-from worker.engine import ListSink, RunConfig, build_config, simulate
+from worker.engine import ListSink, RoundRecord, RunConfig, build_config, simulate
 
 CASES = {
     "fedlaavg-markov": [
@@ -82,3 +84,41 @@ def test_should_stop_ends_between_rounds() -> None:
     summary = simulate(config("fedlaavg-markov"), sink, should_stop=lambda: len(sink.records) >= 3)
 
     assert summary.stopped and len(sink.records) == 3 and summary.rounds_done == 3
+
+
+class CopyingSink(ListSink):
+    """Also keeps a deep copy of everything as it arrives."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.copies: list[Any] = []
+
+    def on_round(self, record: RoundRecord) -> None:
+        super().on_round(record)
+        self.copies.append(copy.deepcopy(record))
+
+    def on_checkpoint(self, state: dict[str, Any]) -> None:
+        super().on_checkpoint(state)
+        self.copies.append((state, copy.deepcopy(state)))
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_records_and_states_are_snapshots(name: str) -> None:
+    # Sinks keep them and write them later: the engine must not change them afterwards.
+    sink = CopyingSink()
+    simulate(config(name), sink)
+    states = [c for c in sink.copies if isinstance(c, tuple)]
+    assert [c for c in sink.copies if not isinstance(c, tuple)] == sink.records
+    assert len(states) == 3
+    for kept, copied in states:
+        assert same(kept, copied)
+
+
+def same(a: Any, b: Any) -> bool:
+    if isinstance(a, torch.Tensor):
+        return isinstance(b, torch.Tensor) and torch.equal(a, b)
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)

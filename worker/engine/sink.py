@@ -8,6 +8,10 @@ from worker.engine.records import RoundRecord
 
 
 class Sink(Protocol):
+    """Receives each finished round, and every few rounds the engine's state. Records and
+    states are snapshots: the engine never changes them afterwards, so a sink may keep
+    them and write them later."""
+
     def on_round(self, record: RoundRecord) -> None: ...
 
     def on_checkpoint(self, state: dict[str, Any]) -> None: ...
