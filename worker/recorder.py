@@ -71,9 +71,8 @@ class Recorder:
     With `claim` (the token of this execution) each write first updates the run's
     progress only if the run still carries that token; if another execution took the
     run over (or the run was deleted), nothing of the batch is written and `RunLost` is
-    raised. That update
-    comes first so it locks the run's row: a takeover waits for a write in progress and
-    the new execution starts from everything it wrote.
+    raised. That update comes first so it locks the run's row: a takeover waits for a
+    write in progress, and the new execution starts from everything it wrote.
 
     Each round's selection gaps, the staleness marks and the metric chunks continue
     the history already in the database, read when the recorder starts: a resumed run
