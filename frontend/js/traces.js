@@ -50,13 +50,38 @@ function hasEnvelope(s) {
 }
 
 /**
+ * Wall time (s) at each of `rounds`, read off the `wall_s` series (elapsed engine time at
+ * the end of a round) by linear interpolation between its points; rounds outside it take
+ * its first or last value. Metrics recorded every few rounds are downsampled into buckets
+ * of their own, so their rounds need not be points of the wall series.
+ * @param {Series} wall @param {number[]} rounds @returns {number[]}
+ */
+export function wallTimes(wall, rounds) {
+  const xs = wall.round;
+  const ys = wall.last;
+  if (!xs.length) return rounds.map(() => 0);
+  return rounds.map((r) => {
+    let hi = 0;
+    while (hi < xs.length && xs[hi] < r) hi++;
+    if (hi === 0) return ys[0] ?? 0;
+    if (hi === xs.length) return ys[xs.length - 1] ?? 0;
+    const lo = hi - 1;
+    const a = ys[lo] ?? 0;
+    const b = ys[hi] ?? a;
+    return xs[hi] === xs[lo] ? b : a + ((b - a) * (r - xs[lo])) / (xs[hi] - xs[lo]);
+  });
+}
+
+/**
  * Traces of one panel: per metric its `last` line, and where buckets merged several rounds a
  * faint min–max envelope (so downsampled spikes stay visible). Each trace's `meta` names the
  * metric and series field it shows, which is what live appends use. Arrays are copied:
- * Plotly.extendTraces grows the traces' own arrays.
+ * Plotly.extendTraces grows the traces' own arrays. `x` maps a series' rounds to the x axis
+ * (the rounds themselves by default).
  * @param {Panel} panel @param {Map<string, Series>} series
+ * @param {(rounds: number[]) => number[]} [x]
  */
-export function panelTraces(panel, series) {
+export function panelTraces(panel, series, x = (rounds) => rounds.slice()) {
   /** @type {any[]} */
   const traces = [];
   panel.metrics.forEach((metric, i) => {
@@ -64,10 +89,10 @@ export function panelTraces(panel, series) {
     const color = PALETTE[i % PALETTE.length];
     if (hasEnvelope(s)) {
       const common = { type: "scatter", mode: "lines", line: { width: 0, color }, hoverinfo: "skip", showlegend: false, legendgroup: metric };
-      traces.push({ ...common, x: s.round.slice(), y: s.max.slice(), name: `${label(metric)} max`, meta: { metric, field: "max" } });
-      traces.push({ ...common, x: s.round.slice(), y: s.min.slice(), name: `${label(metric)} min`, fill: "tonexty", fillcolor: rgba(color, 0.2), meta: { metric, field: "min" } });
+      traces.push({ ...common, x: x(s.round), y: s.max.slice(), name: `${label(metric)} max`, meta: { metric, field: "max" } });
+      traces.push({ ...common, x: x(s.round), y: s.min.slice(), name: `${label(metric)} min`, fill: "tonexty", fillcolor: rgba(color, 0.2), meta: { metric, field: "min" } });
     }
-    traces.push({ type: "scatter", mode: "lines", x: s.round.slice(), y: s.last.slice(), name: label(metric), line: { width: 1.8, color }, legendgroup: metric, meta: { metric, field: "last" } });
+    traces.push({ type: "scatter", mode: "lines", x: x(s.round), y: s.last.slice(), name: label(metric), line: { width: 1.8, color }, legendgroup: metric, meta: { metric, field: "last" } });
   });
   return traces;
 }
@@ -76,9 +101,10 @@ export function panelTraces(panel, series) {
  * The `Plotly.extendTraces` arguments that append raw round rows to a panel's traces.
  * @param {any[]} traces traces built by `panelTraces` (only `meta` is read)
  * @param {Record<string, number>[]} rows `{round, metric: value, ...}`
+ * @param {string} [xKey] the row field on the x axis: `round`, or `wall_s` for wall time
  * @returns {{update: {x: number[][], y: number[][]}, indices: number[]} | null}
  */
-export function extension(traces, rows) {
+export function extension(traces, rows, xKey = "round") {
   /** @type {{x: number[][], y: number[][]}} */
   const update = { x: [], y: [] };
   /** @type {number[]} */
@@ -87,7 +113,7 @@ export function extension(traces, rows) {
     const metric = trace.meta?.metric;
     const hits = rows.filter((r) => typeof r[metric] === "number");
     if (!hits.length) return;
-    update.x.push(hits.map((r) => r.round));
+    update.x.push(hits.map((r) => r[xKey]));
     update.y.push(hits.map((r) => r[metric]));
     indices.push(index);
   });

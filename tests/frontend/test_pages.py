@@ -105,6 +105,26 @@ def test_example1_through_the_form_live_then_compared(page: Any, server: str) ->
     screenshot(page, "compare-example1")
 
 
+def test_run_curves_against_wall_time(page: Any, server: str) -> None:
+    run_id = submit_run(page, server, "fedavg", 300)
+    wait_status(server, run_id, {"succeeded"})
+    page.goto(f"{server}/#/runs/{run_id}")
+    page.wait_for_selector(".run-head .badge[data-status=succeeded]")
+    page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) === 300")
+    page.select_option("select[name=x]", "wall_s")
+    title = "() => document.querySelector('[data-plot=curve-param]').layout.xaxis.title.text"
+    page.wait_for_function(f"() => ({title})() === 'wall time (s)'")
+    xs = page.evaluate(
+        """() => document.querySelector('[data-plot=curve-param]').data
+             .find((t) => t.meta.field === 'last').x"""
+    )
+    rounds = httpx.get(f"{server}/api/runs/{run_id}/rounds", params={"limit": 1000}).json()
+    walls = [r["wall_s"] for r in rounds["data"]]
+    assert len(xs) == 300 and xs == pytest.approx(walls)  # every round: its own wall time
+    page.select_option("select[name=x]", "round")
+    page.wait_for_function(f"() => ({title})() === 'round'")
+
+
 def test_sweep_of_two_algorithms_and_two_seeds_shows_two_bands(page: Any, server: str) -> None:
     open_preset(page, server, "cafed-synthetic")
     page.fill('[name="rounds"]', "60")

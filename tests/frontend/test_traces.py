@@ -75,6 +75,24 @@ def test_envelope_only_where_buckets_merged_rounds(modules_page: Any) -> None:
     assert traces[2]["y"] == [0.5, 0.6]
 
 
+def test_wall_times_interpolate_between_points_of_the_wall_series(modules_page: Any) -> None:
+    # wall 1 s at round 0, 10 s at round 9, 30 s at round 19: round 4 -> 1 + 9·4/9 = 5,
+    # round 14 -> 10 + 20·5/10 = 20; rounds outside take the first or last value.
+    wall = "{round: [0, 9, 19], last: [1, 10, 30], min: [1, 10, 30], max: [1, 10, 30]}"
+    out = js(modules_page, "traces.js", f"m => m.wallTimes({wall}, [0, 4, 9, 14, 19, 25, -1])")
+    assert_allclose(out, [1, 5, 10, 20, 30, 30, 1])
+    series = (
+        "new Map([['acc', {round: [4, 14], last: [0.5, 0.7], min: [0.5, 0.7], max: [0.5, 0.7]}]])"
+    )
+    traces = js(
+        modules_page,
+        "traces.js",
+        f"m => m.panelTraces({{id: 'a', title: 'a', metrics: ['acc']}}, {series},"
+        f" (r) => m.wallTimes({wall}, r))",
+    )
+    assert_allclose(traces[0]["x"], [5, 20])
+
+
 def test_extension_appends_each_metric_to_its_traces(modules_page: Any) -> None:
     out = js(
         modules_page,
@@ -91,6 +109,12 @@ def test_extension_appends_each_metric_to_its_traces(modules_page: Any) -> None:
         js(modules_page, "traces.js", "m => m.extension([{meta: {metric: 'a'}}], [{round: 1}])")
         is None
     )
+    by_wall = js(
+        modules_page,
+        "traces.js",
+        "m => m.extension([{meta: {metric: 'a'}}], [{round: 5, wall_s: 2.5, a: 1}], 'wall_s')",
+    )
+    assert by_wall == {"update": {"x": [[2.5]], "y": [[1]]}, "indices": [0]}
 
 
 def test_compare_traces_band_per_group_of_several_runs(modules_page: Any) -> None:

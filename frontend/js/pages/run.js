@@ -4,7 +4,7 @@ import { FINAL_STATUSES, api, authHeaders } from "../api.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { duration, label, num, when } from "../format.js";
 import { followEvents } from "../sse.js";
-import { extension, flatValues, histogramTrace, lineLayout, matrixTrace, panelTraces, panelsFor, PALETTE } from "../traces.js";
+import { extension, flatValues, histogramTrace, lineLayout, matrixTrace, panelTraces, panelsFor, PALETTE, wallTimes } from "../traces.js";
 
 /** @typedef {import("../api.js").Run} Run */
 /** @typedef {import("../api.js").Series} Series */
@@ -111,16 +111,24 @@ class RunView {
     this.series = series;
     this.plots = plots;
     this.resampling = false;
+    /** x axis of the curves: `round` or `wall_s` (wall time) */
+    this.xKey = "round";
     /** @type {Map<string, {div: HTMLElement, traces: any[], metrics: string[]}>} */
     this.panels = new Map();
     this.head = h("div", { class: "run-head" });
     this.curves = h("div", { class: "plots curves" });
     this.connection = h("span", { class: "live-dot", title: "live" });
+    this.xSelect = /** @type {HTMLSelectElement} */ (h("select", { name: "x", "aria-label": "x axis", on: { change: () => {
+      this.xKey = this.xSelect.value;
+      this.drawCurves();
+    } } },
+      h("option", { value: "round" }, "x = round"),
+      h("option", { value: "wall_s" }, "x = wall time")));
     this.clientBox = h("div", { class: "plots client-views" });
     this.details = h("div", { class: "run-details" });
     replace(root,
       this.head,
-      h("section", {}, h("h2", {}, "Training curves ", this.connection), this.curves),
+      h("section", {}, h("div", { class: "section-head" }, h("h2", {}, "Training curves ", this.connection), this.xSelect), this.curves),
       h("section", {}, h("h2", {}, "Clients"), this.clientBox),
       this.details);
     this.clientDivs = {
@@ -216,11 +224,16 @@ class RunView {
         this.panels.set(p.id, { div, traces: [], metrics: p.metrics });
       }
     }
+    const wall = this.series.get("wall_s");
+    const byWall = this.xKey === "wall_s" && wall !== undefined;
+    /** @type {(rounds: number[]) => number[]} */
+    const x = byWall ? (rounds) => wallTimes(wall, rounds) : (rounds) => rounds.slice();
     for (const p of panels) {
       const slot = /** @type {{div: HTMLElement, traces: any[], metrics: string[]}} */ (this.panels.get(p.id));
-      slot.traces = panelTraces(p, this.series);
+      slot.traces = panelTraces(p, this.series, x);
       slot.metrics = p.metrics;
-      draw(slot.div, slot.traces, lineLayout(p.title, { yTitle: p.yTitle, log: p.log, uirevision: `run-${this.run.id}-${p.id}` }));
+      const layout = { yTitle: p.yTitle, log: p.log, uirevision: `run-${this.run.id}-${p.id}-${this.xKey}` };
+      draw(slot.div, slot.traces, lineLayout(p.title, { ...layout, xTitle: byWall ? "wall time (s)" : "round" }));
     }
   }
 
@@ -255,7 +268,7 @@ class RunView {
       return;
     }
     for (const slot of this.panels.values()) {
-      const ext = extension(slot.traces, rows);
+      const ext = extension(slot.traces, rows, this.xKey);
       if (ext) Plotly.extendTraces(slot.div, ext.update, ext.indices);
     }
   }
@@ -269,6 +282,8 @@ class RunView {
       this.drawCurves();
     } finally {
       this.resampling = false;
+    /** x axis of the curves: `round` or `wall_s` (wall time) */
+    this.xKey = "round";
     }
   }
 
