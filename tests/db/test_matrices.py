@@ -81,6 +81,20 @@ def stored_gaps(sessions: sessionmaker[Session], run_id: int) -> list[list[int]]
     return [flat[end - n : end] for n, end in zip(counts.tolist(), ends, strict=True)]
 
 
+def test_staleness_with_every_bound_on_a_mark(sessions: sessionmaker[Session]) -> None:
+    # 128 rounds in 4 columns of 32: every bound is a mark, no round is read in between.
+    rng = np.random.default_rng(5)
+    n, rounds = 6, 128
+    selected = [sorted(rng.choice(n, size=2, replace=False).tolist()) for _ in range(rounds)]
+    run_id = make_run(sessions, n, rounds)
+    write(sessions, run_id, n, [record(t, s, s) for t, s in enumerate(selected)])
+    with sessions() as session:
+        got = matrices.staleness(session, run_id, n, n, 4)
+    assert got.rounds == [0, 32, 64, 96]
+    expected = bucket_means(brute_force_staleness(selected, n), 1, 32)
+    np.testing.assert_allclose(got.values, expected, atol=1e-6)
+
+
 def test_recorder_stores_gaps_since_the_previous_selection(
     sessions: sessionmaker[Session],
 ) -> None:
