@@ -205,7 +205,7 @@ def _one_of(column: InstrumentedAttribute[int], values: list[int]) -> ColumnElem
     """`column IN (values)` for a long list of integers, written out in one go: as
     bound literals SQLAlchemy renders each one on its own, which cost a staleness query
     tens of milliseconds and enough garbage to set off full collections."""
-    listed = ",".join(map(str, (int(v) for v in values))) or "NULL"
+    listed = ",".join(str(int(v)) for v in values) or "NULL"  # NULL: matches nothing
     return column.op("IN")(literal_column(f"({listed})"))
 
 
