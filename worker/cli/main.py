@@ -8,6 +8,7 @@ from types import ModuleType
 
 from worker.cli import compare_cmd, presets_cmd, serve_cmd, simulate_cmd, worker_cmd
 from worker.cli.errors import CliError
+from worker.engine.allocator import keep_freed_memory
 
 COMMANDS: list[ModuleType] = [presets_cmd, simulate_cmd, serve_cmd, worker_cmd, compare_cmd]
 
@@ -25,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    keep_freed_memory()  # every command may train; see allocator.py
     try:
         code: int = args.handler(args)
     except CliError as err:

@@ -11,6 +11,7 @@ from torch.func import functional_call
 from torch.nn import functional as F
 
 from worker.engine.data.federated import Task
+from worker.engine.training.stacked import StackedModel, stack
 
 
 class FlatModel:
@@ -22,6 +23,7 @@ class FlatModel:
         self.shapes = [tuple(p.shape) for _, p in named]
         self.numels = [math.prod(s) for s in self.shapes]
         self.buffers = {n: b for n, b in module.named_buffers()}
+        self._stacked: dict[tuple[int, ...], StackedModel | None] = {}
 
     @property
     def dim(self) -> int:
@@ -47,6 +49,12 @@ class FlatModel:
         if self.task == "regression":
             return lambda out, y: ((out - y) ** 2).mean()
         return F.cross_entropy
+
+    def stacked(self, sample_shape: tuple[int, ...]) -> StackedModel | None:
+        """K clients' copies of this model as one (see `stacked.py`), or None."""
+        if sample_shape not in self._stacked:
+            self._stacked[sample_shape] = stack(self, sample_shape)
+        return self._stacked[sample_shape]
 
     def to(self, device: torch.device) -> FlatModel:
         self.module.to(device)
