@@ -50,6 +50,15 @@ def test_scalar_batch_norm_and_regression_models_do_not_stack() -> None:
     assert stack(FlatModel(nn.Linear(4, 1), "regression"), (4,)) is None
 
 
+def test_max_pooling_moves_before_the_relu() -> None:
+    stacked = stack(zoo_model("cnn"), (1, 8, 8))
+    assert stacked is not None
+
+    order = [str(n.target) for n in stacked.graph.nodes if n.op != "placeholder"][:6]
+
+    assert order == ["conv1", "pool", str(torch.relu), "conv2", "pool", str(torch.relu)]
+
+
 def test_stacked_gradients_are_each_clients_own() -> None:
     model = zoo_model("cnn")
     gen = torch.Generator().manual_seed(0)

@@ -65,14 +65,15 @@ class StackedModel:
     def _run(self, node: fx.Node, h: Tensor, params: dict[str, Tensor], k: int, b: int) -> Tensor:
         if _is_flatten(node, self.modules):
             return _to_features(h, k, b)
+        if _is_relu(node, self.modules):
+            return torch.relu(h)  # never in place, whatever the module says
         if node.op == "call_module":
             module = self.modules[str(node.target)]
             if isinstance(module, nn.Conv2d):
                 return _conv(module, h, params, str(node.target), k)
             if isinstance(module, nn.Linear):
                 return _linear(h, params, str(node.target))
-            return module(h)
-        return torch.relu(h)
+        return self.modules[str(node.target)](h)  # pooling: per channel, so as it is
 
 
 def stack(flat: FlatModel, sample_shape: tuple[int, ...]) -> StackedModel | None:
@@ -94,7 +95,10 @@ def stack(flat: FlatModel, sample_shape: tuple[int, ...]) -> StackedModel | None
             return None
         before = layout[node.args[0]]
         if node.op == "output":
-            return StackedModel(flat, graph) if before == "features" else None
+            if before != "features":
+                return None
+            _pool_before_relu(graph, modules)
+            return StackedModel(flat, graph)
         after = _layout_after(node, before, modules)
         if after is None:
             return None
@@ -115,10 +119,34 @@ def _layout_after(node: fx.Node, before: Layout, modules: dict[str, nn.Module]) 
         if isinstance(module, _PER_CHANNEL):
             return before if before == "image" or isinstance(module, nn.ReLU) else None
         return None
-    relu = (node.op == "call_function" and node.target in _RELU_FUNCTIONS) or (
+    return before if _is_relu(node, modules) else None
+
+
+def _is_relu(node: fx.Node, modules: dict[str, nn.Module]) -> bool:
+    if node.op == "call_module":
+        return isinstance(modules[str(node.target)], nn.ReLU)
+    named = (node.op == "call_function" and node.target in _RELU_FUNCTIONS) or (
         node.op == "call_method" and node.target == "relu"
     )
-    return before if relu and len(node.args) == 1 and not node.kwargs else None
+    return named and len(node.args) == 1 and not node.kwargs
+
+
+def _pool_before_relu(graph: fx.Graph, modules: dict[str, nn.Module]) -> None:
+    """Rewrites max-pool(ReLU(h)) as ReLU(max-pool(h)): the same values and gradients
+    (ReLU is monotone, so it commutes with max, ties included), with the ReLU and its
+    gradient on the pooled activations, a quarter of the size for 2×2 pooling."""
+    for relu in list(graph.nodes):
+        users = list(relu.users)
+        if not _is_relu(relu, modules) or len(users) != 1:
+            continue
+        pool = users[0]
+        if pool.op != "call_module" or not isinstance(modules[str(pool.target)], nn.MaxPool2d):
+            continue
+        pool.replace_input_with(relu, relu.args[0])
+        pool.replace_all_uses_with(relu)
+        relu.args = (pool,)
+        pool.append(relu)
+    graph.lint()
 
 
 def _is_flatten(node: fx.Node, modules: dict[str, nn.Module]) -> bool:
