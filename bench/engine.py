@@ -8,7 +8,7 @@ rounds (after a warm-up), interleaved, and prints the speedup as its last line. 
 same backend through `torch.func.vmap` alone is timed alongside for reference. The
 process tunes its allocator as the `fedwatch` command does (`engine/allocator.py`).
 
-    python bench/engine.py [--clients 100] [--rounds 5] [--device cpu|cuda]
+    python bench/engine.py [--clients 100] [--rounds 9] [--plain-allocator] [--device cpu|cuda]
 """
 
 from __future__ import annotations
@@ -34,10 +34,13 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--batch", type=int, default=5)
     parser.add_argument("--per-client", type=int, default=50)
+    parser.add_argument(
+        "--plain-allocator", action="store_true", help="leave glibc's allocator as it is"
+    )
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = parser.parse_args()
     device = torch.device(args.device)
-    kept = keep_freed_memory()
+    kept = not args.plain_allocator and keep_freed_memory()
     torch.manual_seed(0)
 
     cfg = build_config({"model": {"name": "cnn"}, "data": {"dataset": "cifar10"}})
@@ -60,7 +63,7 @@ def main() -> None:
     d_vmap, _ = BACKENDS["vmap"](model, x, y, check)
     d_seq, _ = BACKENDS["sequential"](model, x, y, check)
     gap = float((d_vmap - d_seq).abs().max())
-    allocator = "freed blocks kept" if kept else "as is (not glibc)"
+    allocator = "freed blocks kept" if kept else "as it is"
     print(f"model: cnn, {model.dim} parameters; device {device}; threads {torch.get_num_threads()}")
     print(f"allocator: {allocator}")
     print(f"{args.clients} clients x {args.steps} steps x batch {args.batch}")

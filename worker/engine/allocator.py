@@ -3,8 +3,8 @@
 Training all clients at once allocates and frees activations and gradients of several
 MB per layer at every step. By default glibc serves such blocks with a fresh `mmap` and
 unmaps them on free, so each step pays again for page faults on memory it has just
-given back: about 40 000 faults per round of `bench/engine.py`'s CNN, a fifth of the
-`vmap` backend's time. `keep_freed_memory` raises the mmap threshold to its largest
+given back: about 40 000 faults per round of `bench/engine.py`'s CNN, up to a fifth of
+the `vmap` backend's time. `keep_freed_memory` raises the mmap threshold to its largest
 value (32 MB) and the heap trim threshold to 512 MB, the tuning `mallopt(3)` documents;
 a process then keeps up to that much freed memory for reuse. Called once at start-up
 by the `fedwatch` command (simulate, serve and worker) and by the benchmark.
