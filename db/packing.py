@@ -66,10 +66,15 @@ def unpack_gaps(blobs: list[bytes], counts: np.ndarray) -> np.ndarray:
 def pack_weights(weights: dict[int, float], n_clients: int) -> bytes:
     """zlib of the sorted ids as gaps, then the float32 weights: memory algorithms
     weight every client, and those dense, equal weights shrink to a few bytes."""
-    ids = np.fromiter(weights.keys(), np.int64, len(weights))
-    order = np.argsort(ids, kind="stable")
-    gaps = np.diff(ids[order], prepend=0).astype(id_dtype(n_clients))
-    values = np.fromiter(weights.values(), np.float64, len(weights))[order].astype(WEIGHT_DTYPE)
+    n = len(weights)
+    ids = np.fromiter(weights, np.int64, n)
+    values = np.fromiter(weights.values(), WEIGHT_DTYPE, n)
+    if not (ids[1:] > ids[:-1]).all():  # the engine hands them sorted; others may not
+        order = np.argsort(ids, kind="stable")
+        ids, values = ids[order], values[order]
+    gaps = np.empty(n, id_dtype(n_clients))
+    gaps[:1] = ids[:1]
+    np.subtract(ids[1:], ids[:-1], out=gaps[1:], casting="unsafe")
     return zlib.compress(gaps.tobytes() + values.tobytes(), 1)
 
 

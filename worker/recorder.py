@@ -44,8 +44,10 @@ class RunLost(RuntimeError):
 
 @dataclass
 class Batch:
-    """What one database transaction writes besides the rounds packed since the last."""
+    """What one database transaction writes: the rounds since the last, with their
+    selection gaps, and what goes with them."""
 
+    rounds: list[tuple[RoundRecord, np.ndarray]]
     marks: list[dict[str, Any]]
     chunks: list[dict[str, Any]]
     rounds_done: int
@@ -54,10 +56,12 @@ class Batch:
 
 
 class Recorder:
-    """Hands each round to its writer thread, which packs it at once (the engine builds
-    a fresh record each round, so records are handed over as they are) and, every
-    `flush_rounds` rounds or `flush_seconds` seconds, whichever comes first, writes the
-    packed rounds in one transaction with the run's progress and heartbeat. A
+    """Collects the rounds (the engine builds a fresh record each round, so records are
+    kept as they are) and, every `flush_rounds` rounds or `flush_seconds` seconds,
+    whichever comes first, hands them to its writer thread, which packs them and writes
+    them in one transaction with the run's progress and heartbeat. Handing over in
+    batches wakes the writer twice a second rather than every round: each wake-up made
+    the two threads trade the interpreter lock in the middle of the simulation's step. A
     checkpoint (a snapshot the engine never changes afterwards) travels with the next
     batch and is packed by the writer, so it is written with the rounds before it and a
     resumed run never misses a round; a newer checkpoint replaces one still waiting. At
@@ -101,7 +105,7 @@ class Recorder:
         self.flush_rounds = flush_rounds
         self.flush_seconds = flush_seconds
         self.stop = stop or threading.Event()
-        self.unflushed = 0
+        self.rounds: list[tuple[RoundRecord, np.ndarray]] = []
         self.marks: list[dict[str, Any]] = []
         self.last_round = start_round - 1
         self.last_flush = time.monotonic()
@@ -121,7 +125,7 @@ class Recorder:
             self.chunks = ChunkWriter(run_id, open_chunks)
         self.stored_through = self.tally.next_round - 1
         self.checkpoint: dict[str, Any] | None = None
-        self.pending: queue.Queue[tuple[RoundRecord, np.ndarray] | Batch | None] = queue.Queue()
+        self.pending: queue.Queue[Batch | None] = queue.Queue()
         self.in_flight = threading.Semaphore(2)  # batches handed over, not yet written
         self.failure: BaseException | None = None
         self.writer = threading.Thread(
@@ -137,13 +141,12 @@ class Recorder:
             self.new_names = True
         if record.round > self.stored_through:
             gaps, marks = self.tally.advance(record.round, np.asarray(record.selected))
-            self.pending.put((record, gaps))
-            self.unflushed += 1
+            self.rounds.append((record, gaps))
             self.marks.extend(marks)
             self.chunks.add(record.round, scalars)
         self.last_round = record.round
         due = time.monotonic() - self.last_flush >= self.flush_seconds
-        if due or self.unflushed >= self.flush_rounds:
+        if due or len(self.rounds) >= self.flush_rounds:
             self._hand_over()
         self.busy_s += time.perf_counter() - started
 
@@ -179,31 +182,25 @@ class Recorder:
         chunks = self.chunks.take()
         done = self.last_round + 1
         self.in_flight.acquire()
-        self.pending.put(Batch(self.marks, chunks, done, names, self.checkpoint))
-        self.marks, self.checkpoint, self.unflushed = [], None, 0
+        self.pending.put(Batch(self.rounds, self.marks, chunks, done, names, self.checkpoint))
+        self.rounds, self.marks, self.checkpoint = [], [], None
         self.new_names = False
         self.last_flush = time.monotonic()
 
     def _write_all(self) -> None:
-        clients: list[dict[str, Any]] = []
-        while (item := self.pending.get()) is not None:
+        while (batch := self.pending.get()) is not None:
             started = time.thread_time()
             try:
-                if self.failure is not None:
-                    pass  # drained unwritten until the simulation's thread sees the error
-                elif isinstance(item, Batch):
-                    self._write(clients, item)
-                else:
-                    clients.append(client_row(self.run_id, self.n_clients, *item))
+                if self.failure is None:  # else drained unwritten until the error is seen
+                    self._write(batch)
             except BaseException as err:
                 self.failure = err
             finally:
-                if isinstance(item, Batch):
-                    clients = []
-                    self.in_flight.release()
+                self.in_flight.release()
             self.writer_cpu_s += time.thread_time() - started
 
-    def _write(self, clients: list[dict[str, Any]], batch: Batch) -> None:
+    def _write(self, batch: Batch) -> None:
+        clients = [client_row(self.run_id, self.n_clients, *r) for r in batch.rounds]
         state = batch.checkpoint
         checkpoint = None if state is None else (int(state["round"]), pack_checkpoint(state))
         with self.sessions.begin() as session:

@@ -47,6 +47,11 @@ def test_weights_round_trip_in_float32() -> None:
     assert unpack_weights(pack_weights(weights, 1000), 1000) == weights
 
 
+@pytest.mark.parametrize("weights", [{}, {4: 1.0}, {0: 0.5, 3: 0.25, 65_000: 0.125}])
+def test_weights_round_trip_sorted_single_and_empty(weights: dict[int, float]) -> None:
+    assert unpack_weights(pack_weights(weights, 70_000), 70_000) == weights
+
+
 def test_dense_equal_weights_compress_well() -> None:
     blob = pack_weights({c: 1 / 1000 for c in range(1000)}, 1000)
     assert len(blob) < 400  # 6000 bytes raw
