@@ -143,14 +143,13 @@ def seed_large_run(
             gaps, due = tally.advance(t, chosen)
             marks.extend(due)
             ids = chosen.tolist()
-            weights = {c: 1.0 / len(ids) for c in ids}
             yield (
                 run_id,
                 t,
                 pack_available(available.tolist(), n),
                 pack_ids(ids, n),
                 pack_gaps(gaps),
-                pack_weights(weights, n),
+                pack_weights(chosen, np.full(len(ids), 1.0 / len(ids)), n),
                 None,
             )
 

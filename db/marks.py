@@ -39,48 +39,56 @@ class SelectionTally:
     """Each client's last selection L_k and accumulated staleness S_k(t), moved on round
     by round by the recorder: gives each round's selection gaps and, every MARK_EVERY
     rounds, a staleness mark row. Rounds that were never recorded count as rounds
-    in which nobody was selected."""
+    in which nobody was selected.
+
+    It keeps S_k(t) as `closed` + (t − L_k)(t − L_k − 1)/2: a selection after a gap g
+    adds g(g − 1)/2 to the client's `closed` part (see `totals_from_history`), so a
+    round touches only the selected clients and S is computed for all of them only
+    when a mark is due.
+    """
 
     def __init__(self, run_id: int, next_round: int, last: np.ndarray, totals: np.ndarray) -> None:
         self.run_id = run_id
         self.next_round = next_round
         self.last = last.astype(np.int64)
-        self.totals = totals.astype(np.int64)
+        self.closed = totals.astype(np.int64) - _open(next_round, self.last)
 
     @classmethod
     def empty(cls, run_id: int, n_clients: int) -> SelectionTally:
         return cls(run_id, 0, np.full(n_clients, -1), np.zeros(n_clients))
 
+    @property
+    def totals(self) -> np.ndarray:
+        """S_k(next_round)."""
+        return self.closed + _open(self.next_round, self.last)
+
     def advance(self, round_: int, ids: np.ndarray) -> tuple[np.ndarray, list[dict[str, Any]]]:
         """Record round `round_`'s selected `ids`; return their gaps (rounds since each
         one's previous selection, round + 1 for a first) and the marks now due."""
-        marks = []
-        while self.next_round < round_:
-            stop = min(round_, (self.next_round // MARK_EVERY + 1) * MARK_EVERY)
-            self._add(stop)
-            if stop % MARK_EVERY == 0:
-                marks.append(self._mark())
+        first = (self.next_round // MARK_EVERY + 1) * MARK_EVERY
+        marks = [self._mark(t) for t in range(first, round_ + 1, MARK_EVERY)]  # no selection
         ids = np.asarray(ids, dtype=np.int64)
         gaps = round_ - self.last[ids]
+        self.closed[ids] += gaps * (gaps - 1) // 2
         self.last[ids] = round_
-        self._add(round_ + 1)
+        self.next_round = round_ + 1
         if self.next_round % MARK_EVERY == 0:
-            marks.append(self._mark())
+            marks.append(self._mark(self.next_round))
         return gaps, marks
 
-    def _add(self, stop: int) -> None:
-        """Rounds [next_round, stop) with no selection in them."""
-        a, b = self.next_round, stop
-        self.totals += (a + b - 1) * (b - a) // 2 - (b - a) * self.last
-        self.next_round = stop
-
-    def _mark(self) -> dict[str, Any]:
+    def _mark(self, t: int) -> dict[str, Any]:
+        """The mark at round t, with every selection so far before t."""
         return {
             "run_id": self.run_id,
-            "round": self.next_round,
-            "total": self.totals.astype(TOTAL_DTYPE).tobytes(),
+            "round": t,
+            "total": (self.closed + _open(t, self.last)).astype(TOTAL_DTYPE).tobytes(),
             "last": self.last.astype(LAST_DTYPE).tobytes(),
         }
+
+
+def _open(t: int, last: np.ndarray) -> np.ndarray:
+    """Σ_{L ≤ u < t} (u − L): the staleness accumulated since each last selection."""
+    return (t - last) * (t - last - 1) // 2
 
 
 def unpack_mark(total: bytes, last: bytes) -> tuple[np.ndarray, np.ndarray]:

@@ -63,19 +63,13 @@ def unpack_gaps(blobs: list[bytes], counts: np.ndarray) -> np.ndarray:
     return out
 
 
-def pack_weights(weights: dict[int, float], n_clients: int) -> bytes:
-    """zlib of the sorted ids as gaps, then the float32 weights: memory algorithms
+def pack_weights(ids: np.ndarray, values: np.ndarray, n_clients: int) -> bytes:
+    """zlib of the ids (ascending) as gaps, then their float32 weights: memory algorithms
     weight every client, and those dense, equal weights shrink to a few bytes."""
-    n = len(weights)
-    ids = np.fromiter(weights, np.int64, n)
-    values = np.fromiter(weights.values(), WEIGHT_DTYPE, n)
-    if not (ids[1:] > ids[:-1]).all():  # the engine hands them sorted; others may not
-        order = np.argsort(ids, kind="stable")
-        ids, values = ids[order], values[order]
-    gaps = np.empty(n, id_dtype(n_clients))
+    gaps = np.empty(len(ids), id_dtype(n_clients))
     gaps[:1] = ids[:1]
     np.subtract(ids[1:], ids[:-1], out=gaps[1:], casting="unsafe")
-    return zlib.compress(gaps.tobytes() + values.tobytes(), 1)
+    return zlib.compress(gaps.tobytes() + values.astype(WEIGHT_DTYPE).tobytes(), 1)
 
 
 def unpack_weights(blob: bytes, n_clients: int) -> dict[int, float]:

@@ -40,12 +40,14 @@ def unpack_chunks(
 class ChunkWriter:
     """A run's open chunks. `add` records one round's scalars; `take` returns the rows
     changed since the last call (to upsert) and forgets the chunks no later round can
-    touch."""
+    touch. Rounds added wait in a list and enter their chunks at `take`, a metric at a
+    time for all of them, rather than a value at a time as they come."""
 
     def __init__(self, run_id: int, stored: Iterable[tuple[str, int, bytes, bytes]] = ()) -> None:
         self.run_id = run_id
         self.open: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
         self.changed: set[tuple[str, int]] = set()
+        self.waiting: list[tuple[int, dict[str, float | None]]] = []
         for name, chunk, present, packed in stored:
             mask = np.unpackbits(np.frombuffer(present, dtype=np.uint8), count=CHUNK)
             values = np.frombuffer(packed, dtype=VALUE_DTYPE).copy()
@@ -53,17 +55,10 @@ class ChunkWriter:
 
     def add(self, round_: int, scalars: dict[str, float | None]) -> None:
         """Record one round's scalars (None or a non-finite value is stored as NaN)."""
-        chunk, offset = divmod(round_, CHUNK)
-        for name, value in scalars.items():
-            key = (name, chunk)
-            entry = self.open.get(key)
-            if entry is None:
-                entry = self.open[key] = (np.zeros(CHUNK, dtype=bool), np.full(CHUNK, np.nan))
-            entry[0][offset] = True
-            entry[1][offset] = value if value is not None and math.isfinite(value) else np.nan
-            self.changed.add(key)
+        self.waiting.append((round_, scalars))
 
     def take(self) -> list[dict[str, Any]]:
+        self._enter_waiting()
         rows = [
             {
                 "run_id": self.run_id,
@@ -79,3 +74,22 @@ class ChunkWriter:
             self.open = {key: v for key, v in self.open.items() if key[1] >= latest}
         self.changed = set()
         return rows
+
+    def _enter_waiting(self) -> None:
+        names = {name for _, scalars in self.waiting for name in scalars}
+        for name in names:
+            got = [(t, s[name]) for t, s in self.waiting if name in s]
+            rounds = np.fromiter((t for t, _ in got), np.int64, len(got))
+            values = np.array([math.nan if v is None else v for _, v in got], dtype=np.float64)
+            values[~np.isfinite(values)] = np.nan
+            chunks = rounds // CHUNK
+            for chunk in np.unique(chunks).tolist():
+                key = (name, chunk)
+                entry = self.open.get(key)
+                if entry is None:
+                    entry = self.open[key] = (np.zeros(CHUNK, bool), np.full(CHUNK, np.nan))
+                at = chunks == chunk
+                entry[0][rounds[at] % CHUNK] = True
+                entry[1][rounds[at] % CHUNK] = values[at]
+                self.changed.add(key)
+        self.waiting = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Table, text
+from sqlalchemy import Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -47,7 +47,7 @@ def _insert_many(
             stmt = stmt.on_conflict_do_update(index_elements=keys, set_=set_)
         session.execute(stmt, list(rows))
         return
-    arrays = ", ".join(f"CAST(:{c} AS {table.c[c].type.compile(dialect)}[])" for c in columns)
+    arrays = ", ".join(f"CAST(%({c})b AS {table.c[c].type.compile(dialect)}[])" for c in columns)
     conflict = "DO NOTHING"
     if keys is not None:
         updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in changed)
@@ -56,7 +56,9 @@ def _insert_many(
         f"INSERT INTO {table.name} ({', '.join(columns)}) "
         f"SELECT * FROM unnest({arrays}) ON CONFLICT {conflict}"
     )
-    session.execute(text(sql), {c: [row[c] for row in rows] for c in columns})
+    # `%(name)b`: psycopg sends the arrays in binary, so packed rows travel as raw bytes
+    # instead of text that the client escapes and the server parses back.
+    session.connection().exec_driver_sql(sql, {c: [row[c] for row in rows] for c in columns})
 
 
 def upsert(session: Session, table: Table, row: dict[str, Any], keys: list[str]) -> None:

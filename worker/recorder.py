@@ -32,7 +32,7 @@ def client_row(
         "available": pack_available(record.available, n_clients),
         "selected": pack_ids(record.selected, n_clients),
         "gaps": pack_gaps(gaps),
-        "weights": pack_weights(record.weights, n_clients),
+        "weights": pack_weights(record.weights.ids, record.weights.values, n_clients),
         "client_acc": pack_acc(record.client_acc),
     }
 

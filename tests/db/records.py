@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.runs import new_run
-from worker.engine import RoundRecord, RunConfig
+from worker.engine import ClientWeights, RoundRecord, RunConfig
 from worker.recorder import Recorder
 
 
@@ -32,7 +32,7 @@ def record(
         metrics=metrics or {},
         available=available,
         selected=selected,
-        weights={c: 1.0 / len(selected) for c in selected},
+        weights=ClientWeights.from_dict({c: 1.0 / len(selected) for c in selected}),
         wall_s=0.1 * (round_ + 1),
         client_acc=client_acc,
     )

@@ -15,6 +15,12 @@ from db.packing import (
     unpack_ids,
     unpack_weights,
 )
+from worker.engine import ClientWeights
+
+
+def pack(weights: dict[int, float], n_clients: int) -> bytes:
+    w = ClientWeights.from_dict(weights)
+    return pack_weights(w.ids, w.values, n_clients)
 
 
 def test_availability_bitmap_takes_one_bit_per_client() -> None:
@@ -44,16 +50,16 @@ def test_gaps_take_two_bytes_unless_one_reaches_65536() -> None:
 
 def test_weights_round_trip_in_float32() -> None:
     weights = {7: 0.25, 2: 0.5, 900: 0.125}
-    assert unpack_weights(pack_weights(weights, 1000), 1000) == weights
+    assert unpack_weights(pack(weights, 1000), 1000) == weights
 
 
 @pytest.mark.parametrize("weights", [{}, {4: 1.0}, {0: 0.5, 3: 0.25, 65_000: 0.125}])
 def test_weights_round_trip_sorted_single_and_empty(weights: dict[int, float]) -> None:
-    assert unpack_weights(pack_weights(weights, 70_000), 70_000) == weights
+    assert unpack_weights(pack(weights, 70_000), 70_000) == weights
 
 
 def test_dense_equal_weights_compress_well() -> None:
-    blob = pack_weights({c: 1 / 1000 for c in range(1000)}, 1000)
+    blob = pack({c: 1 / 1000 for c in range(1000)}, 1000)
     assert len(blob) < 400  # 6000 bytes raw
 
 

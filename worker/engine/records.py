@@ -5,7 +5,40 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
+
 NON_DETERMINISTIC = ("wall_s",)
+
+
+@dataclass(frozen=True, eq=False)
+class ClientWeights:
+    """Aggregation weights by client, as two arrays: `ids` ascending, `values` aligned.
+
+    A memory algorithm weights every client every round; as a dict of a thousand Python
+    numbers, building the weights and packing them again for the database cost more
+    than the round's arithmetic on a small model.
+    """
+
+    ids: np.ndarray  # int64
+    values: np.ndarray
+
+    @classmethod
+    def from_dict(cls, weights: dict[int, float]) -> ClientWeights:
+        ids = sorted(weights)
+        return cls(np.array(ids, dtype=np.int64), np.array([weights[i] for i in ids]))
+
+    def to_dict(self) -> dict[int, float]:
+        return dict(zip(self.ids.tolist(), self.values.tolist(), strict=True))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, ClientWeights)
+            and np.array_equal(self.ids, other.ids)
+            and np.array_equal(self.values, other.values)
+        )
 
 
 @dataclass
@@ -13,7 +46,7 @@ class RoundRecord:
     """One finished round.
 
     `metrics` holds the scalars evaluated this round (`test_acc`, `train_loss`, ...);
-    `weights` maps each client whose (possibly stale) update entered the model to its
+    `weights` holds each client whose (possibly stale) update entered the model and its
     aggregation weight; `client_acc` is the per-client accuracy vector on rounds where
     per-client evaluation ran. Everything but `wall_s` is identical for the same
     config and seed on CPU.
@@ -23,7 +56,7 @@ class RoundRecord:
     metrics: dict[str, float]
     available: list[int]
     selected: list[int]
-    weights: dict[int, float]
+    weights: ClientWeights
     wall_s: float = 0.0
     client_acc: list[float] | None = None
 
@@ -31,7 +64,7 @@ class RoundRecord:
         out: dict[str, Any] = {"round": self.round, **self.metrics}
         out["available"] = self.available
         out["selected"] = self.selected
-        out["weights"] = {str(k): v for k, v in self.weights.items()}
+        out["weights"] = {str(k): v for k, v in self.weights.to_dict().items()}
         out["wall_s"] = self.wall_s
         if self.client_acc is not None:
             out["client_acc"] = self.client_acc

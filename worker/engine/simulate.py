@@ -15,7 +15,7 @@ from worker.engine.config import RunConfig
 from worker.engine.data import FederatedData, load_data
 from worker.engine.errors import ConfigError
 from worker.engine.models import build_model, has_buffers
-from worker.engine.records import RoundRecord, Summary
+from worker.engine.records import ClientWeights, RoundRecord, Summary
 from worker.engine.rng import torch_gen
 from worker.engine.sink import Sink
 from worker.engine.tracker import Tracker
@@ -133,7 +133,7 @@ class Simulation:
         metrics.update(self.tracker.client_metrics(t, selected, step.weights))
         client_acc = self.evaluate(t, metrics)
         entered = step.weights.nonzero().flatten()
-        weights = dict(zip(entered.tolist(), step.weights[entered].tolist(), strict=True))
+        weights = ClientWeights(entered.cpu().numpy(), step.weights[entered].cpu().numpy())
         return RoundRecord(
             round=t,
             metrics=metrics,
