@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import zlib
 
 import numpy as np
@@ -23,6 +24,15 @@ def pack_available(ids: list[int], n_clients: int) -> bytes:
     return np.packbits(mask).tobytes()
 
 
+def pack_available_many(rounds: list[list[int]], n_clients: int) -> list[bytes]:
+    """`pack_available` of many rounds at once: one bitmap matrix for all of them."""
+    lengths = [len(ids) for ids in rounds]
+    flat = np.fromiter(itertools.chain.from_iterable(rounds), np.int64, sum(lengths))
+    mask = np.zeros((len(rounds), n_clients), dtype=bool)
+    mask[np.repeat(np.arange(len(rounds)), lengths), flat] = True
+    return [row.tobytes() for row in np.packbits(mask, axis=1)]
+
+
 def unpack_available(rows: list[bytes], n_clients: int) -> np.ndarray:
     """(rounds, n_clients) uint8 0/1 matrix from per-round bitmaps."""
     if not rows:
@@ -33,6 +43,17 @@ def unpack_available(rows: list[bytes], n_clients: int) -> np.ndarray:
 
 def pack_ids(ids: list[int], n_clients: int) -> bytes:
     return np.asarray(ids, dtype=id_dtype(n_clients)).tobytes()
+
+
+def pack_ids_many(rounds: list[list[int]], n_clients: int) -> list[bytes]:
+    """`pack_ids` of many rounds at once: one conversion, then a slice per round."""
+    lengths = [len(ids) for ids in rounds]
+    flat = np.fromiter(itertools.chain.from_iterable(rounds), np.int64, sum(lengths))
+    size = id_dtype(n_clients).itemsize
+    blob = flat.astype(id_dtype(n_clients)).tobytes()
+    ends = np.cumsum(lengths, dtype=np.int64) * size
+    starts = ends - np.asarray(lengths, dtype=np.int64) * size
+    return [blob[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
 
 
 def unpack_ids(blob: bytes, n_clients: int) -> np.ndarray:

@@ -15,26 +15,31 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from db.matrices import selection_tally
 from db.models import MetricChunk, RoundClients, Run, StalenessMark, utcnow
-from db.packing import pack_acc, pack_available, pack_gaps, pack_ids, pack_weights
+from db.packing import pack_acc, pack_available_many, pack_gaps, pack_ids_many, pack_weights
 from db.runs import pack_checkpoint, save_checkpoint
 from db.series import CHUNK, ChunkWriter
 from db.upsert import insert_ignore, upsert_many
 from worker.engine import RoundRecord
 
 
-def client_row(
-    run_id: int, n_clients: int, record: RoundRecord, gaps: np.ndarray
-) -> dict[str, Any]:
-    """The round's packed row, with the selection gaps given by the run's tally."""
-    return {
-        "run_id": run_id,
-        "round": record.round,
-        "available": pack_available(record.available, n_clients),
-        "selected": pack_ids(record.selected, n_clients),
-        "gaps": pack_gaps(gaps),
-        "weights": pack_weights(record.weights.ids, record.weights.values, n_clients),
-        "client_acc": pack_acc(record.client_acc),
-    }
+def client_rows(
+    run_id: int, n_clients: int, rounds: list[tuple[RoundRecord, np.ndarray]]
+) -> list[dict[str, Any]]:
+    """The rounds' packed rows, with the selection gaps given by the run's tally."""
+    available = pack_available_many([r.available for r, _ in rounds], n_clients)
+    selected = pack_ids_many([r.selected for r, _ in rounds], n_clients)
+    return [
+        {
+            "run_id": run_id,
+            "round": record.round,
+            "available": available[i],
+            "selected": selected[i],
+            "gaps": pack_gaps(gaps),
+            "weights": pack_weights(record.weights.ids, record.weights.values, n_clients),
+            "client_acc": pack_acc(record.client_acc),
+        }
+        for i, (record, gaps) in enumerate(rounds)
+    ]
 
 
 class RunLost(RuntimeError):
@@ -200,7 +205,7 @@ class Recorder:
             self.writer_cpu_s += time.thread_time() - started
 
     def _write(self, batch: Batch) -> None:
-        clients = [client_row(self.run_id, self.n_clients, *r) for r in batch.rounds]
+        clients = client_rows(self.run_id, self.n_clients, batch.rounds)
         state = batch.checkpoint
         checkpoint = None if state is None else (int(state["round"]), pack_checkpoint(state))
         with self.sessions.begin() as session:

@@ -6,8 +6,10 @@ import pytest
 from db.packing import (
     pack_acc,
     pack_available,
+    pack_available_many,
     pack_gaps,
     pack_ids,
+    pack_ids_many,
     pack_weights,
     unpack_acc,
     unpack_available,
@@ -27,6 +29,15 @@ def test_availability_bitmap_takes_one_bit_per_client() -> None:
     blob = pack_available([0, 3, 9], 10)
     assert len(blob) == 2
     assert unpack_available([blob], 10).tolist() == [[1, 0, 0, 1, 0, 0, 0, 0, 0, 1]]
+
+
+@pytest.mark.parametrize("n_clients", [10, 70_000])
+def test_many_rounds_pack_as_each_alone(n_clients: int) -> None:
+    rounds = [[0, 3, 9], [], [n_clients - 1], [1, 2, 5, 7]]
+
+    assert pack_available_many(rounds, n_clients) == [pack_available(r, n_clients) for r in rounds]
+    assert pack_ids_many(rounds, n_clients) == [pack_ids(r, n_clients) for r in rounds]
+    assert pack_available_many([], n_clients) == pack_ids_many([], n_clients) == []
 
 
 @pytest.mark.parametrize(("n_clients", "itemsize"), [(1000, 2), (70_000, 4)])
