@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import itertools
 import zlib
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -18,16 +18,16 @@ def id_dtype(n_clients: int) -> np.dtype[np.unsignedinteger]:
     return np.dtype("<u2") if n_clients <= 1 << 16 else np.dtype("<u4")
 
 
-def pack_available(ids: list[int], n_clients: int) -> bytes:
+def pack_available(ids: Sequence[int] | np.ndarray, n_clients: int) -> bytes:
     mask = np.zeros(n_clients, dtype=bool)
     mask[ids] = True
     return np.packbits(mask).tobytes()
 
 
-def pack_available_many(rounds: list[list[int]], n_clients: int) -> list[bytes]:
+def pack_available_many(rounds: Sequence[np.ndarray], n_clients: int) -> list[bytes]:
     """`pack_available` of many rounds at once: one bitmap matrix for all of them."""
     lengths = [len(ids) for ids in rounds]
-    flat = np.fromiter(itertools.chain.from_iterable(rounds), np.int64, sum(lengths))
+    flat = np.concatenate([np.zeros(0, np.int64), *rounds])
     mask = np.zeros((len(rounds), n_clients), dtype=bool)
     mask[np.repeat(np.arange(len(rounds)), lengths), flat] = True
     return [row.tobytes() for row in np.packbits(mask, axis=1)]
@@ -41,14 +41,14 @@ def unpack_available(rows: list[bytes], n_clients: int) -> np.ndarray:
     return np.unpackbits(packed, axis=1, count=n_clients)
 
 
-def pack_ids(ids: list[int], n_clients: int) -> bytes:
+def pack_ids(ids: Sequence[int] | np.ndarray, n_clients: int) -> bytes:
     return np.asarray(ids, dtype=id_dtype(n_clients)).tobytes()
 
 
-def pack_ids_many(rounds: list[list[int]], n_clients: int) -> list[bytes]:
+def pack_ids_many(rounds: Sequence[np.ndarray], n_clients: int) -> list[bytes]:
     """`pack_ids` of many rounds at once: one conversion, then a slice per round."""
     lengths = [len(ids) for ids in rounds]
-    flat = np.fromiter(itertools.chain.from_iterable(rounds), np.int64, sum(lengths))
+    flat = np.concatenate([np.zeros(0, np.int64), *rounds])
     size = id_dtype(n_clients).itemsize
     blob = flat.astype(id_dtype(n_clients)).tobytes()
     ends = np.cumsum(lengths, dtype=np.int64) * size

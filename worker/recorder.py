@@ -19,27 +19,7 @@ from db.packing import pack_acc, pack_available_many, pack_gaps, pack_ids_many, 
 from db.runs import pack_checkpoint, save_checkpoint
 from db.series import CHUNK, ChunkWriter
 from db.upsert import insert_ignore, upsert_many
-from worker.engine import RoundRecord
-
-
-def client_rows(
-    run_id: int, n_clients: int, rounds: list[tuple[RoundRecord, np.ndarray]]
-) -> list[dict[str, Any]]:
-    """The rounds' packed rows, with the selection gaps given by the run's tally."""
-    available = pack_available_many([r.available for r, _ in rounds], n_clients)
-    selected = pack_ids_many([r.selected for r, _ in rounds], n_clients)
-    return [
-        {
-            "run_id": run_id,
-            "round": record.round,
-            "available": available[i],
-            "selected": selected[i],
-            "gaps": pack_gaps(gaps),
-            "weights": pack_weights(record.weights.ids, record.weights.values, n_clients),
-            "client_acc": pack_acc(record.client_acc),
-        }
-        for i, (record, gaps) in enumerate(rounds)
-    ]
+from worker.engine import ClientWeights, RoundRecord
 
 
 class RunLost(RuntimeError):
@@ -130,6 +110,7 @@ class Recorder:
             self.chunks = ChunkWriter(run_id, open_chunks)
         self.stored_through = self.tally.next_round - 1
         self.checkpoint: dict[str, Any] | None = None
+        self.last_weights: tuple[ClientWeights, bytes] | None = None  # the writer's
         self.pending: queue.Queue[Batch | None] = queue.Queue()
         self.in_flight = threading.Semaphore(2)  # batches handed over, not yet written
         self.failure: BaseException | None = None
@@ -204,8 +185,33 @@ class Recorder:
                 self.in_flight.release()
             self.writer_cpu_s += time.thread_time() - started
 
+    def _client_rows(self, rounds: list[tuple[RoundRecord, np.ndarray]]) -> list[dict[str, Any]]:
+        """The rounds' packed rows, with the selection gaps given by the run's tally."""
+        available = pack_available_many([r.available for r, _ in rounds], self.n_clients)
+        selected = pack_ids_many([r.selected for r, _ in rounds], self.n_clients)
+        return [
+            {
+                "run_id": self.run_id,
+                "round": record.round,
+                "available": available[i],
+                "selected": selected[i],
+                "gaps": pack_gaps(gaps),
+                "weights": self._pack_weights(record.weights),
+                "client_acc": pack_acc(record.client_acc),
+            }
+            for i, (record, gaps) in enumerate(rounds)
+        ]
+
+    def _pack_weights(self, weights: ClientWeights) -> bytes:
+        """Memory algorithms weight the same clients alike round after round: the last
+        packed weights are reused while they do not change."""
+        if self.last_weights is None or self.last_weights[0] != weights:
+            packed = pack_weights(weights.ids, weights.values, self.n_clients)
+            self.last_weights = (weights, packed)
+        return self.last_weights[1]
+
     def _write(self, batch: Batch) -> None:
-        clients = client_rows(self.run_id, self.n_clients, batch.rounds)
+        clients = self._client_rows(batch.rounds)
         state = batch.checkpoint
         checkpoint = None if state is None else (int(state["round"]), pack_checkpoint(state))
         with self.sessions.begin() as session:

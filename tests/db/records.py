@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.runs import new_run
@@ -30,8 +31,8 @@ def record(
     return RoundRecord(
         round=round_,
         metrics=metrics or {},
-        available=available,
-        selected=selected,
+        available=np.array(available, dtype=np.int64),
+        selected=np.array(selected, dtype=np.int64),
         weights=ClientWeights.from_dict({c: 1.0 / len(selected) for c in selected}),
         wall_s=0.1 * (round_ + 1),
         client_acc=client_acc,

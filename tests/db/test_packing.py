@@ -33,10 +33,11 @@ def test_availability_bitmap_takes_one_bit_per_client() -> None:
 
 @pytest.mark.parametrize("n_clients", [10, 70_000])
 def test_many_rounds_pack_as_each_alone(n_clients: int) -> None:
-    rounds = [[0, 3, 9], [], [n_clients - 1], [1, 2, 5, 7]]
+    lists = [[0, 3, 9], [], [n_clients - 1], [1, 2, 5, 7]]
+    rounds = [np.array(r, dtype=np.int64) for r in lists]
 
-    assert pack_available_many(rounds, n_clients) == [pack_available(r, n_clients) for r in rounds]
-    assert pack_ids_many(rounds, n_clients) == [pack_ids(r, n_clients) for r in rounds]
+    assert pack_available_many(rounds, n_clients) == [pack_available(r, n_clients) for r in lists]
+    assert pack_ids_many(rounds, n_clients) == [pack_ids(r, n_clients) for r in lists]
     assert pack_available_many([], n_clients) == pack_ids_many([], n_clients) == []
 
 

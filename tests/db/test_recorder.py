@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from sqlalchemy import delete, func, select, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.models import Checkpoint, RoundClients, Run
+from db.packing import unpack_weights
 from db.runs import claim_run, finish_run, load_checkpoint
 from tests.db.records import make_run, record
 from worker import recorder as recorder_module
@@ -129,3 +131,22 @@ def test_taken_over_run_stops_the_old_execution(sessions: sessionmaker[Session])
         assert not finish_run(session, run_id, "succeeded", claim=old_claim)
         run = session.get_one(Run, run_id)
         assert (run.status, run.worker) == ("running", "b")
+
+
+def test_repeated_weights_are_stored_for_every_round(sessions: sessionmaker[Session]) -> None:
+    # The writer reuses the last packed weights while they repeat; a change must show.
+    run_id = make_run(sessions, 3, 6)
+    rec = Recorder(sessions, run_id, 3, flush_rounds=3, flush_seconds=60)
+    chosen = [[0, 1], [0, 1], [2], [0, 1], [0, 1, 2], [0, 1, 2]]
+    for t, selected in enumerate(chosen):
+        rec.on_round(record(t, [0, 1, 2], selected))
+    rec.close()
+
+    with sessions() as session:
+        rows = session.execute(
+            select(RoundClients.weights)
+            .where(RoundClients.run_id == run_id)
+            .order_by(RoundClients.round)
+        ).scalars()
+        stored = [unpack_weights(blob, 3) for blob in rows]
+    assert stored == [{c: float(np.float32(1 / len(s))) for c in s} for s in chosen]

@@ -41,34 +41,37 @@ class ClientWeights:
         )
 
 
-@dataclass
+@dataclass(eq=False)
 class RoundRecord:
     """One finished round.
 
     `metrics` holds the scalars evaluated this round (`test_acc`, `train_loss`, ...);
     `weights` holds each client whose (possibly stale) update entered the model and its
     aggregation weight; `client_acc` is the per-client accuracy vector on rounds where
-    per-client evaluation ran. Everything but `wall_s` is identical for the same
-    config and seed on CPU.
+    per-client evaluation ran. `available` and `selected` are int64 arrays of client
+    ids. Everything but `wall_s` is identical for the same config and seed on CPU.
     """
 
     round: int
     metrics: dict[str, float]
-    available: list[int]
-    selected: list[int]
+    available: np.ndarray
+    selected: np.ndarray
     weights: ClientWeights
     wall_s: float = 0.0
     client_acc: list[float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"round": self.round, **self.metrics}
-        out["available"] = self.available
-        out["selected"] = self.selected
+        out["available"] = self.available.tolist()
+        out["selected"] = self.selected.tolist()
         out["weights"] = {str(k): v for k, v in self.weights.to_dict().items()}
         out["wall_s"] = self.wall_s
         if self.client_acc is not None:
             out["client_acc"] = self.client_acc
         return out
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RoundRecord) and self.to_dict() == other.to_dict()
 
     def deterministic(self) -> dict[str, Any]:
         """The record without its timing fields (for reproducibility checks)."""

@@ -137,8 +137,8 @@ class Simulation:
         return RoundRecord(
             round=t,
             metrics=metrics,
-            available=available.nonzero().flatten().tolist(),
-            selected=selected.tolist(),
+            available=available.nonzero().flatten().cpu().numpy(),
+            selected=selected.cpu().numpy().copy(),  # the algorithm may keep its tensor
             weights=weights,
             client_acc=client_acc,
         )
