@@ -94,7 +94,12 @@ def recorder_overhead(sessions: sessionmaker[Session], rounds: int, pairs: int) 
     }  # fmt: skip
     for _ in range(pairs):
         recorder = Recorder(
-            sessions, add_run(sessions, config), 1000, settings.flush_rounds, settings.flush_seconds
+            sessions,
+            add_run(sessions, config),
+            1000,
+            settings.flush_rounds,
+            settings.flush_seconds,
+            checkpoint_seconds=settings.checkpoint_seconds,
         )
         server = server_cpu_s()
         started = time.perf_counter()

@@ -49,6 +49,7 @@ def execute_run(
         start_round=start,
         stop=stop,
         claim=claim,
+        checkpoint_seconds=settings.checkpoint_seconds,
     )
     recorder.cancel_requested = cancel_requested
     error: str | None = None

@@ -3,6 +3,7 @@ writer thread, so the simulation does not wait for the database."""
 
 from __future__ import annotations
 
+import math
 import queue
 import threading
 import time
@@ -49,7 +50,10 @@ class Recorder:
     the two threads trade the interpreter lock in the middle of the simulation's step. A
     checkpoint (a snapshot the engine never changes afterwards) travels with the next
     batch and is packed by the writer, so it is written with the rounds before it and a
-    resumed run never misses a round; a newer checkpoint replaces one still waiting. At
+    resumed run never misses a round; a newer checkpoint replaces one still waiting.
+    Checkpoints offered less than `checkpoint_seconds` after the last one kept are
+    dropped: a fast run with a large memory (FedLaAvg's, N × d) would otherwise write it
+    twice a second, for a crash that costs a lease's wait anyway. At
     most two batches wait for the writer: a database slower than the run holds the run
     back instead of filling memory.
 
@@ -82,6 +86,7 @@ class Recorder:
         start_round: int = 0,
         stop: threading.Event | None = None,
         claim: str | None = None,
+        checkpoint_seconds: float = 0.0,
     ) -> None:
         self.sessions = sessions
         self.claim = claim
@@ -110,6 +115,8 @@ class Recorder:
             self.chunks = ChunkWriter(run_id, open_chunks)
         self.stored_through = self.tally.next_round - 1
         self.checkpoint: dict[str, Any] | None = None
+        self.checkpoint_seconds = checkpoint_seconds
+        self.checkpoint_at = -math.inf  # when the last checkpoint was kept
         self.last_weights: tuple[ClientWeights, bytes] | None = None  # the writer's
         self.pending: queue.Queue[Batch | None] = queue.Queue()
         self.in_flight = threading.Semaphore(2)  # batches handed over, not yet written
@@ -137,7 +144,10 @@ class Recorder:
         self.busy_s += time.perf_counter() - started
 
     def on_checkpoint(self, state: dict[str, Any]) -> None:
-        self.checkpoint = state  # a snapshot: the engine never changes it afterwards
+        now = time.monotonic()
+        if now - self.checkpoint_at >= self.checkpoint_seconds:
+            self.checkpoint = state  # a snapshot: the engine never changes it afterwards
+            self.checkpoint_at = now
 
     def should_stop(self) -> bool:
         return self.cancel_requested or self.stop.is_set()

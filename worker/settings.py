@@ -29,6 +29,12 @@ class Settings(BaseSettings):
     embedded_concurrency: int = Field(1, ge=1, description="Runs executed at once in-process.")
     flush_rounds: int = Field(200, ge=1, description="Recorder: flush after this many rounds.")
     flush_seconds: float = Field(0.5, gt=0, description="Recorder: flush at least this often.")
+    checkpoint_seconds: float = Field(
+        10.0,
+        ge=0,
+        description="Recorder: store a checkpoint at most this often (0: each one the engine "
+        "makes); a resumed run replays at most this much more.",
+    )
     lease_s: float = Field(
         60.0, gt=0, description="A running run silent this long is taken over by a new worker."
     )

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from sqlalchemy import delete, func, select, text
@@ -150,3 +152,21 @@ def test_repeated_weights_are_stored_for_every_round(sessions: sessionmaker[Sess
         ).scalars()
         stored = [unpack_weights(blob, 3) for blob in rows]
     assert stored == [{c: float(np.float32(1 / len(s))) for c in s} for s in chosen]
+
+
+def test_checkpoints_are_kept_at_most_once_per_interval(sessions: sessionmaker[Session]) -> None:
+    run_id = make_run(sessions, 2, 8)
+    rec = Recorder(sessions, run_id, 2, flush_rounds=1, flush_seconds=60, checkpoint_seconds=1.5)
+    kept = []
+    for t, pause in enumerate([0.0, 0.0, 0.0, 1.6, 0.0]):
+        time.sleep(pause)
+        rec.on_checkpoint({"round": t})
+        kept.append(rec.checkpoint is not None)
+        rec.on_round(record(t, [0, 1], [t % 2]))  # hands the checkpoint over with round t
+    rec.close()
+
+    # the first one, then the first offered 1.5 s or more after it
+    assert kept == [True, False, False, True, False]
+    with sessions() as session:
+        state = load_checkpoint(session, run_id)
+    assert state is not None and state["round"] == 3

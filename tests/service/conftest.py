@@ -32,6 +32,7 @@ WORKER_ENV = {
     "FEDWATCH_RESTORE_INTERVAL_S": "1",
     "FEDWATCH_LEASE_S": "10",
     "FEDWATCH_FLUSH_SECONDS": "0.1",
+    "FEDWATCH_CHECKPOINT_SECONDS": "0",  # every checkpoint: resumes land on exact rounds
 }
 # Test runs sharing a Redis server at the same time need databases of their own.
 TEST_REDIS_DB = int(os.environ.get("FEDWATCH_TEST_REDIS_DB", "13"))
