@@ -45,9 +45,8 @@ class Recorder:
     """Collects the rounds (the engine builds a fresh record each round, so records are
     kept as they are) and, every `flush_rounds` rounds or `flush_seconds` seconds,
     whichever comes first, hands them to its writer thread, which packs them and writes
-    them in one transaction with the run's progress and heartbeat. Handing over in
-    batches wakes the writer twice a second rather than every round: each wake-up made
-    the two threads trade the interpreter lock in the middle of the simulation's step. A
+    them in one transaction with the run's progress and heartbeat (handed over in
+    batches, the writer wakes twice a second rather than every round). A
     checkpoint (a snapshot the engine never changes afterwards) travels with the next
     batch and is packed by the writer, so it is written with the rounds before it and a
     resumed run never misses a round; a newer checkpoint replaces one still waiting.
