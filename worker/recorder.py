@@ -132,7 +132,7 @@ class Recorder:
             self.names.update(scalars)
             self.new_names = True
         if record.round > self.stored_through:
-            gaps, marks = self.tally.advance(record.round, np.asarray(record.selected))
+            gaps, marks = self.tally.advance(record.round, record.selected)
             self.rounds.append((record, gaps))
             self.marks.extend(marks)
             self.chunks.add(record.round, scalars)

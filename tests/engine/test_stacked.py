@@ -59,6 +59,25 @@ def test_max_pooling_moves_before_the_relu() -> None:
     assert order == ["conv1", "pool", str(torch.relu), "conv2", "pool", str(torch.relu)]
 
 
+def test_average_pooling_stays_after_the_relu() -> None:
+    # relu(avg(h)) ≠ avg(relu(h)): only max-pooling commutes with the ReLU
+    module = nn.Sequential(
+        nn.Conv2d(1, 2, 3), nn.ReLU(), nn.AvgPool2d(2), nn.Flatten(), nn.Linear(18, 10)
+    )
+    model = FlatModel(module, "classification")
+    stacked = stack(model, (1, 8, 8))
+    assert stacked is not None
+    gen = torch.Generator().manual_seed(0)
+    theta = model.initial() + 0.1 * torch.randn(2, model.dim, generator=gen)
+    x, y = torch.randn(2, 3, 1, 8, 8, generator=gen), torch.randint(0, 10, (2, 3), generator=gen)
+
+    order = [str(n.target) for n in stacked.graph.nodes if n.op == "call_module"]
+    _, losses = stacked.grad_and_loss(theta, x, y, out=torch.empty_like(theta))
+
+    assert order == ["0", "1", "2", "3", "4"]
+    assert_close(losses, torch.stack([model.loss(theta[i], x[i], y[i]) for i in range(2)]))
+
+
 def test_stacked_gradients_are_each_clients_own() -> None:
     model = zoo_model("cnn")
     gen = torch.Generator().manual_seed(0)

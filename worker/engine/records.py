@@ -30,9 +30,6 @@ class ClientWeights:
     def to_dict(self) -> dict[int, float]:
         return dict(zip(self.ids.tolist(), self.values.tolist(), strict=True))
 
-    def __len__(self) -> int:
-        return len(self.ids)
-
     def __eq__(self, other: object) -> bool:
         return (
             isinstance(other, ClientWeights)

@@ -15,7 +15,7 @@ Models with other layers (`stack` answers None) go through `torch.func.vmap`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import torch
 from torch import Tensor, fx, nn
@@ -25,16 +25,24 @@ if TYPE_CHECKING:
     from worker.engine.training.flat import FlatModel
 
 Layout = Literal["image", "features"]  # (B, K·C, H, W) channels-last | (K, B, F)
+Kind = Literal["flatten", "relu", "conv", "linear", "max_pool", "avg_pool"]
+Modules = dict[str, nn.Module]
 
-_PER_CHANNEL = (nn.ReLU, nn.MaxPool2d, nn.AvgPool2d)  # act on stacked channels as they are
+_NEEDS: dict[Kind, Layout] = {
+    "conv": "image", "max_pool": "image", "avg_pool": "image", "linear": "features"
+}  # fmt: skip
+_GIVES: dict[Kind, Layout] = {"flatten": "features", "conv": "image", "linear": "features"}
 _RELU_FUNCTIONS: set[Callable[..., Any]] = {torch.relu, F.relu}
 
 
 class StackedModel:
-    def __init__(self, flat: FlatModel, graph: fx.Graph) -> None:
+    def __init__(
+        self, flat: FlatModel, graph: fx.Graph, kinds: dict[fx.Node, Kind], modules: Modules
+    ) -> None:
         self.flat = flat
         self.graph = graph
-        self.modules = dict(flat.module.named_modules())
+        self.kinds = kinds
+        self.modules = modules
 
     def grad_and_loss(
         self, theta: Tensor, x: Tensor, y: Tensor, out: Tensor
@@ -63,17 +71,17 @@ class StackedModel:
         raise AssertionError("an fx graph ends with its output node")
 
     def _run(self, node: fx.Node, h: Tensor, params: dict[str, Tensor], k: int, b: int) -> Tensor:
-        if _is_flatten(node, self.modules):
+        kind = self.kinds[node]
+        if kind == "flatten":
             return _to_features(h, k, b)
-        if _is_relu(node, self.modules):
+        if kind == "relu":
             return torch.relu(h)  # never in place, whatever the module says
-        if node.op == "call_module":
-            module = self.modules[str(node.target)]
-            if isinstance(module, nn.Conv2d):
-                return _conv(module, h, params, str(node.target), k)
-            if isinstance(module, nn.Linear):
-                return _linear(h, params, str(node.target))
-        return self.modules[str(node.target)](h)  # pooling: per channel, so as it is
+        name = str(node.target)
+        if kind == "conv":
+            return _conv(cast(nn.Conv2d, self.modules[name]), h, params, name, k)
+        if kind == "linear":
+            return _linear(h, params, name)
+        return self.modules[name](h)  # pooling: per channel, so as it is
 
 
 def stack(flat: FlatModel, sample_shape: tuple[int, ...]) -> StackedModel | None:
@@ -85,7 +93,8 @@ def stack(flat: FlatModel, sample_shape: tuple[int, ...]) -> StackedModel | None
         graph = fx.symbolic_trace(flat.module).graph
     except Exception:  # untraceable forward (data-dependent control flow, …)
         return None
-    modules = dict(flat.module.named_modules())
+    modules: Modules = dict(flat.module.named_modules())
+    kinds: dict[fx.Node, Kind] = {}
     layout: dict[fx.Node, Layout] = {}
     for node in graph.nodes:
         if node.op == "placeholder":
@@ -97,50 +106,49 @@ def stack(flat: FlatModel, sample_shape: tuple[int, ...]) -> StackedModel | None
         if node.op == "output":
             if before != "features":
                 return None
-            _pool_before_relu(graph, modules)
-            return StackedModel(flat, graph)
-        after = _layout_after(node, before, modules)
-        if after is None:
+            _pool_before_relu(graph, kinds)
+            return StackedModel(flat, graph, kinds, modules)
+        kind = _kind(node, modules)
+        if kind is None or _NEEDS.get(kind, before) != before:
             return None
-        layout[node] = after
+        kinds[node], layout[node] = kind, _GIVES.get(kind, before)
     return None
 
 
-def _layout_after(node: fx.Node, before: Layout, modules: dict[str, nn.Module]) -> Layout | None:
+def _kind(node: fx.Node, modules: Modules) -> Kind | None:
+    """What a node does, among what stacking covers (None: something else)."""
     if _is_flatten(node, modules):
-        return "features"
+        return "flatten"
     if node.op == "call_module":
         module = modules[str(node.target)]
+        if isinstance(module, nn.ReLU):
+            return "relu"
         if isinstance(module, nn.Conv2d):
             plain = module.groups == 1 and module.padding_mode == "zeros"
-            return "image" if plain and before == "image" else None
+            return "conv" if plain else None
         if isinstance(module, nn.Linear):
-            return "features" if before == "features" else None
-        if isinstance(module, _PER_CHANNEL):
-            return before if before == "image" or isinstance(module, nn.ReLU) else None
+            return "linear"
+        if isinstance(module, nn.MaxPool2d):
+            return "max_pool"
+        if isinstance(module, nn.AvgPool2d):
+            return "avg_pool"
         return None
-    return before if _is_relu(node, modules) else None
-
-
-def _is_relu(node: fx.Node, modules: dict[str, nn.Module]) -> bool:
-    if node.op == "call_module":
-        return isinstance(modules[str(node.target)], nn.ReLU)
-    named = (node.op == "call_function" and node.target in _RELU_FUNCTIONS) or (
+    relu = (node.op == "call_function" and node.target in _RELU_FUNCTIONS) or (
         node.op == "call_method" and node.target == "relu"
     )
-    return named and len(node.args) == 1 and not node.kwargs
+    return "relu" if relu and len(node.args) == 1 and not node.kwargs else None
 
 
-def _pool_before_relu(graph: fx.Graph, modules: dict[str, nn.Module]) -> None:
+def _pool_before_relu(graph: fx.Graph, kinds: dict[fx.Node, Kind]) -> None:
     """Rewrites max-pool(ReLU(h)) as ReLU(max-pool(h)): the same values and gradients
     (ReLU is monotone, so it commutes with max, ties included), with the ReLU and its
     gradient on the pooled activations, a quarter of the size for 2×2 pooling."""
     for relu in list(graph.nodes):
         users = list(relu.users)
-        if not _is_relu(relu, modules) or len(users) != 1:
+        if kinds.get(relu) != "relu" or len(users) != 1:
             continue
         pool = users[0]
-        if pool.op != "call_module" or not isinstance(modules[str(pool.target)], nn.MaxPool2d):
+        if kinds.get(pool) != "max_pool":
             continue
         pool.replace_input_with(relu, relu.args[0])
         pool.replace_all_uses_with(relu)
@@ -149,7 +157,7 @@ def _pool_before_relu(graph: fx.Graph, modules: dict[str, nn.Module]) -> None:
     graph.lint()
 
 
-def _is_flatten(node: fx.Node, modules: dict[str, nn.Module]) -> bool:
+def _is_flatten(node: fx.Node, modules: Modules) -> bool:
     """Flattening everything after the batch dimension, in any of its spellings."""
     if node.op == "call_module":
         module = modules[str(node.target)]
