@@ -116,7 +116,7 @@ class Recorder:
         self.checkpoint: dict[str, Any] | None = None
         self.checkpoint_seconds = checkpoint_seconds
         self.checkpoint_at = -math.inf  # when the last checkpoint was kept
-        self.last_weights: tuple[ClientWeights, bytes] | None = None  # the writer's
+        self.last_weights: tuple[tuple[str, bytes, str, bytes], bytes] | None = None  # writer's
         self.pending: queue.Queue[Batch | None] = queue.Queue()
         self.in_flight = threading.Semaphore(2)  # batches handed over, not yet written
         self.failure: BaseException | None = None
@@ -213,10 +213,13 @@ class Recorder:
 
     def _pack_weights(self, weights: ClientWeights) -> bytes:
         """Memory algorithms weight the same clients alike round after round: the last
-        packed weights are reused while they do not change."""
-        if self.last_weights is None or self.last_weights[0] != weights:
+        packed weights are reused while their raw bytes do not change (comparing bytes
+        costs a tenth of comparing the arrays)."""
+        ids, values = weights.ids, weights.values
+        raw = (ids.dtype.str, ids.tobytes(), values.dtype.str, values.tobytes())
+        if self.last_weights is None or self.last_weights[0] != raw:
             packed = pack_weights(weights.ids, weights.values, self.n_clients)
-            self.last_weights = (weights, packed)
+            self.last_weights = (raw, packed)
         return self.last_weights[1]
 
     def _write(self, batch: Batch) -> None:
@@ -235,7 +238,9 @@ class Recorder:
             stmt = update(Run).where(Run.id == self.run_id)
             if self.claim is not None:
                 stmt = stmt.where(Run.claim == self.claim)
-            row = session.execute(stmt.values(**progress).returning(Run.cancel_requested)).first()
+            # On the connection: a Core statement, without the ORM's bulk-update machinery.
+            returning = stmt.values(**progress).returning(Run.cancel_requested)
+            row = session.connection().execute(returning).first()
             if row is None:
                 raise RunLost(f"run {self.run_id} was deleted or taken over by another execution")
             self.cancel_requested = bool(row[0])
