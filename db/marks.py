@@ -11,9 +11,12 @@ in between (see `carry`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from db.packing import id_dtype
 
 MARK_EVERY = 32
 TOTAL_DTYPE = np.dtype("<i8")
@@ -65,15 +68,39 @@ class SelectionTally:
     def advance(self, round_: int, ids: np.ndarray) -> tuple[np.ndarray, list[dict[str, Any]]]:
         """Record round `round_`'s selected `ids`; return their gaps (rounds since each
         one's previous selection, round + 1 for a first) and the marks now due."""
+        return self.advance_many([round_], [ids])
+
+    def advance_many(
+        self, rounds: Sequence[int], selected: Sequence[np.ndarray]
+    ) -> tuple[np.ndarray, list[dict[str, Any]]]:
+        """`advance` over rounds in increasing order, all at once: the gaps of all their
+        selections, concatenated in order, and the marks due by the last round. A
+        client's gap is the distance to its previous selection in these rounds, or to
+        `last` for its first one here."""
+        lengths = [len(ids) for ids in selected]
+        ids = np.concatenate([np.zeros(0, np.int64), *selected]).astype(np.int64, copy=False)
+        at = np.repeat(np.asarray(rounds, dtype=np.int64), lengths)  # ascending
+        # By client, then round; a radix sort on the ids in their packed width.
+        order = np.argsort(ids.astype(id_dtype(len(self.last))), kind="stable")
+        by_client, when = ids[order], at[order]
+        previous = self.last[by_client]
+        repeat = np.flatnonzero(by_client[1:] == by_client[:-1]) + 1
+        previous[repeat] = when[repeat - 1]
+        gaps = np.empty_like(at)
+        gaps[order] = when - previous
+        increments = gaps * (gaps - 1) // 2
+        marks = []
+        end = (int(rounds[-1]) + 1) if len(rounds) else self.next_round
         first = (self.next_round // MARK_EVERY + 1) * MARK_EVERY
-        marks = [self._mark(t) for t in range(first, round_ + 1, MARK_EVERY)]  # no selection
-        ids = np.asarray(ids, dtype=np.int64)
-        gaps = round_ - self.last[ids]
-        self.closed[ids] += gaps * (gaps - 1) // 2
-        self.last[ids] = round_
-        self.next_round = round_ + 1
-        if self.next_round % MARK_EVERY == 0:
-            marks.append(self._mark(self.next_round))
+        done = 0  # the selections applied so far: those before the next mark
+        for t in [*range(first, end + 1, MARK_EVERY), None]:
+            upto = len(at) if t is None else int(np.searchsorted(at, t))
+            np.add.at(self.closed, ids[done:upto], increments[done:upto])
+            np.maximum.at(self.last, ids[done:upto], at[done:upto])
+            done = upto
+            if t is not None:
+                marks.append(self._mark(t))
+        self.next_round = max(self.next_round, end)
         return gaps, marks
 
     def _mark(self, t: int) -> dict[str, Any]:

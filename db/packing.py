@@ -67,6 +67,23 @@ def pack_gaps(gaps: np.ndarray) -> bytes:
     return np.asarray(gaps, dtype=GAP_WIDE if wide else GAP_NARROW).tobytes()
 
 
+def pack_gaps_many(gaps: np.ndarray, lengths: Sequence[int]) -> list[bytes]:
+    """`pack_gaps` of many rounds at once, from their gaps concatenated (`lengths` ids
+    each): one conversion for the rounds whose gaps fit 2 bytes, then a slice each."""
+    ends = np.cumsum(lengths, dtype=np.int64)
+    starts = ends - np.asarray(lengths, dtype=np.int64)
+    wide = np.zeros(len(ends), dtype=bool)
+    if gaps.size and int(gaps.max()) > 0xFFFF:
+        big = np.flatnonzero(gaps > 0xFFFF)
+        wide[np.searchsorted(ends, big, side="right")] = True
+    blob = gaps.astype(GAP_NARROW).tobytes()
+    size = GAP_NARROW.itemsize
+    return [
+        pack_gaps(gaps[a:b]) if w else blob[a * size : b * size]
+        for a, b, w in zip(starts.tolist(), ends.tolist(), wide.tolist(), strict=True)
+    ]
+
+
 def unpack_gaps(blobs: list[bytes], counts: np.ndarray) -> np.ndarray:
     """The gaps of many rounds concatenated; `counts` = number of ids of each round."""
     joined = b"".join(blobs)

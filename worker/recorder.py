@@ -16,7 +16,13 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from db.matrices import selection_tally
 from db.models import MetricChunk, RoundClients, Run, StalenessMark, utcnow
-from db.packing import pack_acc, pack_available_many, pack_gaps, pack_ids_many, pack_weights
+from db.packing import (
+    pack_acc,
+    pack_available_many,
+    pack_gaps_many,
+    pack_ids_many,
+    pack_weights,
+)
 from db.runs import pack_checkpoint, save_checkpoint
 from db.series import CHUNK, ChunkWriter
 from db.upsert import insert_ignore, upsert_many
@@ -30,31 +36,32 @@ class RunLost(RuntimeError):
 
 @dataclass
 class Batch:
-    """What one database transaction writes: the rounds since the last, with their
-    selection gaps, and what goes with them."""
+    """What one database transaction writes: the rounds since the last, the run's
+    progress, and the checkpoint that goes with them."""
 
-    rounds: list[tuple[RoundRecord, np.ndarray]]
-    marks: list[dict[str, Any]]
-    chunks: list[dict[str, Any]]
+    rounds: list[RoundRecord]
     rounds_done: int
-    names: set[str] | None  # the metric names seen so far, when new ones appeared
     checkpoint: dict[str, Any] | None
 
 
 class Recorder:
     """Collects the rounds (the engine builds a fresh record each round, so records are
     kept as they are) and, every `flush_rounds` rounds or `flush_seconds` seconds,
-    whichever comes first, hands them to its writer thread, which packs them and writes
-    them in one transaction with the run's progress and heartbeat (handed over in
-    batches, the writer wakes twice a second rather than every round). A
-    checkpoint (a snapshot the engine never changes afterwards) travels with the next
+    whichever comes first, hands them to its writer thread, which writes them in one
+    transaction with the run's progress and heartbeat (handed over in batches, the
+    writer wakes twice a second rather than every round). All the work a round needs
+    beyond keeping its record (selection gaps, staleness marks, metric chunks, packing)
+    is the writer's, a batch at a time: the simulation's thread spends a few
+    microseconds a round here.
+
+    A checkpoint (a snapshot the engine never changes afterwards) travels with the next
     batch and is packed by the writer, so it is written with the rounds before it and a
     resumed run never misses a round; a newer checkpoint replaces one still waiting.
     Checkpoints offered less than `checkpoint_seconds` after the last one kept are
     dropped: a fast run with a large memory (FedLaAvg's, N × d) would otherwise write it
-    twice a second, for a crash that costs a lease's wait anyway. At
-    most two batches wait for the writer: a database slower than the run holds the run
-    back instead of filling memory.
+    twice a second, for a crash that costs a lease's wait anyway. At most two batches
+    wait for the writer: a database slower than the run holds the run back instead of
+    filling memory.
 
     `should_stop` answers from the cancel flag read at the last write (or `stop`, set
     when the process shuts down), so cancelling costs no query per round. An error of
@@ -66,7 +73,7 @@ class Recorder:
     raised. That update comes first so it locks the run's row: a takeover waits for a
     write in progress, and the new execution starts from everything it wrote.
 
-    Each round's selection gaps, the staleness marks and the metric chunks continue
+    The writer's selection gaps, staleness marks and metric chunks continue
     the history already in the database, read when the recorder starts: a resumed run
     replays rounds whose rows are stored, and those stored rows win (their client rows,
     marks and chunks are not rebuilt), so later rounds always follow what is on record.
@@ -94,13 +101,11 @@ class Recorder:
         self.flush_rounds = flush_rounds
         self.flush_seconds = flush_seconds
         self.stop = stop or threading.Event()
-        self.rounds: list[tuple[RoundRecord, np.ndarray]] = []
-        self.marks: list[dict[str, Any]] = []
+        self.rounds: list[RoundRecord] = []
         self.last_round = start_round - 1
         self.last_flush = time.monotonic()
         self.cancel_requested = False
-        self.names: set[str] = set()
-        self.new_names = False
+        self.names: set[str] = set()  # the writer's: metric names seen so far
         self.busy_s = 0.0
         self.writer_cpu_s = 0.0
         with sessions() as session:
@@ -127,15 +132,8 @@ class Recorder:
 
     def on_round(self, record: RoundRecord) -> None:
         started = time.perf_counter()
-        scalars: dict[str, float | None] = {**record.metrics, "wall_s": record.wall_s}
-        if not self.names.issuperset(scalars):
-            self.names.update(scalars)
-            self.new_names = True
         if record.round > self.stored_through:
-            gaps, marks = self.tally.advance(record.round, record.selected)
-            self.rounds.append((record, gaps))
-            self.marks.extend(marks)
-            self.chunks.add(record.round, scalars)
+            self.rounds.append(record)
         self.last_round = record.round
         due = time.monotonic() - self.last_flush >= self.flush_seconds
         if due or len(self.rounds) >= self.flush_rounds:
@@ -173,13 +171,9 @@ class Recorder:
     def _hand_over(self) -> None:
         if self.failure is not None:
             raise self.failure
-        names = set(self.names) if self.new_names else None
-        chunks = self.chunks.take()
-        done = self.last_round + 1
         self.in_flight.acquire()
-        self.pending.put(Batch(self.rounds, self.marks, chunks, done, names, self.checkpoint))
-        self.rounds, self.marks, self.checkpoint = [], [], None
-        self.new_names = False
+        self.pending.put(Batch(self.rounds, self.last_round + 1, self.checkpoint))
+        self.rounds, self.checkpoint = [], None
         self.last_flush = time.monotonic()
 
     def _write_all(self) -> None:
@@ -194,22 +188,31 @@ class Recorder:
                 self.in_flight.release()
             self.writer_cpu_s += time.thread_time() - started
 
-    def _client_rows(self, rounds: list[tuple[RoundRecord, np.ndarray]]) -> list[dict[str, Any]]:
-        """The rounds' packed rows, with the selection gaps given by the run's tally."""
-        available = pack_available_many([r.available for r, _ in rounds], self.n_clients)
-        selected = pack_ids_many([r.selected for r, _ in rounds], self.n_clients)
+    def _client_rows(self, rounds: list[RoundRecord], gaps: np.ndarray) -> list[dict[str, Any]]:
+        """The rounds' packed rows, with their selection gaps (concatenated)."""
+        available = pack_available_many([r.available for r in rounds], self.n_clients)
+        selected = pack_ids_many([r.selected for r in rounds], self.n_clients)
+        packed_gaps = pack_gaps_many(gaps, [len(r.selected) for r in rounds])
         return [
             {
                 "run_id": self.run_id,
                 "round": record.round,
                 "available": available[i],
                 "selected": selected[i],
-                "gaps": pack_gaps(gaps),
+                "gaps": packed_gaps[i],
                 "weights": self._pack_weights(record.weights),
                 "client_acc": pack_acc(record.client_acc),
             }
-            for i, (record, gaps) in enumerate(rounds)
+            for i, record in enumerate(rounds)
         ]
+
+    def _new_names(self, rounds: list[RoundRecord]) -> set[str] | None:
+        """All metric names seen so far, if these rounds brought new ones."""
+        seen = {"wall_s"}.union(*(r.metrics for r in rounds)) if rounds else set()
+        if self.names.issuperset(seen):
+            return None
+        self.names |= seen
+        return set(self.names)
 
     def _pack_weights(self, weights: ClientWeights) -> bytes:
         """Memory algorithms weight the same clients alike round after round: the last
@@ -223,7 +226,15 @@ class Recorder:
         return self.last_weights[1]
 
     def _write(self, batch: Batch) -> None:
-        clients = self._client_rows(batch.rounds)
+        rounds = batch.rounds
+        gaps, marks = self.tally.advance_many(
+            [r.round for r in rounds], [r.selected for r in rounds]
+        )
+        for r in rounds:
+            self.chunks.add(r.round, {**r.metrics, "wall_s": r.wall_s})
+        chunks = self.chunks.take()
+        names = self._new_names(rounds)
+        clients = self._client_rows(rounds, gaps)
         state = batch.checkpoint
         checkpoint = None if state is None else (int(state["round"]), pack_checkpoint(state))
         with self.sessions.begin() as session:
@@ -231,10 +242,10 @@ class Recorder:
                 "rounds_done": batch.rounds_done,
                 "heartbeat_at": utcnow(),
             }
-            if batch.names is not None:
+            if names is not None:
                 run = session.get(Run, self.run_id)
                 known = set(run.metric_names) if run else set()
-                progress["metric_names"] = sorted(batch.names | known)
+                progress["metric_names"] = sorted(names | known)
             stmt = update(Run).where(Run.id == self.run_id)
             if self.claim is not None:
                 stmt = stmt.where(Run.claim == self.claim)
@@ -245,8 +256,8 @@ class Recorder:
                 raise RunLost(f"run {self.run_id} was deleted or taken over by another execution")
             self.cancel_requested = bool(row[0])
             insert_ignore(session, RoundClients.__table__, clients)  # type: ignore[arg-type]
-            insert_ignore(session, StalenessMark.__table__, batch.marks)  # type: ignore[arg-type]
+            insert_ignore(session, StalenessMark.__table__, marks)  # type: ignore[arg-type]
             keys = ["run_id", "name", "chunk"]
-            upsert_many(session, MetricChunk.__table__, batch.chunks, keys)  # type: ignore[arg-type]
+            upsert_many(session, MetricChunk.__table__, chunks, keys)  # type: ignore[arg-type]
             if checkpoint is not None:
                 save_checkpoint(session, self.run_id, *checkpoint)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from sqlalchemy import delete, select
@@ -87,3 +89,27 @@ def test_missing_marks_fall_back_to_earlier_ones(sessions: sessionmaker[Session]
         got = matrices.staleness(session, run_id, n, 3, 10)
     expected = bucket_means(brute_force_staleness(selected, n), 3, 20)
     np.testing.assert_allclose(got.values, expected, atol=1e-6)
+
+
+@pytest.mark.parametrize("batch", [1, 5, 32, 77])
+def test_advancing_many_rounds_at_once_equals_round_by_round(batch: int) -> None:
+    # Rounds 40..59 never recorded (nobody selected); batches cross marks at every size.
+    n = 11
+    selected = random_selections(13, n, 200)
+    rounds = [t for t in range(200) if not 40 <= t < 60]
+    one, many = SelectionTally.empty(3, n), SelectionTally.empty(3, n)
+    expected = [one.advance(t, np.array(selected[t], dtype=np.int64)) for t in rounds]
+    got: list[tuple[np.ndarray, list[dict[str, Any]]]] = []
+    for start in range(0, len(rounds), batch):
+        part = rounds[start : start + batch]
+        gaps, due = many.advance_many(part, [np.array(selected[t], dtype=np.int64) for t in part])
+        split = np.split(gaps, np.cumsum([len(selected[t]) for t in part])[:-1])
+        got += [(g, []) for g in split[:-1]] + [(split[-1], due)]
+    assert [g.tolist() for g, _ in got] == [g.tolist() for g, _ in expected]
+    assert [m for _, ms in got for m in ms] == [m for _, ms in expected for m in ms]
+    assert (many.next_round, many.last.tolist()) == (one.next_round, one.last.tolist())
+    assert many.totals.tolist() == one.totals.tolist()
+    full = brute_force_staleness([s if t in rounds else [] for t, s in enumerate(selected)], n)
+    for m in [m for _, ms in got for m in ms]:
+        total, _ = unpack_mark(m["total"], m["last"])
+        assert total.tolist() == full[:, : m["round"]].sum(axis=1).tolist()

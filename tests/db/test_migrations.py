@@ -31,7 +31,7 @@ def test_upgrade_twice_is_harmless(db_url: str, sessions: sessionmaker[Session])
     upgrade(db_url)
     with sessions() as session:
         context = MigrationContext.configure(session.connection())
-        assert context.get_current_revision() == "0004"
+        assert context.get_current_revision() == "0005"
 
 
 ROUND_CLIENTS_0001 = sa.table(
@@ -125,3 +125,39 @@ def summaries(sessions: sessionmaker[Session]) -> tuple[list[tuple[Any, ...]], .
             sa.select(m.run_id, m.round, m.total, m.last).order_by(m.round)
         ).all()
     return [tuple(r) for r in chunks], [tuple(r) for r in marks]
+
+
+def column_storage(url: str) -> dict[str, tuple[str, str]]:
+    """(attstorage, attcompression) of the large packed columns: storage 'e' external,
+    'x' extended; compression 'l' lz4, '' the server's default (pglz)."""
+    engine = make_engine(url)
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.text(
+                "SELECT attrelid::regclass::text || '.' || attname, attstorage, attcompression "
+                "FROM pg_attribute WHERE (attrelid, attname) IN ("
+                "('checkpoints'::regclass, 'state'), ('staleness_marks'::regclass, 'total'), "
+                "('staleness_marks'::regclass, 'last'), ('metric_chunks'::regclass, 'values'), "
+                "('metric_chunks'::regclass, 'present'))"
+            )
+        ).all()
+    engine.dispose()
+    return {name: (storage, compression) for name, storage, compression in rows}
+
+
+def test_large_values_skip_pglz_on_postgres(tmp_path: Path) -> None:
+    # The test server is built with lz4 (Debian's Postgres 15), so every branch runs.
+    with database("postgres", tmp_path) as url:
+        upgrade(url)
+        migrated = column_storage(url)
+        command.downgrade(alembic_config(url), "0004")
+        before = column_storage(url)
+    lz4 = ("x", "l")
+    assert migrated == {
+        "checkpoints.state": ("e", ""),
+        "staleness_marks.total": lz4,
+        "staleness_marks.last": lz4,
+        "metric_chunks.values": lz4,
+        "metric_chunks.present": lz4,
+    }
+    assert set(before.values()) == {("x", "")}

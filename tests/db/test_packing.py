@@ -8,6 +8,7 @@ from db.packing import (
     pack_available,
     pack_available_many,
     pack_gaps,
+    pack_gaps_many,
     pack_ids,
     pack_ids_many,
     pack_weights,
@@ -58,6 +59,16 @@ def test_gaps_take_two_bytes_unless_one_reaches_65536() -> None:
     got = unpack_gaps(rows, np.array([2, 0, 2, 1]))
     assert got.tolist() == [1, 65_535, 3, 65_536, 7]
     assert unpack_gaps([narrow, empty], np.array([2, 0])).tolist() == [1, 65_535]
+
+
+def test_many_rounds_gaps_pack_as_each_alone() -> None:
+    # A wide round between narrow ones, an empty round, and a wide last round.
+    lists = [[1, 65_535], [], [3, 65_536], [7], [70_000]]
+    flat = np.array([g for gaps in lists for g in gaps], dtype=np.int64)
+    got = pack_gaps_many(flat, [len(gaps) for gaps in lists])
+    assert got == [pack_gaps(np.array(gaps, dtype=np.int64)) for gaps in lists]
+    assert [len(b) for b in got] == [4, 0, 8, 2, 4]
+    assert pack_gaps_many(np.zeros(0, dtype=np.int64), []) == []
 
 
 def test_weights_round_trip_in_float32() -> None:
