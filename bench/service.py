@@ -3,11 +3,11 @@
 1. Recorder overhead: a FedLaAvg run with 1000 clients (the heaviest record: every
    client carries a weight; a linear model and one local step, so rounds take a few
    milliseconds and recording weighs the most), run with the database recorder and,
-   next to it, with an in-memory sink (seven pairs, medians). The cost of recording as
-   a share of the run's wall time: the time the simulation's thread spends in the
-   recorder, plus the CPU time of the recorder's writer thread and of the database
-   server (its processes on this machine, read from /proc); then both walls and the
-   median of the pairs' wall ratios.
+   next to it, with an in-memory sink (15 pairs in alternating order, medians). The
+   cost of recording as a share of the run's wall time: the time the simulation's
+   thread spends in the recorder, plus the CPU time of the recorder's writer thread and
+   of the database server (its processes on this machine, read from /proc); then both
+   walls and the median and quartiles of the pairs' wall ratios.
 2. A synthetic 70 000-round run of 1000 clients (K = 100 selected per round, Bernoulli
    availability, 12 metrics) loaded with COPY; p50/p95 of the metrics query
    downsampled to 1000 points, in the database layer and through the HTTP API.
@@ -74,7 +74,8 @@ def add_run(sessions: sessionmaker[Session], config: RunConfig) -> int:
 
 def recorder_overhead(sessions: sessionmaker[Session], rounds: int, pairs: int) -> dict[str, float]:
     """`pairs` runs with the database recorder, each next to one with an in-memory sink
-    (after a warm-up run); medians."""
+    (after a warm-up run; the pair's order alternates, so neither run always follows
+    the other); medians, and the quartiles of the pairs' wall ratios."""
     config = RunConfig.model_validate(
         {
             "rounds": rounds,
@@ -92,7 +93,8 @@ def recorder_overhead(sessions: sessionmaker[Session], rounds: int, pairs: int) 
         "busy": [], "writer": [], "server": [], "total": [], "recorded": [], "memory": [],
         "ratio": [],
     }  # fmt: skip
-    for _ in range(pairs):
+
+    def recorded() -> None:
         recorder = Recorder(
             sessions,
             add_run(sessions, config),
@@ -111,11 +113,19 @@ def recorder_overhead(sessions: sessionmaker[Session], rounds: int, pairs: int) 
         figures["writer"].append(recorder.writer_cpu_s / wall)
         figures["server"].append((server_cpu_s() - server) / wall)
         figures["total"].append(figures["busy"][-1] + figures["writer"][-1] + figures["server"][-1])
+
+    def in_memory() -> None:
         started = time.perf_counter()
         simulate(config, ListSink())
         figures["memory"].append(time.perf_counter() - started)
+
+    for pair in range(pairs):
+        for run in (recorded, in_memory) if pair % 2 == 0 else (in_memory, recorded):
+            run()
         figures["ratio"].append(figures["recorded"][-1] / figures["memory"][-1])
-    return {name: statistics.median(values) for name, values in figures.items()}
+    summary = {name: statistics.median(values) for name, values in figures.items()}
+    q1, _, q3 = statistics.quantiles(figures["ratio"], n=4)
+    return {**summary, "ratio_q1": q1, "ratio_q3": q3}
 
 
 def server_cpu_s() -> float:
@@ -236,7 +246,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=1000)
     parser.add_argument("--selected", type=int, nargs="+", default=[100, 10])
     parser.add_argument("--sim-rounds", type=int, default=1000)
-    parser.add_argument("--pairs", type=int, default=7)
+    parser.add_argument("--pairs", type=int, default=15)
     parser.add_argument("--repeats", type=int, default=40)
     args = parser.parse_args()
     n, few = args.clients, max(5, args.repeats // 4)
@@ -289,7 +299,8 @@ def main() -> None:
         (
             "  run wall: recorder / in-memory sink, medians",
             f"{overhead['recorded']:.2f} / {overhead['memory']:.2f} s "
-            f"(pairs: {100 * (overhead['ratio'] - 1):+.0f} %)",
+            f"(pairs: {100 * (overhead['ratio'] - 1):+.1f} %, quartiles "
+            f"{100 * (overhead['ratio_q1'] - 1):+.1f} / {100 * (overhead['ratio_q3'] - 1):+.1f} %)",
             "",
         ),
         *(
