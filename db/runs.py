@@ -50,7 +50,7 @@ def finish_run(
     claim: str | None = None,
 ) -> bool:
     """Store the outcome; with `claim`, only while that execution still holds the run.
-    Returns whether the run was updated."""
+    Returns whether the run was updated. The checkpoint goes once the run succeeded."""
     values: dict[str, Any] = {"status": status, "summary": summary, "error": error}
     if status != "queued":
         values["finished_at"] = utcnow()
@@ -59,7 +59,7 @@ def finish_run(
         stmt = stmt.where(Run.claim == claim)
     if session.execute(stmt.values(**values)).rowcount != 1:  # type: ignore[attr-defined]
         return False
-    if status != "queued":
+    if status == "succeeded":  # a failed or cancelled run keeps it, to be resumed
         session.execute(delete(Checkpoint).where(Checkpoint.run_id == run_id))
     return True
 
@@ -182,3 +182,19 @@ def cancel_run(session: Session, run: Run) -> bool:
         run.cancel_requested = True
         return True
     return False
+
+
+RESUMABLE = ("failed", "cancelled")
+
+
+def resume_run(session: Session, run: Run) -> bool:
+    """Queue a failed or cancelled run again: the next execution continues from its last
+    checkpoint (the rounds after it are replayed and their stored rows kept). False if
+    the run is neither."""
+    done = session.execute(
+        update(Run)
+        .where(Run.id == run.id, Run.status.in_(RESUMABLE))
+        .values(status="queued", cancel_requested=False, error=None, summary=None, finished_at=None)
+        .execution_options(synchronize_session=False)
+    )
+    return done.rowcount == 1  # type: ignore[attr-defined]

@@ -1,4 +1,4 @@
-"""Runs: submit, list, read, cancel, delete."""
+"""Runs: submit, list, read, cancel, resume, delete."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Query, Response
 
 from api.deps import DispatcherDep, RunDep, SessionDep
 from api.schemas.runs import RunCreate, RunItem, RunPublic, RunsPublic, Status
-from db.runs import cancel_run, list_runs, new_run
+from db.runs import cancel_run, list_runs, new_run, resume_run
 from worker.dispatch import queue_for
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
@@ -57,6 +57,18 @@ def cancel(run: RunDep, session: SessionDep) -> RunPublic:
         raise HTTPException(409, f"run {run.id} already {run.status}")
     session.commit()
     session.refresh(run)
+    return RunPublic.model_validate(run)
+
+
+@router.post("/{run_id}/resume")
+def resume(run: RunDep, session: SessionDep, dispatcher: DispatcherDep) -> RunPublic:
+    """Queue a failed or cancelled run again; it continues from its last checkpoint."""
+    if not resume_run(session, run):
+        detail = f"run {run.id} is {run.status}: only a failed or cancelled run resumes"
+        raise HTTPException(409, detail)
+    session.commit()
+    session.refresh(run)
+    dispatcher.submit(run.id, run.queue)
     return RunPublic.model_validate(run)
 
 

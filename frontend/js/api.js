@@ -232,6 +232,8 @@ export const api = {
   createRun: async (config, notes) => toRun(await request("POST", "/api/runs", { config, notes })),
   /** @param {number} id @returns {Promise<Run>} */
   cancelRun: async (id) => toRun(await request("POST", `/api/runs/${id}/cancel`)),
+  /** Queue a failed or cancelled run again, from its last checkpoint. @param {number} id @returns {Promise<Run>} */
+  resumeRun: async (id) => toRun(await request("POST", `/api/runs/${id}/resume`)),
   /** @param {number} id */
   deleteRun: (id) => request("DELETE", `/api/runs/${id}`),
 

@@ -1,9 +1,16 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from api.main import create_app
+from db.models import Checkpoint
+from db.session import make_engine, make_sessionmaker
 from tests.api.helpers import embedded_settings, example1, submit, wait_final
+from tests.engine.test_data import write_tiny_mnist
+from worker.engine import ListSink, RunConfig, simulate
 
 
 def test_submit_runs_to_completion(client: TestClient) -> None:
@@ -73,6 +80,69 @@ def test_cancel_a_running_run(client: TestClient) -> None:
     assert 10 <= done["rounds_done"] < 20_000
     rounds = client.get(f"/api/runs/{run['id']}/rounds", params={"limit": 5000}).json()["data"]
     assert [r["round"] for r in rounds] == list(range(done["rounds_done"]))
+
+
+def checkpoint_round(db_url: str, run_id: int) -> int | None:
+    engine = make_engine(db_url)
+    with make_sessionmaker(engine)() as session:
+        found = session.scalar(select(Checkpoint.round).where(Checkpoint.run_id == run_id))
+    engine.dispose()
+    return found
+
+
+def test_a_cancelled_run_resumes_from_its_checkpoint(client: TestClient, db_url: str) -> None:
+    config = example1(3000, algorithm__name="fedavg", eval__checkpoint_every=50)
+    run = submit(client, config)
+    while client.get(f"/api/runs/{run['id']}").json()["rounds_done"] < 100:
+        pass
+    assert client.post(f"/api/runs/{run['id']}/cancel").status_code == 200
+    cancelled = wait_final(client, run["id"])
+    assert cancelled["status"] == "cancelled" and cancelled["rounds_done"] < 3000
+    kept = checkpoint_round(db_url, run["id"])
+    assert kept is not None and 50 <= kept <= cancelled["rounds_done"]
+
+    resumed = client.post(f"/api/runs/{run['id']}/resume")
+    assert resumed.status_code == 200
+    assert (resumed.json()["status"], resumed.json()["finished_at"]) == ("queued", None)
+    done = wait_final(client, run["id"])
+    assert (done["status"], done["error"], done["rounds_done"]) == ("succeeded", None, 3000)
+    assert checkpoint_round(db_url, run["id"]) is None  # a finished run keeps none
+    rounds = client.get(f"/api/runs/{run['id']}/rounds", params={"limit": 5000}).json()["data"]
+    sink = ListSink()
+    simulate(RunConfig.model_validate(config), sink)
+    assert [{k: v for k, v in r.items() if k != "wall_s"} for r in rounds] == [
+        {"round": r.round, **r.metrics} for r in sink.records
+    ]
+
+
+def test_a_failed_run_resumes_once_its_data_is_there(client: TestClient, tmp_path: Path) -> None:
+    config = {
+        "rounds": 4,
+        "device": "cpu",
+        "data": {"dataset": "mnist", "root": str(tmp_path), "n_clients": 10, "partition": "iid"},
+        "model": {"name": "linear"},
+        "algorithm": {"participation": 2},
+    }
+    run = client.post("/api/runs", json={"config": config}).json()
+    failed = wait_final(client, run["id"])
+    assert failed["status"] == "failed"
+    assert failed["error"].startswith(f"data.root: mnist not found under {tmp_path}")
+    write_tiny_mnist(tmp_path, n_train=60, n_test=20)
+    assert client.post(f"/api/runs/{run['id']}/resume").json()["error"] is None
+    done = wait_final(client, run["id"])
+    assert (done["status"], done["error"], done["rounds_done"]) == ("succeeded", None, 4)
+
+
+def test_only_failed_or_cancelled_runs_resume(client: TestClient) -> None:
+    run = wait_final(client, submit(client, example1(5))["id"])
+    response = client.post(f"/api/runs/{run['id']}/resume")
+    assert response.status_code == 409
+    assert (
+        response.json()["detail"]
+        == f"run {run['id']} is succeeded: only a failed or cancelled run resumes"
+    )
+    assert client.get(f"/api/runs/{run['id']}").json() == run
+    assert client.post("/api/runs/999999/resume").status_code == 404
 
 
 def test_list_filters_and_paginates(client: TestClient) -> None:

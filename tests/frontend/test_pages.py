@@ -1,5 +1,5 @@
 """The dashboard in Chromium against a real `fedwatch serve`: forms, live curves, compare,
-sweeps, cancel/delete, validation errors and a narrow window. Screenshots of each page go
+sweeps, cancel/delete, resume, validation errors and a narrow window. Screenshots of each page go
 to artifacts/screenshots/."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.api.helpers import example1
 from tests.frontend.conftest import screenshot, serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -192,6 +193,25 @@ def test_cancel_and_delete_with_confirmation_names_as_text(page: Any, server: st
     assert page.evaluate("() => window.pwned") is None
     page.fill("input[name=q]", "no run is called this")
     page.wait_for_selector("text=No run matches these filters.")
+
+
+def test_cancelled_run_resumes_from_its_page(page: Any, server: str) -> None:
+    config = example1(4000, algorithm__name="fedavg", eval__checkpoint_every=50)
+    run_id = httpx.post(f"{server}/api/runs", json={"config": config}).json()["id"]
+    page.goto(f"{server}/#/runs/{run_id}")
+    page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) >= 200", timeout=30_000)
+    page.once("dialog", lambda d: d.accept())
+    page.click(".run-head button:has-text('Cancel')")
+    page.wait_for_function(f"() => {STATUS} === 'cancelled'", timeout=30_000)
+    cancelled = wait_status(server, run_id, {"cancelled"})
+    assert cancelled["rounds_done"] < 4000
+    page.click(".run-head button:has-text('Resume')")
+    page.wait_for_function(f"() => {STATUS} === 'succeeded'", timeout=90_000)
+    assert page.locator(".run-head button:has-text('Resume')").count() == 0
+    done = wait_status(server, run_id, {"succeeded"})
+    assert (done["rounds_done"], done["error"]) == (4000, None)
+    assert page.evaluate(f"() => ({POINTS})(['curve-param', 'param'])") == 1000  # from the store
+    screenshot(page, "run-resumed")
 
 
 def test_narrow_window_has_no_horizontal_scroll(page: Any, server: str) -> None:

@@ -108,6 +108,26 @@ def test_cancel_stops_a_worker_run(api: TestClient, start_worker: StartWorker) -
     assert done["rounds_done"] < 1_000_000
 
 
+def test_cancelled_run_resumes_on_a_worker_from_its_checkpoint(
+    api: TestClient, start_worker: StartWorker, pg_url: str
+) -> None:
+    worker = start_worker("resumer")
+    config = example1(4000, algorithm__name="fedavg", eval__checkpoint_every=100)
+    run = submit(api, config)
+    while api.get(f"/api/runs/{run['id']}").json()["rounds_done"] < 1000:
+        time.sleep(0.05)
+    assert api.post(f"/api/runs/{run['id']}/cancel").status_code == 200
+    cancelled = wait_final(api, run["id"], timeout=30)
+    assert cancelled["status"] == "cancelled" and cancelled["rounds_done"] < 4000
+    assert api.post(f"/api/runs/{run['id']}/resume").status_code == 200
+    done = wait_final(api, run["id"], timeout=120)
+    assert done["status"] == "succeeded", done["error"]
+    starts = re.findall(rf"run {run['id']} starts at round (\d+)", worker.output())
+    assert starts[0] == "0" and 1000 <= int(starts[1]) <= cancelled["rounds_done"], starts
+    assert database_counts(pg_url, run["id"]) == (4000, 4000, 4000)
+    assert stored_rows(api, run["id"]) == reference(config)
+
+
 def test_redelivered_message_does_nothing(
     api: TestClient, start_worker: StartWorker, broker_url: str
 ) -> None:

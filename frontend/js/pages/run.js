@@ -10,6 +10,7 @@ import { extension, flatValues, histogramTrace, lineLayout, matrixTrace, panelTr
 /** @typedef {import("../api.js").Series} Series */
 
 const FLUSH_MS = 300;
+const RESUMABLE = ["failed", "cancelled"];
 const CLIENT_VIEWS_MS = 3000;
 const MAX_LOCAL_POINTS = 4000;
 const PLOT_CONFIG = { responsive: true, displaylogo: false };
@@ -110,6 +111,8 @@ class RunView {
     this.run = run;
     this.series = series;
     this.plots = plots;
+    /** follows the run while it is active; called again when it resumes */
+    this.onReady = onReady;
     this.resampling = false;
     /** x axis of the curves: `round` or `wall_s` (wall time) */
     this.xKey = "round";
@@ -161,6 +164,7 @@ class RunView {
         h("h1", {}, h("span", { class: "run-id" }, `#${r.id}`), " ", h("span", { class: "run-title" }, r.name || `run ${r.id}`)),
         h("div", { class: "actions" },
           r.active && h("button", { type: "button", on: { click: () => this.cancel() } }, "Cancel"),
+          RESUMABLE.includes(r.status) && h("button", { type: "button", title: "Queue it again; it continues from its last checkpoint", on: { click: () => this.resume() } }, "Resume"),
           h("a", { class: "button", href: api.exportUrl(r.id), download: `run-${r.id}.csv` }, "Export CSV"),
           h("a", { class: "button", href: `#/new?from=${r.id}` }, "Run again…"),
           r.experimentId !== null && h("a", { class: "button", href: `#/compare?experiment=${r.experimentId}` }, `Experiment #${r.experimentId}`))),
@@ -189,10 +193,25 @@ class RunView {
     this.connection.title = ok ? "live" : "reconnecting…";
   }
 
+  /** @param {Run} run as the API helpers return it */
+  setRun(run) {
+    this.run = { ...run, config: run.config ?? this.run.config, summary: run.summary ?? this.run.summary };
+    this.renderHead();
+  }
+
   async cancel() {
     if (!confirm(`Cancel run #${this.run.id}?`)) return;
     try {
-      this.setStatus(await api.cancelRun(this.run.id));
+      this.setRun(await api.cancelRun(this.run.id));
+    } catch (err) {
+      alert(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  async resume() {
+    try {
+      this.setRun(await api.resumeRun(this.run.id));
+      this.onReady(this);
     } catch (err) {
       alert(err instanceof Error ? err.message : String(err));
     }
