@@ -41,8 +41,8 @@ def totals_from_history(
 class SelectionTally:
     """Each client's last selection L_k and accumulated staleness S_k(t), moved on by the
     recorder's writer a batch of rounds at a time: gives each round's selection gaps
-    and, every MARK_EVERY rounds, a staleness mark row. Rounds that were never recorded count as rounds
-    in which nobody was selected.
+    and, every MARK_EVERY rounds, a staleness mark row. Rounds that were never recorded
+    count as rounds in which nobody was selected.
 
     It keeps S_k(t) as `closed` + (t − L_k)(t − L_k − 1)/2: a selection after a gap g
     adds g(g − 1)/2 to the client's `closed` part (see `totals_from_history`), so a
