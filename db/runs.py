@@ -138,6 +138,11 @@ def new_run(
     )
 
 
+HIGHER_IS_BETTER = ("best_test_acc", "final_test_acc", "time_avg_test_acc")
+LOWER_IS_BETTER = ("final_test_loss", "final_opt_gap", "rounds_to_target", "wall_s")
+RANKINGS = HIGHER_IS_BETTER + LOWER_IS_BETTER  # summary values runs can be ranked by
+
+
 def list_runs(
     session: Session,
     *,
@@ -147,8 +152,11 @@ def list_runs(
     q: str | None,
     limit: int,
     offset: int,
+    rank_by: str | None = None,
 ) -> tuple[list[Run], int]:
-    """Newest first; `q` matches name or notes, case-insensitively."""
+    """Newest first, or best first by a summary value of `RANKINGS` (higher accuracy,
+    lower loss, gap, rounds to target or wall time; runs without it last, newest first
+    among equals); `q` matches name or notes, case-insensitively."""
     where = []
     if status:
         where.append(Run.status == status)
@@ -160,9 +168,12 @@ def list_runs(
         pattern = f"%{q.lower()}%"
         where.append(or_(func.lower(Run.name).like(pattern), func.lower(Run.notes).like(pattern)))
     count = session.scalar(select(func.count()).select_from(Run).where(*where)) or 0
-    runs = session.scalars(
-        select(Run).where(*where).order_by(Run.id.desc()).limit(limit).offset(offset)
-    )
+    order = [Run.id.desc()]
+    if rank_by is not None:
+        value = Run.summary[rank_by].as_float()
+        best = value.desc() if rank_by in HIGHER_IS_BETTER else value.asc()
+        order.insert(0, best.nulls_last())
+    runs = session.scalars(select(Run).where(*where).order_by(*order).limit(limit).offset(offset))
     return list(runs), count
 
 

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query, Response
 
 from api.deps import DispatcherDep, RunDep, SessionDep
-from api.schemas.runs import RunCreate, RunItem, RunPublic, RunsPublic, Status
+from api.schemas.runs import Ranking, RunCreate, RunItem, RunPublic, RunsPublic, Status
 from db.runs import cancel_run, list_runs, new_run, resume_run
 from worker.dispatch import queue_for
 
@@ -33,6 +33,10 @@ def read_runs(
     q: Annotated[str | None, Query(max_length=200)] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Annotated[int, Query(ge=0)] = 0,
+    rank_by: Annotated[
+        Ranking | None,
+        Query(description="Best first by this summary value (accuracy highest, others lowest)."),
+    ] = None,
 ) -> RunsPublic:
     runs, count = list_runs(
         session,
@@ -42,6 +46,7 @@ def read_runs(
         q=q,
         limit=limit,
         offset=offset,
+        rank_by=rank_by,
     )
     return RunsPublic(data=[RunItem.model_validate(r) for r in runs], count=count)
 

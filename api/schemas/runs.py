@@ -10,6 +10,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from worker.engine import RunConfig
 
 Status = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+# `db.runs.RANKINGS`, spelled out for the OpenAPI schema (a test checks they agree).
+Ranking = Literal[
+    "best_test_acc", "final_test_acc", "time_avg_test_acc",
+    "final_test_loss", "final_opt_gap", "rounds_to_target", "wall_s",
+]  # fmt: skip
 
 
 class RunCreate(BaseModel):

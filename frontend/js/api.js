@@ -218,11 +218,11 @@ export const api = {
 
   /**
    * @param {{status?: string, algorithm?: string, experimentId?: number|string|null, q?: string,
-   *   limit?: number, offset?: number}} f
+   *   rankBy?: string, limit?: number, offset?: number}} f
    * @returns {Promise<{runs: Run[], count: number}>}
    */
   listRuns: async (f = {}) => {
-    const params = { status: f.status, algorithm: f.algorithm, experiment_id: f.experimentId, q: f.q, limit: f.limit ?? 50, offset: f.offset ?? 0 };
+    const params = { status: f.status, algorithm: f.algorithm, experiment_id: f.experimentId, q: f.q, rank_by: f.rankBy, limit: f.limit ?? 50, offset: f.offset ?? 0 };
     const body = await request("GET", `/api/runs${query(params)}`);
     return { runs: body.data.map(toRun), count: body.count };
   },

@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from api.main import create_app
+from api.schemas.runs import Ranking
 from db.models import Checkpoint
+from db.runs import RANKINGS
 from db.session import make_engine, make_sessionmaker
 from tests.api.helpers import embedded_settings, example1, submit, wait_final
 from tests.engine.test_data import write_tiny_mnist
@@ -158,6 +161,47 @@ def test_list_filters_and_paginates(client: TestClient) -> None:
     page = client.get("/api/runs", params={"q": "needle", "limit": 1, "offset": 1}).json()
     assert (page["count"], [r["id"] for r in page["data"]]) == (2, [a["id"]])
     assert client.get("/api/runs", params={"status": "bogus"}).status_code == 422
+
+
+def test_runs_ranked_by_a_summary_value(client: TestClient) -> None:
+    # Four short classification runs whose accuracies differ, and Example 1, which has a
+    # loss and a gap but no accuracy; the experiment filter keeps other tests' runs out.
+    body = {
+        "name": "ranked",
+        "base": {
+            "rounds": 4,
+            "device": "cpu",
+            "data": {"n_clients": 6},
+            "algorithm": {"participation": 3},
+        },
+        "grid": {"client.lr": [0.001, 0.3]},
+        "seeds": [0, 1],
+    }
+    experiment = client.post("/api/experiments", json=body).json()
+    runs = [wait_final(client, i) for i in experiment["run_ids"]]
+    ids = {r["id"] for r in runs}
+
+    def ranked(key: str) -> list[int]:
+        params = {"rank_by": key, "experiment_id": experiment["id"]}
+        return [r["id"] for r in client.get("/api/runs", params=params).json()["data"]]
+
+    acc = {r["id"]: r["summary"]["best_test_acc"] for r in runs}
+    assert len(set(acc.values())) > 1
+    assert ranked("best_test_acc") == sorted(ids, key=lambda i: (-acc[i], -i))
+    loss = {r["id"]: r["summary"]["final_test_loss"] for r in runs}
+    assert ranked("final_test_loss") == sorted(ids, key=lambda i: (loss[i], -i))
+    assert client.get("/api/runs", params={"rank_by": "param"}).status_code == 422
+
+    example = wait_final(client, submit(client, example1(5))["id"])
+    listed = client.get("/api/runs", params={"rank_by": "best_test_acc", "limit": 500}).json()
+    order = [r["id"] for r in listed["data"]]
+    with_acc = [i for i in order if i in ids]
+    assert with_acc == ranked("best_test_acc")
+    assert order.index(example["id"]) > max(order.index(i) for i in ids)  # no accuracy: last
+
+
+def test_rankings_in_the_schema_are_the_database_s() -> None:
+    assert get_args(Ranking) == RANKINGS
 
 
 def test_body_size_limit(client: TestClient) -> None:

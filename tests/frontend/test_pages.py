@@ -214,6 +214,28 @@ def test_cancelled_run_resumes_from_its_page(page: Any, server: str) -> None:
     screenshot(page, "run-resumed")
 
 
+def test_runs_table_ranks_by_best_accuracy(page: Any, server: str) -> None:
+    base = {
+        "rounds": 4,
+        "device": "cpu",
+        "data": {"n_clients": 6},
+        "algorithm": {"participation": 3},
+    }
+    body = {"name": "ranked", "base": base, "grid": {"client.lr": [0.001, 0.3]}, "seeds": [0, 1]}
+    experiment = httpx.post(f"{server}/api/experiments", json=body).json()
+    runs = [wait_status(server, i, {"succeeded"}) for i in experiment["run_ids"]]
+    acc = {r["id"]: r["summary"]["best_test_acc"] for r in runs}
+    page.goto(f"{server}/#/runs?experiment={experiment['id']}")
+    page.select_option("select[name=rank]", "best_test_acc")
+    expected = sorted(acc, key=lambda i: (-acc[i], -i))
+    ids = "() => [...document.querySelectorAll('tr[data-run-id]')].map((r) => +r.dataset.runId)"
+    page.wait_for_function(f"() => ({ids})().join() === '{','.join(map(str, expected))}'")
+    assert "rank=best_test_acc" in page.url
+    shown = f"best acc {float(f'{acc[expected[0]]:.3g}'):g}"  # as format.js `num(x, 3)`
+    assert shown in page.locator(f"tr[data-run-id='{expected[0]}']").inner_text()
+    screenshot(page, "runs-ranked")
+
+
 def test_narrow_window_has_no_horizontal_scroll(page: Any, server: str) -> None:
     body = {"config": {"name": "narrow", "rounds": 30}, "notes": ""}
     run_id = httpx.post(f"{server}/api/runs", json=body).json()["id"]

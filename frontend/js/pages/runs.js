@@ -1,10 +1,21 @@
 // Runs: a filterable table with live status and progress; pick runs to compare.
 import { api } from "../api.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
-import { headline, when } from "../format.js";
+import { headline, num, when } from "../format.js";
 import { go, replaceQuery } from "../router.js";
 
 const STATUSES = ["", "queued", "running", "succeeded", "failed", "cancelled"];
+/** Orders of the table: newest first, or best first by a summary value (the API's `rank_by`). */
+const RANKINGS = [
+  ["", "newest first", ""],
+  ["best_test_acc", "best accuracy ↓", "best acc"],
+  ["final_test_acc", "final accuracy ↓", "final acc"],
+  ["time_avg_test_acc", "time-average accuracy ↓", "avg acc"],
+  ["final_test_loss", "final loss ↑", "loss"],
+  ["final_opt_gap", "optimality gap ↑", "gap"],
+  ["rounds_to_target", "rounds to target ↑", "rounds to target"],
+  ["wall_s", "wall time ↑", "wall s"],
+];
 const PAGE_SIZE = 50;
 const REFRESH_MS = 2000;
 
@@ -16,6 +27,7 @@ export function mount(root, route) {
     algorithm: q.get("algorithm") ?? "",
     experimentId: q.get("experiment") ?? "",
     q: q.get("q") ?? "",
+    rankBy: q.get("rank") ?? "",
     offset: Number(q.get("offset") ?? 0) || 0,
   };
   /** @type {Set<number>} */
@@ -28,6 +40,7 @@ export function mount(root, route) {
   const algorithm = select("algorithm", [["", "any algorithm"]], filters.algorithm);
   const experiment = select("experiment", [["", "any experiment"]], filters.experimentId);
   const text = h("input", { type: "search", name: "q", placeholder: "search name or notes", value: filters.q });
+  const rank = select("rank", RANKINGS.map(([v, t]) => [v, t]), filters.rankBy);
   const compareBtn = h("button", { type: "button", class: "primary", disabled: true, on: { click: () => go("/compare", { runs: [...picked] }) } }, "Compare selected");
   const body = h("div", { class: "table-wrap" }, loading("Loading runs…"));
   const pager = h("div", { class: "pager" });
@@ -35,12 +48,12 @@ export function mount(root, route) {
   replace(
     root,
     h("div", { class: "page-head" }, h("h1", {}, "Runs"), h("a", { class: "button primary", href: "#/new" }, "New run")),
-    h("form", { class: "filters", on: { submit: (/** @type {Event} */ e) => e.preventDefault() } }, status, algorithm, experiment, text, compareBtn),
+    h("form", { class: "filters", on: { submit: (/** @type {Event} */ e) => e.preventDefault() } }, status, algorithm, experiment, text, rank, compareBtn),
     body,
     pager,
   );
 
-  for (const control of [status, algorithm, experiment]) control.addEventListener("change", () => apply());
+  for (const control of [status, algorithm, experiment, rank]) control.addEventListener("change", () => apply());
   let debounce = 0;
   text.addEventListener("input", () => {
     clearTimeout(debounce);
@@ -52,6 +65,7 @@ export function mount(root, route) {
     filters.algorithm = algorithm.value;
     filters.experimentId = experiment.value;
     filters.q = text.value.trim();
+    filters.rankBy = rank.value;
     filters.offset = 0;
     refresh();
   }
@@ -68,7 +82,7 @@ export function mount(root, route) {
 
   async function refresh() {
     clearTimeout(timer);
-    replaceQuery("/runs", { status: filters.status, algorithm: filters.algorithm, experiment: filters.experimentId, q: filters.q, offset: filters.offset || "" });
+    replaceQuery("/runs", { status: filters.status, algorithm: filters.algorithm, experiment: filters.experimentId, q: filters.q, rank: filters.rankBy, offset: filters.offset || "" });
     try {
       const { runs, count } = await api.listRuns({ ...filters, limit: PAGE_SIZE });
       if (!alive) return;
@@ -111,7 +125,7 @@ export function mount(root, route) {
       h("td", {}, run.availability),
       h("td", { class: "num" }, String(run.seed)),
       h("td", {}, run.experimentId === null ? "—" : h("a", { href: `#/compare?experiment=${run.experimentId}` }, `#${run.experimentId}`)),
-      h("td", { class: "nowrap" }, headline(run.summary)),
+      h("td", { class: "nowrap" }, rankedValue(filters.rankBy, run.summary) ?? headline(run.summary)),
       h("td", { class: "nowrap small" }, when(run.createdAt)),
       h("td", { class: "actions" },
         run.active && h("button", { type: "button", on: { click: () => cancel(run) } }, "Cancel"),
@@ -176,6 +190,14 @@ export function mount(root, route) {
 }
 
 /** @param {string} name @param {string[][]} options @param {string} value */
+/** The value the table is ranked by, if any. @param {string} rankBy @param {Record<string, any>|null} summary */
+function rankedValue(rankBy, summary) {
+  const entry = RANKINGS.find(([v]) => v === rankBy);
+  const value = summary?.[rankBy];
+  if (!rankBy || !entry || value === null || value === undefined) return null;
+  return `${entry[2]} ${num(value, 3)}`;
+}
+
 function select(name, options, value) {
   const el = h("select", { name, "aria-label": name }, options.map(([v, t]) => h("option", { value: v }, t)));
   /** @type {HTMLSelectElement} */ (el).value = value;
