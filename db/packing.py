@@ -45,15 +45,18 @@ def pack_ids(ids: Sequence[int] | np.ndarray, n_clients: int) -> bytes:
     return np.asarray(ids, dtype=id_dtype(n_clients)).tobytes()
 
 
+def _split(flat: np.ndarray, lengths: Sequence[int]) -> list[bytes]:
+    """The bytes of `flat` (one dtype), cut into consecutive runs of `lengths` items."""
+    blob = flat.tobytes()
+    ends = np.cumsum(lengths, dtype=np.int64) * flat.itemsize
+    starts = ends - np.asarray(lengths, dtype=np.int64) * flat.itemsize
+    return [blob[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+
+
 def pack_ids_many(rounds: Sequence[np.ndarray], n_clients: int) -> list[bytes]:
     """`pack_ids` of many rounds at once: one conversion, then a slice per round."""
-    lengths = [len(ids) for ids in rounds]
     flat = np.concatenate([np.zeros(0, np.int64), *rounds])
-    size = id_dtype(n_clients).itemsize
-    blob = flat.astype(id_dtype(n_clients)).tobytes()
-    ends = np.cumsum(lengths, dtype=np.int64) * size
-    starts = ends - np.asarray(lengths, dtype=np.int64) * size
-    return [blob[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+    return _split(flat.astype(id_dtype(n_clients)), [len(ids) for ids in rounds])
 
 
 def unpack_ids(blob: bytes, n_clients: int) -> np.ndarray:
@@ -70,18 +73,12 @@ def pack_gaps(gaps: np.ndarray) -> bytes:
 def pack_gaps_many(gaps: np.ndarray, lengths: Sequence[int]) -> list[bytes]:
     """`pack_gaps` of many rounds at once, from their gaps concatenated (`lengths` ids
     each): one conversion for the rounds whose gaps fit 2 bytes, then a slice each."""
-    ends = np.cumsum(lengths, dtype=np.int64)
-    starts = ends - np.asarray(lengths, dtype=np.int64)
-    wide = np.zeros(len(ends), dtype=bool)
-    if gaps.size and int(gaps.max()) > 0xFFFF:
-        big = np.flatnonzero(gaps > 0xFFFF)
-        wide[np.searchsorted(ends, big, side="right")] = True
-    blob = gaps.astype(GAP_NARROW).tobytes()
-    size = GAP_NARROW.itemsize
-    return [
-        pack_gaps(gaps[a:b]) if w else blob[a * size : b * size]
-        for a, b, w in zip(starts.tolist(), ends.tolist(), wide.tolist(), strict=True)
-    ]
+    packed = _split(gaps.astype(GAP_NARROW), lengths)
+    if gaps.size and int(gaps.max()) > 0xFFFF:  # the rounds holding a wide gap, again
+        ends = np.cumsum(lengths, dtype=np.int64)
+        for i in np.unique(np.searchsorted(ends, np.flatnonzero(gaps > 0xFFFF), side="right")):
+            packed[i] = pack_gaps(gaps[ends[i] - lengths[i] : ends[i]])
+    return packed
 
 
 def unpack_gaps(blobs: list[bytes], counts: np.ndarray) -> np.ndarray:

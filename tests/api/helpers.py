@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from worker.engine import ListSink, RunConfig, simulate
 from worker.engine.presets import get_preset
 from worker.settings import Settings
 
@@ -46,3 +47,19 @@ def wait_final(client: TestClient, run_id: int, timeout: float = 120) -> dict[st
             return run
         time.sleep(0.05)
     raise AssertionError(f"run {run_id} did not finish in {timeout} s")
+
+
+def wait_rounds(client: TestClient, run_id: int, rounds: int, timeout: float = 60) -> None:
+    """Until the run has recorded at least `rounds` rounds."""
+    deadline = time.monotonic() + timeout
+    while client.get(f"/api/runs/{run_id}").json()["rounds_done"] < rounds:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"run {run_id} did not reach round {rounds} in {timeout} s")
+        time.sleep(0.02)
+
+
+def reference(config: dict[str, Any]) -> list[dict[str, Any]]:
+    """The same run, uninterrupted and in-process: its per-round scalars."""
+    sink = ListSink()
+    simulate(RunConfig.model_validate(config), sink)
+    return [{"round": r.round, **r.metrics} for r in sink.records]

@@ -11,9 +11,15 @@ from api.schemas.runs import Ranking
 from db.models import Checkpoint
 from db.runs import RANKINGS
 from db.session import make_engine, make_sessionmaker
-from tests.api.helpers import embedded_settings, example1, submit, wait_final
+from tests.api.helpers import (
+    embedded_settings,
+    example1,
+    reference,
+    submit,
+    wait_final,
+    wait_rounds,
+)
 from tests.engine.test_data import write_tiny_mnist
-from worker.engine import ListSink, RunConfig, simulate
 
 
 def test_submit_runs_to_completion(client: TestClient) -> None:
@@ -75,8 +81,7 @@ def test_cancel_finished_is_409_and_delete_removes(client: TestClient) -> None:
 
 def test_cancel_a_running_run(client: TestClient) -> None:
     run = submit(client, example1(20_000))
-    while client.get(f"/api/runs/{run['id']}").json()["rounds_done"] < 10:
-        pass
+    wait_rounds(client, run["id"], 10)
     assert client.post(f"/api/runs/{run['id']}/cancel").status_code == 200
     done = wait_final(client, run["id"])
     assert done["status"] == "cancelled"
@@ -96,8 +101,7 @@ def checkpoint_round(db_url: str, run_id: int) -> int | None:
 def test_a_cancelled_run_resumes_from_its_checkpoint(client: TestClient, db_url: str) -> None:
     config = example1(3000, algorithm__name="fedavg", eval__checkpoint_every=50)
     run = submit(client, config)
-    while client.get(f"/api/runs/{run['id']}").json()["rounds_done"] < 100:
-        pass
+    wait_rounds(client, run["id"], 100)
     assert client.post(f"/api/runs/{run['id']}/cancel").status_code == 200
     cancelled = wait_final(client, run["id"])
     assert cancelled["status"] == "cancelled" and cancelled["rounds_done"] < 3000
@@ -111,11 +115,7 @@ def test_a_cancelled_run_resumes_from_its_checkpoint(client: TestClient, db_url:
     assert (done["status"], done["error"], done["rounds_done"]) == ("succeeded", None, 3000)
     assert checkpoint_round(db_url, run["id"]) is None  # a finished run keeps none
     rounds = client.get(f"/api/runs/{run['id']}/rounds", params={"limit": 5000}).json()["data"]
-    sink = ListSink()
-    simulate(RunConfig.model_validate(config), sink)
-    assert [{k: v for k, v in r.items() if k != "wall_s"} for r in rounds] == [
-        {"round": r.round, **r.metrics} for r in sink.records
-    ]
+    assert [{k: v for k, v in r.items() if k != "wall_s"} for r in rounds] == reference(config)
 
 
 def test_a_failed_run_resumes_once_its_data_is_there(client: TestClient, tmp_path: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import time
 from typing import Any
 
 import pytest
@@ -16,20 +15,12 @@ from sqlalchemy import func, select
 from db.metrics import full_series
 from db.models import RoundClients
 from db.session import make_engine, make_sessionmaker
-from tests.api.helpers import example1, submit, wait_final
+from tests.api.helpers import example1, reference, submit, wait_final, wait_rounds
 from tests.service.conftest import StartWorker
 from worker.celery_app import EXECUTE_RUN, make_celery
-from worker.engine import ListSink, RunConfig, simulate
 from worker.settings import Settings
 
 pytestmark = pytest.mark.service
-
-
-def reference(config: dict[str, Any]) -> list[dict[str, Any]]:
-    """The same run, uninterrupted and in-process: its per-round scalars."""
-    sink = ListSink()
-    simulate(RunConfig.model_validate(config), sink)
-    return [{"round": r.round, **r.metrics} for r in sink.records]
 
 
 def stored_rows(api: TestClient, run_id: int) -> list[dict[str, Any]]:
@@ -79,8 +70,7 @@ def test_killed_worker_is_resumed_by_another(
     first = start_worker("doomed")
     config = example1(4000, algorithm__name="fedavg", eval__checkpoint_every=100)
     run = submit(api, config)
-    while api.get(f"/api/runs/{run['id']}").json()["rounds_done"] < 1500:
-        time.sleep(0.05)
+    wait_rounds(api, run["id"], 1500)
     os.killpg(first.process.pid, signal.SIGKILL)
     first.process.wait()
     killed_at = api.get(f"/api/runs/{run['id']}").json()
@@ -100,8 +90,7 @@ def test_killed_worker_is_resumed_by_another(
 def test_cancel_stops_a_worker_run(api: TestClient, start_worker: StartWorker) -> None:
     start_worker("canceller")
     run = submit(api, example1(1_000_000))
-    while api.get(f"/api/runs/{run['id']}").json()["rounds_done"] < 50:
-        time.sleep(0.05)
+    wait_rounds(api, run["id"], 50)
     assert api.post(f"/api/runs/{run['id']}/cancel").status_code == 200
     done = wait_final(api, run["id"], timeout=30)
     assert done["status"] == "cancelled"
@@ -114,8 +103,7 @@ def test_cancelled_run_resumes_on_a_worker_from_its_checkpoint(
     worker = start_worker("resumer")
     config = example1(4000, algorithm__name="fedavg", eval__checkpoint_every=100)
     run = submit(api, config)
-    while api.get(f"/api/runs/{run['id']}").json()["rounds_done"] < 1000:
-        time.sleep(0.05)
+    wait_rounds(api, run["id"], 1000)
     assert api.post(f"/api/runs/{run['id']}/cancel").status_code == 200
     cancelled = wait_final(api, run["id"], timeout=30)
     assert cancelled["status"] == "cancelled" and cancelled["rounds_done"] < 4000
