@@ -21,6 +21,8 @@
  */
 
 export const FINAL_STATUSES = ["succeeded", "failed", "cancelled"];
+/** Statuses from which `POST /api/runs/{id}/resume` queues a run again. */
+export const RESUMABLE_STATUSES = ["failed", "cancelled"];
 const TOKEN_KEY = "fedwatch.token";
 
 export class ApiError extends Error {

@@ -1,6 +1,6 @@
 // Run: live curves (initial downsampled fetch, then rounds streamed over SSE and appended
 // with Plotly.extendTraces; `uirevision` keeps the user's zoom), client views, summary.
-import { FINAL_STATUSES, api, authHeaders } from "../api.js";
+import { FINAL_STATUSES, RESUMABLE_STATUSES, api, authHeaders } from "../api.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { duration, label, num, when } from "../format.js";
 import { followEvents } from "../sse.js";
@@ -10,7 +10,6 @@ import { extension, flatValues, histogramTrace, lineLayout, matrixTrace, panelTr
 /** @typedef {import("../api.js").Series} Series */
 
 const FLUSH_MS = 300;
-const RESUMABLE = ["failed", "cancelled"];
 const CLIENT_VIEWS_MS = 3000;
 const MAX_LOCAL_POINTS = 4000;
 const PLOT_CONFIG = { responsive: true, displaylogo: false };
@@ -164,7 +163,7 @@ class RunView {
         h("h1", {}, h("span", { class: "run-id" }, `#${r.id}`), " ", h("span", { class: "run-title" }, r.name || `run ${r.id}`)),
         h("div", { class: "actions" },
           r.active && h("button", { type: "button", on: { click: () => this.cancel() } }, "Cancel"),
-          RESUMABLE.includes(r.status) && h("button", { type: "button", title: "Queue it again; it continues from its last checkpoint", on: { click: () => this.resume() } }, "Resume"),
+          RESUMABLE_STATUSES.includes(r.status) && h("button", { type: "button", title: "Queue it again; it continues from its last checkpoint", on: { click: () => this.resume() } }, "Resume"),
           h("a", { class: "button", href: api.exportUrl(r.id), download: `run-${r.id}.csv` }, "Export CSV"),
           h("a", { class: "button", href: `#/new?from=${r.id}` }, "Run again…"),
           r.experimentId !== null && h("a", { class: "button", href: `#/compare?experiment=${r.experimentId}` }, `Experiment #${r.experimentId}`))),
