@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio
 from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from api import errors
 from api.deps import check_token
 from api.limits import BodySizeLimit
+from api.live import LiveFeed
 from api.routes import (
     catalog,
     clients,
@@ -41,20 +44,36 @@ API_ROUTERS = (
 )
 
 
+# Requests that use the database run in worker threads: no more at once than the
+# engine has connections, so a burst waits for a thread instead of failing on the pool.
+REQUEST_THREADS = 20
+
+
 def create_app(config: Settings = settings) -> FastAPI:
-    engine = make_engine(config.database_url)
+    engine = make_engine(config.database_url, pool_size=REQUEST_THREADS)
     sessions = make_sessionmaker(engine)
     dispatcher = make_dispatcher(sessions, config)
+    feed = LiveFeed(sessions, config.sse_poll_s)
+
+    def begin_shutdown() -> None:
+        """Asked to stop (SIGTERM): end the event streams, take no more runs and have the
+        running ones stop with a checkpoint, at once, not once connections close."""
+        feed.close_soon()
+        dispatcher.begin_shutdown()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        anyio.to_thread.current_default_thread_limiter().total_tokens = REQUEST_THREADS
         dispatcher.start()
         # Everything loaded so far (torch, SQLAlchemy, the app) lives as long as the
         # process: keep it out of the collector's full passes, which would otherwise
         # walk it and pause a request for a few hundred milliseconds.
         gc.freeze()
+        poller = asyncio.create_task(feed.run())
         yield
-        dispatcher.close()
+        feed.close()
+        await poller
+        await anyio.to_thread.run_sync(dispatcher.close)
         engine.dispose()
 
     app = FastAPI(
@@ -65,6 +84,8 @@ def create_app(config: Settings = settings) -> FastAPI:
     app.state.settings = config
     app.state.sessions = sessions
     app.state.dispatcher = dispatcher
+    app.state.feed = feed
+    app.state.begin_shutdown = begin_shutdown
     app.add_middleware(BodySizeLimit, max_bytes=config.max_body_bytes)
     errors.install(app)
     for router in OPEN_ROUTERS:

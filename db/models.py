@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    text,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -98,6 +99,8 @@ class Run(Base):
     # Token of the current execution, new at every claim: writes of an execution whose
     # run was taken over (it went silent past the lease) find another token and stop.
     claim: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    # Executions that ended without storing an outcome; see `db.runs.CRASHES_BEFORE_HOLD`.
+    crashes: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
     experiment_id: Mapped[int | None] = mapped_column(
         ForeignKey("experiments.id", ondelete="SET NULL"), nullable=True
     )

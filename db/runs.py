@@ -8,7 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 import torch
-from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy import and_, case, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from db.models import Checkpoint, Run, utcnow
@@ -18,14 +18,20 @@ from db.upsert import upsert
 def claim_run(session: Session, run_id: int, worker: str, lease_s: float) -> Run | None:
     """Mark a queued run (or a running one whose worker went silent) as ours.
 
-    Returns None when another worker holds it or it is finished or cancelled, so a
-    redelivered message does nothing.
+    Returns None when another worker holds it, it is finished or cancelled, or a cancel
+    is pending (that run is marked cancelled), so a redelivered message does nothing.
     """
     now = utcnow()
     stale = now - timedelta(seconds=lease_s)
     claimable = or_(
         Run.status == "queued",
         and_(Run.status == "running", Run.heartbeat_at < stale),
+    )
+    session.execute(
+        update(Run)
+        .where(Run.id == run_id, claimable, Run.cancel_requested)
+        .values(status="cancelled", finished_at=now)
+        .execution_options(synchronize_session=False)
     )
     result = session.execute(
         update(Run)
@@ -41,6 +47,42 @@ def claim_run(session: Session, run_id: int, worker: str, lease_s: float) -> Run
     return run
 
 
+# An execution that ends without storing an outcome counts as a crash. After the first
+# the run is queued again (it resumes from its checkpoint); after the second it fails
+# and waits for a person: a run that kills its executor would otherwise do so forever.
+CRASHES_BEFORE_HOLD = 2
+
+
+def _crash(reason: str) -> dict[str, Any]:
+    """Values of an update that counts one more crash of a run."""
+    crashes = Run.crashes + 1
+    held = crashes >= CRASHES_BEFORE_HOLD
+    error = (
+        f"its executor crashed {CRASHES_BEFORE_HOLD} times (last: {reason}); not resumed "
+        "automatically: resume it once the cause is fixed"
+    )
+    return {
+        "crashes": crashes,
+        "status": case((held, "failed"), else_="queued"),
+        "error": case((held, error), else_=None),
+        "finished_at": case((held, utcnow()), else_=None),
+    }
+
+
+def record_crash(session: Session, run_id: int, claim: str, reason: str) -> str | None:
+    """The execution holding `claim` ended without an outcome: count the crash and queue
+    the run again, or fail it (see `CRASHES_BEFORE_HOLD`). Returns the new status, None
+    if another execution holds the run (or it is gone)."""
+    status = session.scalar(
+        update(Run)
+        .where(Run.id == run_id, Run.claim == claim, Run.status == "running")
+        .values(**_crash(reason))
+        .returning(Run.status)
+        .execution_options(synchronize_session=False)
+    )
+    return status
+
+
 def finish_run(
     session: Session,
     run_id: int,
@@ -49,14 +91,15 @@ def finish_run(
     error: str | None = None,
     claim: str | None = None,
 ) -> bool:
-    """Store the outcome; with `claim`, only while that execution still holds the run.
-    Returns whether the run was updated. The checkpoint goes once the run succeeded."""
+    """Store the outcome; with `claim`, only while that execution still holds the run and
+    it is running. Returns whether the run was updated. The checkpoint goes once the run
+    succeeded."""
     values: dict[str, Any] = {"status": status, "summary": summary, "error": error}
     if status != "queued":
         values["finished_at"] = utcnow()
     stmt = update(Run).where(Run.id == run_id)
     if claim is not None:
-        stmt = stmt.where(Run.claim == claim)
+        stmt = stmt.where(Run.claim == claim, Run.status == "running")
     if session.execute(stmt.values(**values)).rowcount != 1:  # type: ignore[attr-defined]
         return False
     if status == "succeeded":  # a failed or cancelled run keeps it, to be resumed
@@ -85,26 +128,34 @@ def load_checkpoint(session: Session, run_id: int) -> dict[str, Any] | None:
 
 
 def requeue_running(session: Session) -> list[Run]:
-    """After an embedded server restart every running run is an orphan: queue it again."""
-    session.execute(update(Run).where(Run.status == "running").values(status="queued"))
+    """After an embedded server restart every running run is an orphan whose executor
+    died with the server: count the crash (see `CRASHES_BEFORE_HOLD`); return the queued
+    runs, oldest first."""
+    session.execute(
+        update(Run)
+        .where(Run.status == "running")
+        .values(**_crash("the server stopped while it ran"))
+        .execution_options(synchronize_session=False)
+    )
     return list(session.scalars(select(Run).where(Run.status == "queued").order_by(Run.id)))
 
 
 def requeue_stale(session: Session, lease_s: float) -> list[tuple[int, str]]:
-    """Put running runs whose worker went silent for `lease_s` back to `queued`.
+    """Put running runs whose worker went silent for `lease_s` back to `queued`, counting
+    the crash (a second one fails the run instead, see `CRASHES_BEFORE_HOLD`).
 
-    Returns the (id, queue) of the runs moved. The update is conditional, so of
+    Returns the (id, queue) of the runs queued again. The update is conditional, so of
     concurrent callers only one moves a given run and it is re-enqueued once.
     """
     stale = utcnow() - timedelta(seconds=lease_s)
     moved = session.execute(
         update(Run)
         .where(Run.status == "running", Run.heartbeat_at < stale)
-        .values(status="queued")
-        .returning(Run.id, Run.queue)
+        .values(**_crash(f"its worker went silent for more than {lease_s:g} s"))
+        .returning(Run.id, Run.queue, Run.status)
         .execution_options(synchronize_session=False)
     )
-    return sorted((run_id, queue) for run_id, queue in moved)
+    return sorted((run_id, queue) for run_id, queue, status in moved if status == "queued")
 
 
 def new_run(
@@ -177,18 +228,20 @@ def list_runs(
     return list(runs), count
 
 
-def cancel_run(session: Session, run: Run) -> bool:
-    """Cancel a queued run now, ask a running one to stop; False if already finished."""
-    if run.status == "queued":
-        done = session.execute(
-            update(Run)
-            .where(Run.id == run.id, Run.status == "queued")
-            .values(status="cancelled", finished_at=utcnow(), cancel_requested=True)
-            .execution_options(synchronize_session=False)
-        )
-        if done.rowcount == 1:  # type: ignore[attr-defined]
-            return True
-        session.refresh(run)
+def cancel_run(session: Session, run: Run, lease_s: float) -> bool:
+    """Cancel a queued run now, and a running one whose executor went silent for `lease_s`
+    (nothing runs it to stop); ask any other running one to stop. False if already final."""
+    stale = utcnow() - timedelta(seconds=lease_s)
+    idle = or_(Run.status == "queued", and_(Run.status == "running", Run.heartbeat_at < stale))
+    done = session.execute(
+        update(Run)
+        .where(Run.id == run.id, idle)
+        .values(status="cancelled", finished_at=utcnow(), cancel_requested=True)
+        .execution_options(synchronize_session=False)
+    )
+    if done.rowcount == 1:  # type: ignore[attr-defined]
+        return True
+    session.refresh(run)
     if run.status == "running":
         run.cancel_requested = True
         return True
@@ -200,12 +253,19 @@ RESUMABLE = ("failed", "cancelled")
 
 def resume_run(session: Session, run: Run) -> bool:
     """Queue a failed or cancelled run again: the next execution continues from its last
-    checkpoint (the rounds after it are replayed and their stored rows kept). False if
-    the run is neither."""
+    checkpoint (the rounds after it are replayed and their stored rows kept), and its
+    crash count starts again. False if the run is neither."""
     done = session.execute(
         update(Run)
         .where(Run.id == run.id, Run.status.in_(RESUMABLE))
-        .values(status="queued", cancel_requested=False, error=None, summary=None, finished_at=None)
+        .values(
+            status="queued",
+            cancel_requested=False,
+            error=None,
+            summary=None,
+            finished_at=None,
+            crashes=0,
+        )
         .execution_options(synchronize_session=False)
     )
     return done.rowcount == 1  # type: ignore[attr-defined]

@@ -10,13 +10,16 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, pool_size: int = 5) -> Engine:
+    """An engine whose pool keeps `pool_size` connections (and as many again briefly)."""
     parsed = make_url(url)
+    pool = {"pool_size": pool_size, "max_overflow": pool_size}
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+        return create_engine(url, pool_pre_ping=True, **pool)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+    args = {"check_same_thread": False, "timeout": 30}
+    engine = create_engine(url, connect_args=args, **pool)
     event.listen(engine, "connect", _sqlite_pragmas)
     return engine
 

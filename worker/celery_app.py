@@ -1,4 +1,4 @@
-"""The Celery application: Redis broker, one run per worker process at a time."""
+"""The Celery application: Redis broker; each task supervises one run's process."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ def make_celery(config: Settings) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
-        task_soft_time_limit=config.soft_time_limit_s,
-        task_time_limit=config.time_limit_s,
+        # Tasks are threads supervising a run's process (`worker.supervise`), which
+        # also enforces the soft and hard time limits.
+        worker_pool="threads",
         task_default_queue="cpu",
         task_ignore_result=True,
         broker_connection_retry_on_startup=True,

@@ -10,10 +10,11 @@ from typing import Protocol
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.runs import requeue_running
+from worker import child
 from worker.celery_app import EXECUTE_RUN, make_celery
 from worker.engine import RunConfig
-from worker.execute import execute_run
 from worker.settings import Settings
+from worker.supervise import supervise
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,8 @@ class Dispatcher(Protocol):
 
     def ping(self) -> str: ...
 
+    def begin_shutdown(self) -> None: ...
+
     def close(self) -> None: ...
 
 
@@ -45,6 +48,9 @@ class CeleryDispatcher:
 
     def start(self) -> None:
         pass
+
+    def begin_shutdown(self) -> None:
+        pass  # the runs belong to the workers
 
     def submit(self, run_id: int, queue: str) -> None:
         self.app.send_task(EXECUTE_RUN, kwargs={"run_id": run_id}, queue=queue)
@@ -62,43 +68,56 @@ class CeleryDispatcher:
 
 
 class EmbeddedExecutor:
-    """One machine: runs execute in this process, `embedded_concurrency` at a time."""
+    """One machine: runs execute in processes of their own (`worker.supervise`),
+    `embedded_concurrency` at a time, each with its share of the cores' threads."""
 
     mode = "embedded"
 
     def __init__(self, sessions: sessionmaker[Session], settings: Settings) -> None:
         self.sessions = sessions
         self.settings = settings
-        self.stop = threading.Event()
+        self.threads = settings.threads_per_run(settings.embedded_concurrency)
+        self.shutdown = threading.Event()
         self.pool = ThreadPoolExecutor(settings.embedded_concurrency, "fedwatch-run")
 
     def start(self) -> None:
-        """Resume what a previous server left queued or running."""
+        """Resume what a previous server left queued or running (a run it left running
+        counts a crash), and start the runs' fork server in the background."""
+        threading.Thread(target=child.warm_up, name="fedwatch-warm-up", daemon=True).start()
         with self.sessions.begin() as session:
             pending = [run.id for run in requeue_running(session)]
         for run_id in pending:
             self.submit(run_id, "embedded")
 
     def submit(self, run_id: int, queue: str) -> None:
-        self.pool.submit(self._execute, run_id)
+        if not self.shutdown.is_set():
+            self.pool.submit(self._execute, run_id)
 
     def _execute(self, run_id: int) -> None:
         try:
-            execute_run(
+            queue = supervise(
                 run_id,
                 sessions=self.sessions,
                 settings=self.settings,
                 worker="embedded",
-                stop=self.stop,
+                threads=self.threads,
+                shutdown=self.shutdown,
             )
         except Exception:
             log.exception("embedded run %s", run_id)
+            return
+        if queue is not None:  # after a first crash; at shutdown the next start resumes it
+            self.submit(run_id, "embedded")
 
     def ping(self) -> str:
         return "embedded"
 
+    def begin_shutdown(self) -> None:
+        """Take no more runs; running ones stop at their next round with a checkpoint."""
+        self.shutdown.set()
+
     def close(self) -> None:
-        self.stop.set()
+        self.begin_shutdown()
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 

@@ -1,4 +1,4 @@
-"""The task body shared by Celery workers and the embedded executor."""
+"""The body of a claimed run, executed in the run's own process (`worker.child`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from db.runs import claim_run, finish_run, load_checkpoint
+from db.models import Run
+from db.runs import finish_run, load_checkpoint
 from worker.engine import ConfigError, RunConfig, simulate
 from worker.recorder import Recorder, RunLost
 from worker.settings import Settings
@@ -16,30 +17,33 @@ from worker.settings import Settings
 log = logging.getLogger(__name__)
 
 
-def execute_run(
+def execute_claimed(
     run_id: int,
+    claim: str,
     *,
     sessions: sessionmaker[Session],
     settings: Settings,
-    worker: str,
-    stop: threading.Event | None = None,
-) -> None:
-    """Claim the run, resume it from its last checkpoint, record it, store the outcome.
+    stop: threading.Event,
+    cancel: threading.Event,
+) -> bool:
+    """Resume the run from its last checkpoint, record it and store its outcome, while
+    the run still carries `claim` (the token of this execution).
 
-    A run that another live worker holds, or that is finished or cancelled, is left
-    alone. When `stop` is set (the process shuts down) the run goes back to `queued`
-    and resumes from its checkpoint next time.
+    Returns True when it stopped at a round boundary before the end, with a checkpoint
+    of where it stopped: `stop` was set (shutdown, time limit), `cancel` was set or a
+    cancel was read from the database. The supervisor then settles the status, knowing
+    why. Returns False once the outcome is stored, or when the run was deleted or taken
+    over (nothing more to do).
     """
-    with sessions.begin() as session:
-        run = claim_run(session, run_id, worker, settings.lease_s)
-        if run is None:
-            return
+    with sessions() as session:
+        run = session.get(Run, run_id)
+        if run is None or run.claim != claim:
+            return False
         config = for_this_machine(RunConfig.model_validate(run.config), settings)
         checkpoint = load_checkpoint(session, run_id)
         cancel_requested = run.cancel_requested
-        claim = run.claim
     start = int(checkpoint["round"]) if checkpoint else 0
-    log.info("run %s starts at round %d on %s", run_id, start, worker)
+    log.info("run %s starts at round %d on %s", run_id, start, run.worker)
     recorder = Recorder(
         sessions,
         run_id,
@@ -48,6 +52,7 @@ def execute_run(
         settings.flush_seconds,
         start_round=start,
         stop=stop,
+        cancel=cancel,
         claim=claim,
         checkpoint_seconds=settings.checkpoint_seconds,
     )
@@ -59,23 +64,36 @@ def execute_run(
         recorder.close()
     except RunLost as err:
         log.warning("%s; this execution stops", err)
-        return
+        return False
     except ConfigError as err:
         outcome, error = "failed", str(err)
     except Exception as err:
         log.exception("run %s failed", run_id)
-        outcome, error = "failed", f"{type(err).__name__}: {err}"
+        outcome, error = "failed", describe_error(err, settings)
     else:
+        if summary.stopped:
+            return True
         outcome, result = "succeeded", summary.to_dict()
-        if summary.stopped and recorder.cancel_requested:
-            outcome = "cancelled"
-        elif summary.stopped:
-            outcome, result = "queued", None
     finally:
         recorder.abandon()  # after a failure; nothing to do once closed
     with sessions.begin() as session:
         if not finish_run(session, run_id, outcome, result, error, claim=claim):
             log.warning("run %s was taken over by another execution; its outcome stands", run_id)
+    return False
+
+
+OUT_OF_MEMORY = ("can't allocate memory", "not enough memory", "out of memory")
+
+
+def describe_error(err: BaseException, settings: Settings) -> str:
+    """The stored error of a failed run; running out of memory names the cap."""
+    text = f"{type(err).__name__}: {err}"
+    if isinstance(err, MemoryError) or any(s in str(err).lower() for s in OUT_OF_MEMORY):
+        return (
+            f"out of memory: the run needed more than the {settings.max_run_memory_mb} MB "
+            f"a run may use on this server (FEDWATCH_MAX_RUN_MEMORY_MB); {text}"
+        )
+    return text
 
 
 def for_this_machine(config: RunConfig, settings: Settings) -> RunConfig:

@@ -63,9 +63,11 @@ class Recorder:
     wait for the writer: a database slower than the run holds the run back instead of
     filling memory.
 
-    `should_stop` answers from the cancel flag read at the last write (or `stop`, set
-    when the process shuts down), so cancelling costs no query per round. An error of
-    the writer is raised in the simulation's thread at the next hand-over or at `close`.
+    `should_stop` answers from the cancel flag read at the last write, `cancel` (set when
+    the run's supervisor passes on a cancel) or `stop` (set when the process shuts down),
+    so cancelling costs no query per round. The checkpoint the engine offers when it
+    stops is always kept, so the run resumes where it stopped. An error of the writer is
+    raised in the simulation's thread at the next hand-over or at `close`.
 
     With `claim` (the token of this execution) each write first updates the run's
     progress only if the run still carries that token; if another execution took the
@@ -91,6 +93,7 @@ class Recorder:
         flush_seconds: float,
         start_round: int = 0,
         stop: threading.Event | None = None,
+        cancel: threading.Event | None = None,
         claim: str | None = None,
         checkpoint_seconds: float = 0.0,
     ) -> None:
@@ -101,6 +104,7 @@ class Recorder:
         self.flush_rounds = flush_rounds
         self.flush_seconds = flush_seconds
         self.stop = stop or threading.Event()
+        self.cancel = cancel or threading.Event()
         self.rounds: list[RoundRecord] = []
         self.last_round = start_round - 1
         self.last_flush = time.monotonic()
@@ -142,12 +146,12 @@ class Recorder:
 
     def on_checkpoint(self, state: dict[str, Any]) -> None:
         now = time.monotonic()
-        if now - self.checkpoint_at >= self.checkpoint_seconds:
+        if self.should_stop() or now - self.checkpoint_at >= self.checkpoint_seconds:
             self.checkpoint = state  # a snapshot: the engine never changes it afterwards
             self.checkpoint_at = now
 
     def should_stop(self) -> bool:
-        return self.cancel_requested or self.stop.is_set()
+        return self.cancel_requested or self.cancel.is_set() or self.stop.is_set()
 
     def close(self) -> None:
         """Write what is buffered, wait for the writer and stop it; raises its error."""

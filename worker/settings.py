@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (its affinity mask, e.g. a container's share)."""
+    return len(os.sched_getaffinity(0))
 
 
 class Settings(BaseSettings):
@@ -26,7 +32,23 @@ class Settings(BaseSettings):
     data_root: str = Field("data", description="Root of torchvision datasets.")
     frontend_dir: Path = Field(REPO_ROOT / "frontend", description="Static front-end files.")
     max_body_bytes: int = Field(1_000_000, ge=1, description="Largest accepted request body.")
-    embedded_concurrency: int = Field(1, ge=1, description="Runs executed at once in-process.")
+    embedded_concurrency: int = Field(
+        default_factory=lambda: max(2, min(8, usable_cores())),
+        ge=1,
+        description="Embedded server: runs executed at once (each in its own process).",
+    )
+    run_threads: int | None = Field(
+        None,
+        ge=1,
+        description="Torch threads of each run (default: usable cores ÷ runs at once, at "
+        "least 1), so runs sharing the cores do not oversubscribe them.",
+    )
+    max_run_memory_mb: int = Field(
+        6144,
+        ge=64,
+        description="Largest memory a run may use beyond its process's start-up: larger "
+        "estimates are refused, and the run's process is capped there.",
+    )
     flush_rounds: int = Field(200, ge=1, description="Recorder: flush after this many rounds.")
     flush_seconds: float = Field(0.5, gt=0, description="Recorder: flush at least this often.")
     checkpoint_seconds: float = Field(
@@ -51,7 +73,12 @@ class Settings(BaseSettings):
         gt=0,
         description="How often a worker re-enqueues running runs silent longer than the lease.",
     )
-    sse_poll_s: float = Field(0.25, gt=0, description="How often an event stream polls.")
+    sse_poll_s: float = Field(
+        0.25, gt=0, description="How often the live feed looks for new rounds of watched runs."
+    )
+    supervise_poll_s: float = Field(
+        0.2, gt=0, description="How often a run's supervisor looks for cancel or delete."
+    )
 
     @model_validator(mode="after")
     def _limits(self) -> Settings:
@@ -62,6 +89,10 @@ class Settings(BaseSettings):
                 "FEDWATCH_VISIBILITY_TIMEOUT_S must hold"
             )
         return self
+
+    def threads_per_run(self, concurrency: int) -> int:
+        """Torch threads for each of `concurrency` runs sharing this machine's cores."""
+        return self.run_threads or max(1, usable_cores() // concurrency)
 
 
 settings = Settings()

@@ -8,7 +8,6 @@ the worker is ready, without waiting for Redis to redeliver the dead worker's me
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -60,8 +59,6 @@ class Sweeper:
 
     def _loop(self) -> None:
         engine = make_engine(self.settings.database_url)
-        # Pool processes forked later (a replaced child) must not share its connections.
-        os.register_at_fork(after_in_child=lambda: engine.dispose(close=False))
         sessions = make_sessionmaker(engine)
         while True:
             try:

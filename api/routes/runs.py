@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Response
 
-from api.deps import DispatcherDep, RunDep, SessionDep
+from api.deps import DispatcherDep, RunDep, SessionDep, SettingsDep
 from api.schemas.runs import Ranking, RunCreate, RunItem, RunPublic, RunsPublic, Status
 from db.runs import cancel_run, list_runs, new_run, resume_run
 from worker.dispatch import queue_for
@@ -57,8 +57,10 @@ def read_run(run: RunDep) -> RunPublic:
 
 
 @router.post("/{run_id}/cancel")
-def cancel(run: RunDep, session: SessionDep) -> RunPublic:
-    if not cancel_run(session, run):
+def cancel(run: RunDep, session: SessionDep, settings: SettingsDep) -> RunPublic:
+    """A queued run is cancelled at once, a running one at the end of its round or
+    within 2 s, whichever comes first (it keeps its last checkpoint)."""
+    if not cancel_run(session, run, settings.lease_s):
         raise HTTPException(409, f"run {run.id} already {run.status}")
     session.commit()
     session.refresh(run)
@@ -79,8 +81,7 @@ def resume(run: RunDep, session: SessionDep, dispatcher: DispatcherDep) -> RunPu
 
 @router.delete("/{run_id}", status_code=204)
 def delete_run(run: RunDep, session: SessionDep) -> Response:
-    if run.status == "running":
-        raise HTTPException(409, f"run {run.id} is running: cancel it first")
+    """Any run, running or not: a running run's process is stopped within a poll."""
     session.delete(run)
     session.commit()
     return Response(status_code=204)

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from types import FrameType
 
 from worker.settings import settings
+
+# Connections still open this long after a stop request are closed.
+GRACEFUL_SHUTDOWN_S = 2
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,9 +24,26 @@ def run(args: argparse.Namespace) -> int:
     from api.main import create_app
     from db.migrate import upgrade
 
+    class Server(uvicorn.Server):
+        """Uvicorn that tells the app at once when asked to stop (SIGTERM, Ctrl-C): the
+        event streams end and the runs stop with a checkpoint while connections close,
+        so the process exits within seconds whatever its viewers do."""
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            app.state.begin_shutdown()
+            super().handle_exit(sig, frame)
+
     upgrade(settings.database_url)
     mode = f"broker {settings.broker_url}" if settings.broker_url else "runs execute in-process"
     print(f"FedWatch: open http://{args.host}:{args.port}/  (API docs at /docs)", flush=True)
     print(f"  database {settings.database_url}; {mode}", flush=True)
-    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning")
+    app = create_app(settings)
+    config = uvicorn.Config(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+    )
+    Server(config).run()
     return 0

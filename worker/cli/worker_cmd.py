@@ -13,7 +13,12 @@ from worker.settings import settings
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("worker", help="execute queued runs (needs FEDWATCH_BROKER_URL)")
     p.add_argument("--queues", default=",".join(QUEUES), help="comma-separated queues (gpu, cpu)")
-    p.add_argument("--concurrency", type=int, default=1, help="runs at once (one per GPU)")
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        default=1,
+        help="runs at once (one per GPU); each gets cores / concurrency torch threads",
+    )
     p.add_argument("--name", help="worker name (default: celery@hostname)")
     p.set_defaults(handler=run)
 
@@ -30,12 +35,14 @@ def run(args: argparse.Namespace) -> int:
     from worker.tasks import celery_app
 
     upgrade(settings.database_url)
-    argv = ["worker", "-Q", args.queues, "-c", str(args.concurrency), "-l", "INFO"]
+    argv = ["worker", "-P", "threads", "-Q", args.queues, "-c", str(args.concurrency)]
+    argv += ["-l", "INFO"]
     if args.name:
         argv += ["-n", args.name]
-    # What is loaded now (torch, SQLAlchemy, Celery) lives as long as the process, and
-    # the pool's children inherit it: keep it out of the collector's full passes, which
-    # would otherwise walk it and pause a run for a few hundred milliseconds.
+    celery_app.conf.worker_concurrency = args.concurrency  # each run's thread budget
+    # What is loaded now (torch, SQLAlchemy, Celery) lives as long as the process: keep
+    # it out of the collector's full passes, which would otherwise walk it and pause
+    # the worker for a few hundred milliseconds.
     gc.freeze()
     celery_app.worker_main(argv)
     return 0

@@ -89,6 +89,8 @@ class Simulation:
         for t in range(self.start_round, self.config.rounds):
             if should_stop is not None and should_stop():
                 stopped = True
+                if t > self.start_round:  # where it stopped, so a resume loses nothing
+                    sink.on_checkpoint(self.state_dict(t))
                 break
             started = time.perf_counter()
             record = self.round(t)

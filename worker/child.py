@@ -1,0 +1,140 @@
+"""A run's own process: its memory cap, its thread budget, its signals.
+
+Every run executes in a child process, in the embedded server and in Celery workers
+alike, so a run that exhausts memory or crashes takes nothing else with it. Children
+are forked from a fork server that has already imported torch and the engine, so a run
+starts in milliseconds rather than the seconds those imports take.
+
+Signals from the supervisor: `STOP` (SIGTERM) stops the run at the next round with a
+checkpoint of where it stopped; `CANCEL` (SIGUSR1) does the same for a cancel; SIGINT
+is ignored (a terminal's Ctrl-C reaches the whole process group: the server decides).
+The process dies with the fork server, which dies with the supervising process.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import multiprocessing
+import re
+import resource
+import signal
+import sys
+import threading
+from dataclasses import dataclass
+from multiprocessing.context import ForkServerContext
+from multiprocessing.process import BaseProcess
+from types import FrameType
+from typing import Any
+
+import torch
+
+from db.session import make_engine, make_sessionmaker
+from worker.engine.allocator import keep_freed_memory
+from worker.execute import execute_claimed
+from worker.settings import Settings
+
+STOP = signal.SIGTERM
+CANCEL = signal.SIGUSR1
+STOPPED = 75  # exit status: stopped at a round boundary, its state saved (EX_TEMPFAIL)
+PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True)
+class ChildSpec:
+    """What a run's process needs; sent to it pickled."""
+
+    run_id: int
+    claim: str
+    settings: dict[str, Any]  # `Settings.model_dump()`
+    threads: int
+    memory_cap_mb: int
+
+
+def context() -> ForkServerContext:
+    """The fork server's context; it preloads this module (torch, the engine, the db)."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload([__name__])
+    return ctx
+
+
+def start(spec: ChildSpec) -> BaseProcess:
+    process = context().Process(target=main, args=(spec,), name=f"fedwatch-run-{spec.run_id}")
+    process.start()
+    return process
+
+
+def warm_up() -> None:
+    """Start the fork server now, so the first run does not wait for its imports."""
+    from multiprocessing import forkserver
+
+    context()
+    forkserver.ensure_running()
+
+
+def main(spec: ChildSpec) -> None:
+    """Entry point of the run's process: exits 0 once the outcome is stored (or the run
+    is gone), `STOPPED` when it stopped early with its state saved."""
+    stop, cancel = threading.Event(), threading.Event()
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(STOP, _setter(stop))
+    signal.signal(CANCEL, _setter(cancel))
+    logging.basicConfig(
+        level=logging.INFO, format="[%(asctime)s: %(levelname)s/run] %(message)s", force=True
+    )
+    keep_freed_memory()
+    torch.set_num_threads(spec.threads)
+    cap_memory(spec.memory_cap_mb)
+    settings = Settings(**spec.settings)
+    engine = make_engine(settings.database_url)
+    try:
+        stopped = execute_claimed(
+            spec.run_id,
+            spec.claim,
+            sessions=make_sessionmaker(engine),
+            settings=settings,
+            stop=stop,
+            cancel=cancel,
+        )
+    finally:
+        engine.dispose()
+    sys.exit(STOPPED if stopped else 0)
+
+
+def cap_memory(cap_mb: int) -> None:
+    """Limit the process's private writable memory (heap and anonymous mappings,
+    `RLIMIT_DATA`) to what it uses now plus `cap_mb`: past it, allocations fail and the
+    run fails with an out-of-memory error instead of taking the machine down.
+    `RLIMIT_AS` would also count the 3 GB of libraries torch maps and the address space
+    CUDA reserves, which are not memory the run uses."""
+    limit = data_size() + (cap_mb << 20)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+
+
+def data_size() -> int:
+    """This process's private writable memory in bytes (`VmData`)."""
+    with open("/proc/self/status") as status:
+        match = re.search(r"^VmData:\s+(\d+) kB", status.read(), re.M)
+    assert match is not None
+    return int(match.group(1)) << 10
+
+
+def _setter(event: threading.Event) -> Any:
+    def handler(signum: int, frame: FrameType | None) -> None:
+        event.set()
+
+    return handler
+
+
+def _die_with_parent() -> None:
+    """Ask the kernel to kill this process when the fork server exits (it does when
+    the process it serves dies), so no run outlives its server or worker."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: the run ends at its next write instead
+        pass
