@@ -10,6 +10,7 @@ that joins late reads the history it lacks itself, a batch at a time, at most
 from __future__ import annotations
 
 import asyncio
+import bisect
 import json
 import logging
 import math
@@ -38,6 +39,10 @@ def event(kind: str, data: dict[str, Any], event_id: int | None = None) -> str:
     return f"{head}data: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
+def round_events(rows: list[dict[str, Any]]) -> list[tuple[int, str]]:
+    return [(row["round"], event("round", row, row["round"])) for row in rows]
+
+
 @dataclass
 class Watch:
     """What the poller knows of one watched run."""
@@ -46,24 +51,26 @@ class Watch:
     status: dict[str, Any] | None = None  # `RunItem` as JSON; None before the first read
     gone: bool = False
     last: int = -1  # highest round read
-    rows: list[dict[str, Any]] = field(default_factory=list)  # the latest rounds read
+    # The latest rounds read, each with its event encoded once for all viewers.
+    rows: list[tuple[int, str]] = field(default_factory=list)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
-    def rows_after(self, after: int) -> list[dict[str, Any]] | None:
+    def rows_after(self, after: int) -> list[tuple[int, str]] | None:
         """Up to `BATCH` cached rounds after `after`; None if the cache does not reach
         back that far (the stream reads them itself)."""
         if after >= self.last:
             return []
-        if not self.rows or self.rows[0]["round"] > after + 1:
+        if not self.rows or self.rows[0][0] > after + 1:
             return None
-        return [r for r in self.rows if r["round"] > after][:BATCH]
+        start = bisect.bisect_right(self.rows, after, key=lambda row: row[0])
+        return self.rows[start : start + BATCH]
 
     def update(self, status: dict[str, Any] | None, rows: list[dict[str, Any]], last: int) -> None:
         if status is None:
             self.gone = True
         elif status != self.status or rows:
             self.status = status
-            self.rows = (self.rows + rows)[-CACHE:]
+            self.rows = (self.rows + round_events(rows))[-CACHE:]
             self.last = max(self.last, last)
         else:
             return
@@ -138,9 +145,9 @@ class LiveFeed:
                 out[run_id] = (status, rows, rows[-1]["round"] if rows else after)
         return out
 
-    def _read_history(self, run_id: int, after: int) -> list[dict[str, Any]]:
+    def _read_history(self, run_id: int, after: int) -> list[tuple[int, str]]:
         with self.sessions() as session:
-            return round_rows(session, run_id, after, BATCH)
+            return round_events(round_rows(session, run_id, after, BATCH))
 
     async def stream(self, run_id: int, after: int) -> AsyncIterator[str]:
         """Rounds after `after` (the Last-Event-ID), then each new one, and the run's
@@ -162,9 +169,9 @@ class LiveFeed:
                 if rows is None:
                     async with self.history:
                         rows = await anyio.to_thread.run_sync(self._read_history, run_id, after)
-                for row in rows:
-                    yield event("round", row, row["round"])
-                    after = row["round"]
+                if rows:
+                    yield "".join(text for _, text in rows)
+                    after = rows[-1][0]
                 status = watch.status
                 if (status["status"], status["rounds_done"]) != shown:
                     shown = (status["status"], status["rounds_done"])

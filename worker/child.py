@@ -8,7 +8,8 @@ starts in milliseconds rather than the seconds those imports take.
 Signals from the supervisor: `STOP` (SIGTERM) stops the run at the next round with a
 checkpoint of where it stopped; `CANCEL` (SIGUSR1) does the same for a cancel; SIGINT
 is ignored (a terminal's Ctrl-C reaches the whole process group: the server decides).
-The process dies with the fork server, which dies with the supervising process.
+The process dies with the fork server, which dies with the supervising process, and
+shows as `fw-run-<id>` in `ps` and `top`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ STOP = signal.SIGTERM
 CANCEL = signal.SIGUSR1
 STOPPED = 75  # exit status: stopped at a round boundary, its state saved (EX_TEMPFAIL)
 PR_SET_PDEATHSIG = 1
+PR_SET_NAME = 15
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,8 @@ def main(spec: ChildSpec) -> None:
     """Entry point of the run's process: exits 0 once the outcome is stored (or the run
     is gone), `STOPPED` when it stopped early with its state saved."""
     stop, cancel = threading.Event(), threading.Event()
-    _die_with_parent()
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the fork server, see above
+    _prctl(PR_SET_NAME, ctypes.create_string_buffer(process_name(spec.run_id).encode()))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(STOP, _setter(stop))
     signal.signal(CANCEL, _setter(cancel))
@@ -130,11 +133,16 @@ def _setter(event: threading.Event) -> Any:
     return handler
 
 
-def _die_with_parent() -> None:
-    """Ask the kernel to kill this process when the fork server exits (it does when
-    the process it serves dies), so no run outlives its server or worker."""
+def process_name(run_id: int) -> str:
+    """The run's process as `ps -o comm` and `top` show it (at most 15 characters)."""
+    return f"fw-run-{run_id}"[:15]
+
+
+def _prctl(option: int, value: Any) -> None:
+    """Linux's prctl(2); elsewhere nothing (a run then ends at its next write when its
+    server is gone, and shows under the interpreter's name)."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):  # not Linux: the run ends at its next write instead
+        libc.prctl(option, value)
+    except (OSError, AttributeError):
         pass

@@ -6,6 +6,7 @@ import logging
 import threading
 from typing import Any
 
+import torch
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.models import Run
@@ -43,7 +44,10 @@ def execute_claimed(
         checkpoint = load_checkpoint(session, run_id)
         cancel_requested = run.cancel_requested
     start = int(checkpoint["round"]) if checkpoint else 0
-    log.info("run %s starts at round %d on %s", run_id, start, run.worker)
+    threads = torch.get_num_threads()
+    log.info(
+        "run %s starts at round %d on %s, %d torch threads", run_id, start, run.worker, threads
+    )
     recorder = Recorder(
         sessions,
         run_id,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from fastapi.testclient import TestClient
+import httpx
 
 from worker.engine import ListSink, RunConfig, simulate
 from worker.engine.presets import get_preset
@@ -32,14 +32,14 @@ def example1(rounds: int = 120, **assignments: Any) -> dict[str, Any]:
     return get_preset("example1").run_config(sets).model_dump(mode="json")
 
 
-def submit(client: TestClient, config: dict[str, Any], notes: str = "") -> dict[str, Any]:
+def submit(client: httpx.Client, config: dict[str, Any], notes: str = "") -> dict[str, Any]:
     response = client.post("/api/runs", json={"config": config, "notes": notes})
     assert response.status_code == 201, response.text
     run: dict[str, Any] = response.json()
     return run
 
 
-def wait_final(client: TestClient, run_id: int, timeout: float = 120) -> dict[str, Any]:
+def wait_final(client: httpx.Client, run_id: int, timeout: float = 120) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         run: dict[str, Any] = client.get(f"/api/runs/{run_id}").json()
@@ -49,7 +49,7 @@ def wait_final(client: TestClient, run_id: int, timeout: float = 120) -> dict[st
     raise AssertionError(f"run {run_id} did not finish in {timeout} s")
 
 
-def wait_rounds(client: TestClient, run_id: int, rounds: int, timeout: float = 60) -> None:
+def wait_rounds(client: httpx.Client, run_id: int, rounds: int, timeout: float = 60) -> None:
     """Until the run has recorded at least `rounds` rounds."""
     deadline = time.monotonic() + timeout
     while client.get(f"/api/runs/{run_id}").json()["rounds_done"] < rounds:

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -27,6 +23,7 @@ from db.runs import claim_run, new_run
 from db.session import make_engine, make_sessionmaker
 from tests.api.helpers import example1, submit, wait_final
 from tests.service.conftest import StartWorker
+from tests.service.servers import free_port, serve
 from tests.service.test_worker import database_counts, reference, stored_rows
 from worker.sweep import sweep
 
@@ -153,37 +150,6 @@ def test_killed_worker_is_resumed_by_the_sweep(
     assert unacked.hlen("unacked") == 1
     assert database_counts(pg_url, run["id"]) == (ROUNDS, ROUNDS, ROUNDS)
     assert stored_rows(api, run["id"]) == expected
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def serve(pg_url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
-    """`fedwatch serve` in embedded mode, answering."""
-    fedwatch = shutil.which("fedwatch", path=str(Path(sys.executable).parent))
-    assert fedwatch is not None
-    env = {**os.environ, "FEDWATCH_DATABASE_URL": pg_url, "FEDWATCH_FLUSH_SECONDS": "0.1"}
-    env.pop("FEDWATCH_BROKER_URL", None)
-    process = subprocess.Popen(
-        [fedwatch, "serve", "--port", str(port)],
-        env=env,
-        stdout=log.open("ab"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 60
-    while True:
-        assert process.poll() is None, log.read_text()
-        assert time.monotonic() < deadline, log.read_text()
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
-            return process
-        except httpx.TransportError:
-            time.sleep(0.2)
 
 
 def test_killed_embedded_server_resumes_on_start(

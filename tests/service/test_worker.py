@@ -7,6 +7,7 @@ import re
 import signal
 from typing import Any
 
+import httpx
 import pytest
 import redis
 from fastapi.testclient import TestClient
@@ -23,7 +24,7 @@ from worker.settings import Settings
 pytestmark = pytest.mark.service
 
 
-def stored_rows(api: TestClient, run_id: int) -> list[dict[str, Any]]:
+def stored_rows(api: httpx.Client, run_id: int) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     while True:
         after = rows[-1]["round"] if rows else -1

@@ -1,0 +1,50 @@
+"""`fedwatch serve` processes for the tests: a free port, a started server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def serve(url: str, port: int, log: Path, **env: str) -> subprocess.Popen[bytes]:
+    """`fedwatch serve` in embedded mode on the database `url` (own process group),
+    answering; `env` adds settings (`FEDWATCH_...`)."""
+    fedwatch = shutil.which("fedwatch", path=str(Path(sys.executable).parent))
+    assert fedwatch is not None
+    environment = {
+        **os.environ,
+        "FEDWATCH_DATABASE_URL": url,
+        "FEDWATCH_FLUSH_SECONDS": "0.1",
+        **env,
+    }
+    environment.pop("FEDWATCH_BROKER_URL", None)
+    process = subprocess.Popen(
+        [fedwatch, "serve", "--port", str(port)],
+        env=environment,
+        stdout=log.open("ab"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        assert process.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, log.read_text()
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
+            return process
+        except httpx.TransportError:
+            time.sleep(0.2)
