@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +42,19 @@ def _label(assignment: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in assignment.items())
 
 
-def expand(base: dict[str, Any], grid: dict[str, list[Any]], seeds: list[int]) -> list[Cell]:
+def prefix_of(assignment: dict[str, Any], seed: int) -> str:
+    """How an error names the cell it belongs to."""
+    return f"{_label(assignment)}, seed={seed}: ".lstrip(", ")
+
+
+def expand(
+    base: dict[str, Any],
+    grid: dict[str, list[Any]],
+    seeds: list[int],
+    admit: Callable[[RunConfig], None],
+) -> list[Cell]:
+    """Every cell's config, each valid and accepted by `admit` (which raises
+    `ConfigError` "<field path>: <why>"), or `SweepInvalid` with every error."""
     keys = list(grid)
     errors: list[dict[str, Any]] = []
     for key in keys:
@@ -58,15 +71,31 @@ def expand(base: dict[str, Any], grid: dict[str, list[Any]], seeds: list[int]) -
                 data = {**base, "seed": seed}
                 for key, value in assignment.items():
                     data = set_path(data, key, value)
-                cells.append(Cell(_label(assignment), seed, RunConfig.model_validate(data)))
+                config = RunConfig.model_validate(data)
             except ConfigError as err:
                 errors.append({"loc": ["body", "grid"], "msg": str(err), "type": "value_error"})
+                continue
             except ValidationError as err:
-                prefix = f"{_label(assignment)}, seed={seed}: ".lstrip(", ")
+                prefix = prefix_of(assignment, seed)
                 for e in map(with_field_path, err.errors()):
                     msg = str(e["msg"]).removeprefix("Value error, ")
                     loc = _where(tuple(e["loc"]), keys)
                     errors.append({"loc": loc, "msg": prefix + msg, "type": e["type"]})
+                continue
+            try:
+                admit(config)
+            except ConfigError as err:
+                e = with_field_path({"loc": (), "msg": str(err)})
+                loc = _where(tuple(e["loc"]), keys)
+                errors.append(
+                    {
+                        "loc": loc,
+                        "msg": prefix_of(assignment, seed) + e["msg"],
+                        "type": "value_error",
+                    }
+                )
+                continue
+            cells.append(Cell(_label(assignment), seed, config))
     if errors:
         raise SweepInvalid(errors)
     return cells

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from db.models import Run
 from db.runs import finish_run, load_checkpoint
+from worker.data_root import for_this_machine, relative_paths
 from worker.engine import ConfigError, RunConfig, simulate
 from worker.recorder import Recorder, RunLost
 from worker.settings import Settings
@@ -40,9 +41,15 @@ def execute_claimed(
         run = session.get(Run, run_id)
         if run is None or run.claim != claim:
             return False
-        config = for_this_machine(RunConfig.model_validate(run.config), settings)
+        config = RunConfig.model_validate(run.config)
         checkpoint = load_checkpoint(session, run_id)
         cancel_requested = run.cancel_requested
+    try:  # checked again here: this machine's data root and settings may differ
+        config = for_this_machine(config, settings)
+    except ConfigError as err:
+        with sessions.begin() as session:
+            finish_run(session, run_id, "failed", error=str(err), claim=claim)
+        return False
     start = int(checkpoint["round"]) if checkpoint else 0
     threads = torch.get_num_threads()
     log.info(
@@ -70,10 +77,10 @@ def execute_claimed(
         log.warning("%s; this execution stops", err)
         return False
     except ConfigError as err:
-        outcome, error = "failed", str(err)
+        outcome, error = "failed", relative_paths(str(err), settings)
     except Exception as err:
         log.exception("run %s failed", run_id)
-        outcome, error = "failed", describe_error(err, settings)
+        outcome, error = "failed", relative_paths(describe_error(err, settings), settings)
     else:
         if summary.stopped:
             return True
@@ -98,11 +105,3 @@ def describe_error(err: BaseException, settings: Settings) -> str:
             f"a run may use on this server (FEDWATCH_MAX_RUN_MEMORY_MB); {text}"
         )
     return text
-
-
-def for_this_machine(config: RunConfig, settings: Settings) -> RunConfig:
-    """Datasets left at the default root are read from the service's data root."""
-    if config.data.root != "data":
-        return config
-    data = config.data.model_copy(update={"root": settings.data_root})
-    return config.model_copy(update={"data": data})

@@ -29,7 +29,12 @@ class Settings(BaseSettings):
     )
     api_token: str | None = Field(None, description="When set, writes need `Bearer <token>`.")
     protect_reads: bool = Field(False, description="Require the token for reads too.")
-    data_root: str = Field("data", description="Root of torchvision datasets.")
+    data_root: str = Field(
+        "data", description="Root of the datasets' files; runs read only inside it."
+    )
+    allow_download: bool = Field(
+        False, description="Let runs download missing datasets into the data root."
+    )
     frontend_dir: Path = Field(REPO_ROOT / "frontend", description="Static front-end files.")
     max_body_bytes: int = Field(1_000_000, ge=1, description="Largest accepted request body.")
     embedded_concurrency: int = Field(

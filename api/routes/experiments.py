@@ -8,7 +8,8 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.exceptions import RequestValidationError
 from sqlalchemy import func, select
 
-from api.deps import DispatcherDep, SessionDep
+from api.admission import check
+from api.deps import DispatcherDep, SessionDep, SettingsDep
 from api.schemas.experiments import (
     MAX_RUNS,
     ExperimentCreate,
@@ -30,7 +31,7 @@ def public(session: SessionDep, experiment: Experiment) -> ExperimentPublic:
 
 @router.post("", status_code=201)
 def create_experiment(
-    body: ExperimentCreate, session: SessionDep, dispatcher: DispatcherDep
+    body: ExperimentCreate, session: SessionDep, dispatcher: DispatcherDep, settings: SettingsDep
 ) -> ExperimentPublic:
     size = len(body.seeds)
     for values in body.grid.values():
@@ -46,7 +47,7 @@ def create_experiment(
             ]
         )
     try:
-        cells = expand(body.base, body.grid, body.seeds)
+        cells = expand(body.base, body.grid, body.seeds, lambda c: check(c, settings))
     except SweepInvalid as err:
         raise RequestValidationError(err.errors) from None
     experiment = Experiment(name=body.name, base=body.base, grid=body.grid, seeds=body.seeds)

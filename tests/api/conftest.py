@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -23,6 +24,13 @@ def db_url(
 
 
 @pytest.fixture(scope="module")
-def client(db_url: str) -> Iterator[TestClient]:
-    with TestClient(create_app(embedded_settings(db_url))) as c:
+def api_data_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The server's data root (`FEDWATCH_DATA_ROOT`), empty at first."""
+    return tmp_path_factory.mktemp("data-root")
+
+
+@pytest.fixture(scope="module")
+def client(db_url: str, api_data_root: Path) -> Iterator[TestClient]:
+    settings = embedded_settings(db_url, data_root=str(api_data_root))
+    with TestClient(create_app(settings)) as c:
         yield c

@@ -118,19 +118,22 @@ def test_a_cancelled_run_resumes_from_its_checkpoint(client: TestClient, db_url:
     assert [{k: v for k, v in r.items() if k != "wall_s"} for r in rounds] == reference(config)
 
 
-def test_a_failed_run_resumes_once_its_data_is_there(client: TestClient, tmp_path: Path) -> None:
+def test_a_failed_run_resumes_once_its_data_is_there(
+    client: TestClient, api_data_root: Path, db_url: str
+) -> None:
+    folder = f"mnist-{db_url.split(':')[0]}"  # one per database: the data root is shared
     config = {
         "rounds": 4,
         "device": "cpu",
-        "data": {"dataset": "mnist", "root": str(tmp_path), "n_clients": 10, "partition": "iid"},
+        "data": {"dataset": "mnist", "root": folder, "n_clients": 10, "partition": "iid"},
         "model": {"name": "linear"},
         "algorithm": {"participation": 2},
     }
     run = client.post("/api/runs", json={"config": config}).json()
     failed = wait_final(client, run["id"])
     assert failed["status"] == "failed"
-    assert failed["error"].startswith(f"data.root: mnist not found under {tmp_path}")
-    write_tiny_mnist(tmp_path, n_train=60, n_test=20)
+    assert failed["error"].startswith(f"data.root: mnist not found under <data root>/{folder}")
+    write_tiny_mnist(api_data_root / folder, n_train=60, n_test=20)
     assert client.post(f"/api/runs/{run['id']}/resume").json()["error"] is None
     done = wait_final(client, run["id"])
     assert (done["status"], done["error"], done["rounds_done"]) == ("succeeded", None, 4)

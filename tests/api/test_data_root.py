@@ -1,0 +1,113 @@
+"""Dataset files come only from inside the server's data root, downloads only where it
+allows them, and errors show paths relative to the data root."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.main import create_app
+from tests.api.helpers import embedded_settings, submit, wait_final
+from tests.api.test_execution import queue_directly
+from tests.engine.test_data import write_tiny_mnist
+from worker.data_root import data_folder
+from worker.engine import ConfigError, RunConfig
+from worker.settings import Settings
+
+
+@pytest.fixture(scope="module")
+def data_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data root holding tiny MNIST files under `mnist/`, a link that leads out of
+    it, and a link inside it."""
+    root = tmp_path_factory.mktemp("datasets")
+    write_tiny_mnist(root / "mnist", 60, 20)
+    outside = tmp_path_factory.mktemp("elsewhere")
+    write_tiny_mnist(outside, 60, 20)
+    (root / "escape").symlink_to(outside)
+    (root / "alias").symlink_to(root / "mnist")
+    return root
+
+
+@pytest.fixture(scope="module")
+def served(db_url: str, data_root: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(embedded_settings(db_url, data_root=str(data_root)))) as c:
+        yield c
+
+
+def mnist(root: str, **data: Any) -> dict[str, Any]:
+    return {
+        "rounds": 2,
+        "device": "cpu",
+        "data": {"dataset": "mnist", "n_clients": 4, "root": root, **data},
+        "algorithm": {"participation": 2},
+    }
+
+
+@pytest.mark.parametrize(
+    ("root", "expected"),
+    [("data", ""), ("mnist", "mnist"), ("alias", "mnist"), ("new/folder", "new/folder")],
+)
+def test_roots_resolve_inside_the_data_root(data_root: Path, root: str, expected: str) -> None:
+    config = RunConfig.model_validate(mnist(root))
+    assert data_folder(config, Settings(data_root=str(data_root))) == data_root / expected
+
+
+@pytest.mark.parametrize("root", ["/etc", "../elsewhere", "mnist/../../x", "escape", "a\\..\\b"])
+def test_roots_that_leave_the_data_root_are_refused(data_root: Path, root: str) -> None:
+    config = RunConfig.model_validate(mnist(root))
+    with pytest.raises(ConfigError, match=r"^data\.root: "):
+        data_folder(config, Settings(data_root=str(data_root)))
+
+
+@pytest.mark.parametrize("root", ["/etc", "../../..", "escape"])
+def test_the_api_refuses_them_at_the_field(served: TestClient, root: str) -> None:
+    before = served.get("/api/runs").json()["count"]
+    response = served.post("/api/runs", json={"config": mnist(root)})
+    assert response.status_code == 422
+    (error,) = response.json()["detail"]
+    assert error["loc"] == ["body", "config", "data", "root"]
+    assert served.get("/api/runs").json()["count"] == before
+
+
+def test_downloads_only_where_the_server_allows_them(served: TestClient, db_url: str) -> None:
+    response = served.post("/api/runs", json={"config": mnist("mnist", download=True)})
+    assert response.status_code == 422
+    (error,) = response.json()["detail"]
+    assert error["loc"] == ["body", "config", "data", "download"]
+    assert "FEDWATCH_ALLOW_DOWNLOAD" in error["msg"]
+    allowed = embedded_settings(db_url, allow_download=True)
+    with TestClient(create_app(allowed)) as client:
+        digits = {"rounds": 2, "device": "cpu", "data": {"dataset": "digits", "download": True}}
+        assert wait_final(client, submit(client, digits)["id"])["status"] == "succeeded"
+
+
+def test_a_sweep_over_roots_is_refused_whole(served: TestClient) -> None:
+    before = served.get("/api/runs").json()["count"]
+    body = {"name": "roots", "base": mnist("mnist"), "grid": {"data.root": ["mnist", "/etc"]}}
+    response = served.post("/api/experiments", json=body)
+    assert response.status_code == 422
+    (error,) = response.json()["detail"]
+    assert error["loc"] == ["body", "grid", "data.root"]
+    assert error["msg"].startswith("data.root=/etc, seed=0: ")
+    assert served.get("/api/runs").json()["count"] == before
+
+
+def test_runs_read_inside_and_errors_show_relative_paths(
+    served: TestClient, data_root: Path
+) -> None:
+    assert wait_final(served, submit(served, mnist("mnist"))["id"])["status"] == "succeeded"
+    missing = wait_final(served, submit(served, mnist("nothing/here"))["id"])
+    assert missing["status"] == "failed"
+    assert "<data root>/nothing/here" in missing["error"]
+    assert str(data_root) not in missing["error"]
+
+
+def test_the_run_checks_again_where_it_executes(served: TestClient) -> None:
+    config = RunConfig.model_validate(mnist("escape")).model_dump(mode="json")
+    done = wait_final(served, queue_directly(served, config))
+    assert done["status"] == "failed"
+    assert done["error"].startswith("data.root: 'escape' leads outside")
