@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -21,7 +21,9 @@ class Settings(BaseSettings):
     broker_url: str | None = Field(
         None, description="Celery broker (redis://...); unset = embedded in-process execution."
     )
-    api_token: str | None = Field(None, description="When set, writes need `Bearer <token>`.")
+    api_token: str | None = Field(
+        None, description="When set, writes need `Bearer <token>`; empty = no token."
+    )
     protect_reads: bool = Field(False, description="Require the token for reads too.")
     data_root: str = Field("data", description="Root of torchvision datasets.")
     frontend_dir: Path = Field(REPO_ROOT / "frontend", description="Static front-end files.")
@@ -52,6 +54,13 @@ class Settings(BaseSettings):
         description="How often a worker re-enqueues running runs silent longer than the lease.",
     )
     sse_poll_s: float = Field(0.25, gt=0, description="How often an event stream polls.")
+
+    @field_validator("api_token")
+    @classmethod
+    def _empty_token_is_none(cls, token: str | None) -> str | None:
+        """An empty token (`FEDWATCH_API_TOKEN=`, as compose's `${FEDWATCH_API_TOKEN:-}` sets
+        it) means no token, not a token no request can match."""
+        return token or None
 
     @model_validator(mode="after")
     def _limits(self) -> Settings:
