@@ -130,6 +130,29 @@ def test_run_curves_against_wall_time(page: Any, server: str) -> None:
     page.wait_for_function(f"() => ({title})() === 'round'")
 
 
+def test_live_curves_stay_on_wall_time_after_resampling(page: Any, server: str) -> None:
+    config = example1(100_000, algorithm__name="fedavg")
+    started = time.monotonic()
+    run_id = httpx.post(f"{server}/api/runs", json={"config": config}).json()["id"]
+    page.goto(f"{server}/#/runs/{run_id}")
+    page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) > 0", timeout=30_000)
+    page.select_option("select[name=x]", "wall_s")
+    # Past 4000 streamed points the page fetches the downsampled series again, redraws,
+    # and goes on appending.
+    with page.expect_response(lambda r: f"/api/runs/{run_id}/metrics" in r.url, timeout=180_000):
+        pass
+    page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) <= 1000")
+    page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) > 1050", timeout=30_000)
+    xs = page.evaluate(
+        """() => document.querySelector('[data-plot=curve-param]').data
+             .find((t) => t.meta.field === 'last').x"""
+    )
+    httpx.post(f"{server}/api/runs/{run_id}/cancel")
+    assert page.input_value("select[name=x]") == "wall_s"
+    assert max(xs) <= time.monotonic() - started  # seconds of wall time, not round numbers
+    wait_status(server, run_id, {"cancelled"})
+
+
 def test_sweep_of_two_algorithms_and_two_seeds_shows_two_bands(page: Any, server: str) -> None:
     open_preset(page, server, "cafed-synthetic")
     page.fill('[name="rounds"]', "60")

@@ -313,8 +313,6 @@ class RunView {
       this.drawCurves();
     } finally {
       this.resampling = false;
-    /** x axis of the curves: `round` or `wall_s` (wall time) */
-    this.xKey = "round";
     }
   }
 
