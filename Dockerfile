@@ -1,5 +1,5 @@
-# One image for the API and the workers. CPU wheels of torch by default; on GPU hosts
-# build with --build-arg TORCH_INDEX=https://download.pytorch.org/whl/cu121
+# One image for the API and the workers. CPU wheels of torch by default; a CUDA index as
+# TORCH_INDEX builds a GPU worker (docker-compose.yml's `gpu` profile does).
 FROM python:3.11-slim
 
 ARG TORCH_INDEX=https://download.pytorch.org/whl/cpu

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +27,9 @@ class Settings(BaseSettings):
     broker_url: str | None = Field(
         None, description="Celery broker (redis://...); unset = embedded in-process execution."
     )
-    api_token: str | None = Field(None, description="When set, writes need `Bearer <token>`.")
+    api_token: str | None = Field(
+        None, description="When set, writes need `Bearer <token>`; empty = no token."
+    )
     protect_reads: bool = Field(False, description="Require the token for reads too.")
     data_root: str = Field(
         "data", description="Root of the datasets' files; runs read only inside it."
@@ -84,6 +86,13 @@ class Settings(BaseSettings):
     supervise_poll_s: float = Field(
         0.2, gt=0, description="How often a run's supervisor looks for cancel or delete."
     )
+
+    @field_validator("api_token")
+    @classmethod
+    def _empty_token_is_none(cls, token: str | None) -> str | None:
+        """An empty token (`FEDWATCH_API_TOKEN=`, as compose's `${FEDWATCH_API_TOKEN:-}` sets
+        it) means no token, not a token no request can match."""
+        return token or None
 
     @model_validator(mode="after")
     def _limits(self) -> Settings:

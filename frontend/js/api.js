@@ -77,13 +77,24 @@ function toError(status, body) {
   return new ApiError(status, message, fields);
 }
 
+/** A response body: JSON when it parses, else its text. @param {Response} response */
+async function bodyOf(response) {
+  const text = await response.text();
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return text;
+  }
+}
+
 /**
- * @param {string} method @param {string} path @param {any} [body]
- * @returns {Promise<any>}
+ * Fetch with the stored token; an unreachable server or an error status becomes an ApiError.
+ * @param {string} method @param {string} path @param {any} [body] @param {string} [accept]
+ * @returns {Promise<Response>}
  */
-async function request(method, path, body) {
+async function send(method, path, body, accept = "application/json") {
   /** @type {Record<string, string>} */
-  const headers = { Accept: "application/json", ...authHeaders() };
+  const headers = { Accept: accept, ...authHeaders() };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let response;
   try {
@@ -91,16 +102,38 @@ async function request(method, path, body) {
   } catch (err) {
     throw new ApiError(0, `The server cannot be reached (${err instanceof Error ? err.message : err}).`);
   }
-  if (response.status === 204) return null;
-  const text = await response.text();
-  let parsed = null;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    parsed = text;
+  if (!response.ok) throw toError(response.status, await bodyOf(response));
+  return response;
+}
+
+/**
+ * @param {string} method @param {string} path @param {any} [body]
+ * @returns {Promise<any>}
+ */
+async function request(method, path, body) {
+  const response = await send(method, path, body);
+  return response.status === 204 ? null : bodyOf(response);
+}
+
+/**
+ * The file name a `Content-Disposition` header gives: `filename*=UTF-8''…` (percent-encoded)
+ * before `filename="…"`, as RFC 6266 asks; null without one.
+ * @param {string|null} header
+ * @returns {string|null}
+ */
+export function attachmentName(header) {
+  if (!header) return null;
+  const extended = /filename\*\s*=\s*UTF-8''([^;\s]+)/i.exec(header);
+  if (extended) {
+    try {
+      return decodeURIComponent(extended[1]);
+    } catch {
+      // malformed percent-encoding: fall back to the plain parameter
+    }
   }
-  if (!response.ok) throw toError(response.status, parsed);
-  return parsed;
+  const plain = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))/i.exec(header);
+  if (!plain) return null;
+  return plain[1] === undefined ? plain[2] : plain[1].replace(/\\(.)/g, "$1");
 }
 
 /** @param {Record<string, any>} params */
@@ -263,8 +296,17 @@ export const api = {
   },
   /** @param {number} id */
   eventsUrl: (id) => `/api/runs/${id}/events`,
-  /** @param {number} id */
-  exportUrl: (id) => `/api/runs/${id}/export.csv`,
+  /**
+   * The run's rounds as CSV, fetched with the token (a plain link could not carry it), and
+   * the file name the server gives it.
+   * @param {number} id @returns {Promise<{blob: Blob, filename: string}>}
+   */
+  exportCsv: async (id) => {
+    const path = `/api/runs/${id}/export.csv`;
+    const response = await send("GET", path, undefined, "text/csv");
+    const filename = attachmentName(response.headers.get("Content-Disposition")) ?? path.slice(path.lastIndexOf("/") + 1);
+    return { blob: await response.blob(), filename };
+  },
 
   /** @returns {Promise<Experiment[]>} */
   experiments: async () => (await request("GET", "/api/experiments")).data.map(toExperiment),

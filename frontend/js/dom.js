@@ -88,3 +88,19 @@ export function progressBar(fraction, label) {
     h("span", { class: "progress-label" }, label),
   );
 }
+
+/** How long a saved file's object URL lives: the download must have read it by then. */
+const OBJECT_URL_MS = 40_000;
+
+/**
+ * Hand a fetched file to the browser's download, under `filename`.
+ * @param {Blob} blob @param {string} filename
+ */
+export function saveFile(blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const link = h("a", { href: url, download: filename, hidden: true });
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), OBJECT_URL_MS);
+}

@@ -6,6 +6,21 @@ import { label } from "./format.js";
 /** @typedef {import("./api.js").Comparison} Comparison */
 /** @typedef {{id: string, title: string, metrics: string[], log?: boolean, yTitle?: string}} Panel */
 
+const ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", $: "&#36;", "%": "&#37;" };
+
+/**
+ * A string as Plotly shows it, literally. In trace names, titles, axis and tick labels,
+ * hover text and annotations Plotly renders a subset of HTML (`<a href>`, `<b>`, `<br>`,
+ * ...) and decodes entities, fills in `%{…}` templates from the trace's `meta`, and
+ * typesets `$…$` as TeX when MathJax is on the page. So `&`, `<`, `>`, `$` and `%` become
+ * entities, which it decodes once, last. Every builder here passes display strings through
+ * this and takes plain text from the pages.
+ * @param {string} text
+ */
+export function plotText(text) {
+  return String(text).replace(/[&<>$%]/g, (c) => ENTITIES[/** @type {keyof typeof ENTITIES} */ (c)]);
+}
+
 export const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
 
 /** Run-page chart panels, in display order; a panel shows when one of its metrics exists. */
@@ -89,10 +104,10 @@ export function panelTraces(panel, series, x = (rounds) => rounds.slice()) {
     const color = PALETTE[i % PALETTE.length];
     if (hasEnvelope(s)) {
       const common = { type: "scatter", mode: "lines", line: { width: 0, color }, hoverinfo: "skip", showlegend: false, legendgroup: metric };
-      traces.push({ ...common, x: x(s.round), y: s.max.slice(), name: `${label(metric)} max`, meta: { metric, field: "max" } });
-      traces.push({ ...common, x: x(s.round), y: s.min.slice(), name: `${label(metric)} min`, fill: "tonexty", fillcolor: rgba(color, 0.2), meta: { metric, field: "min" } });
+      traces.push({ ...common, x: x(s.round), y: s.max.slice(), name: plotText(`${label(metric)} max`), meta: { metric, field: "max" } });
+      traces.push({ ...common, x: x(s.round), y: s.min.slice(), name: plotText(`${label(metric)} min`), fill: "tonexty", fillcolor: rgba(color, 0.2), meta: { metric, field: "min" } });
     }
-    traces.push({ type: "scatter", mode: "lines", x: x(s.round), y: s.last.slice(), name: label(metric), line: { width: 1.8, color }, legendgroup: metric, meta: { metric, field: "last" } });
+    traces.push({ type: "scatter", mode: "lines", x: x(s.round), y: s.last.slice(), name: plotText(label(metric)), line: { width: 1.8, color }, legendgroup: metric, meta: { metric, field: "last" } });
   });
   return traces;
 }
@@ -121,21 +136,24 @@ export function extension(traces, rows, xKey = "round") {
 }
 
 /**
+ * Layout of a line chart. Hover labels show whole trace names: Plotly would cut them at 15
+ * characters of their escaped text.
  * @param {string} title
  * @param {{xTitle?: string, yTitle?: string, log?: boolean, uirevision?: string, height?: number,
  *   legend?: boolean}} [o] the legend sits under the x axis unless `legend: false`
  */
 export function lineLayout(title, o = {}) {
   return {
-    title: { text: title, font: { size: 14 }, x: 0.01, xanchor: "left" },
+    title: { text: plotText(title), font: { size: 14 }, x: 0.01, xanchor: "left" },
     height: o.height ?? 320,
     margin: { l: 56, r: 16, t: 40, b: o.legend === false ? 44 : 78 },
-    xaxis: { title: { text: o.xTitle ?? "round" }, zeroline: false },
-    yaxis: { title: { text: o.yTitle ?? "" }, type: o.log ? "log" : "linear", zeroline: false, exponentformat: "e" },
+    xaxis: { title: { text: plotText(o.xTitle ?? "round") }, zeroline: false },
+    yaxis: { title: { text: plotText(o.yTitle ?? "") }, type: o.log ? "log" : "linear", zeroline: false, exponentformat: "e" },
     legend: { orientation: "h", x: 0, y: 0, yref: "container", yanchor: "bottom" },
     uirevision: o.uirevision ?? "keep",
     showlegend: o.legend !== false,
     hovermode: "x unified",
+    hoverlabel: { namelength: -1 },
     paper_bgcolor: "rgba(0,0,0,0)",
     plot_bgcolor: "#fff",
   };
@@ -151,12 +169,12 @@ export function matrixTrace(m, o = {}) {
     type: "heatmap",
     z: m.values,
     x: m.rounds,
-    y: m.clients.map((c) => `client ${c}`),
+    y: m.clients.map((c) => plotText(`client ${c}`)),
     zmin: o.zmin,
     zmax: o.zmax,
     colorscale: o.colorscale ?? "Blues",
     reversescale: true,
-    colorbar: { title: { text: o.zTitle ?? "" }, thickness: 12 },
+    colorbar: { title: { text: plotText(o.zTitle ?? "") }, thickness: 12 },
     hovertemplate: "%{y}<br>from round %{x}<br>%{z:.3g}<extra></extra>",
   };
 }
@@ -169,7 +187,7 @@ export function flatValues(m) {
 /** @param {(number|null)[]} values @param {string} name @param {string} [color] */
 export function histogramTrace(values, name, color = PALETTE[0]) {
   const x = values.filter((v) => typeof v === "number" && Number.isFinite(v));
-  return { type: "histogram", x, name, marker: { color, line: { color: "#fff", width: 1 } }, hovertemplate: "%{x}: %{y}<extra></extra>" };
+  return { type: "histogram", x, name: plotText(name), marker: { color, line: { color: "#fff", width: 1 } }, hovertemplate: "%{x}: %{y}<extra></extra>" };
 }
 
 /**
@@ -235,7 +253,7 @@ export function compareTraces(c, o = {}) {
       const grouped = colorOf.has(r.group) && c.groups.length > 0;
       const color = colorOf.get(r.group) ?? PALETTE[i % PALETTE.length];
       traces.push({
-        type: "scatter", mode: "lines", x: r.x, y: ema(r.y, smooth), name: `#${r.id} ${r.name}`,
+        type: "scatter", mode: "lines", x: r.x, y: ema(r.y, smooth), name: plotText(`#${r.id} ${r.name}`),
         line: { color, width: grouped ? 1 : 1.8 }, opacity: grouped ? 0.35 : 1,
         legendgroup: grouped ? r.group : `run-${r.id}`, showlegend: !grouped, meta: { run: r.id },
       });
@@ -251,11 +269,11 @@ export function compareTraces(c, o = {}) {
       traces.push({
         type: "scatter", mode: "lines", ...poly, fill: "toself", fillcolor: rgba(color, 0.18),
         line: { width: 0, color }, hoverinfo: "skip", showlegend: false, legendgroup: g.name,
-        name: `${name} ± std`, meta: { band: g.name },
+        name: plotText(`${name} ± std`), meta: { band: g.name },
       });
     }
     traces.push({
-      type: "scatter", mode: "lines", x: g.x, y: mean, name: `${name} (n=${g.runIds.length})`,
+      type: "scatter", mode: "lines", x: g.x, y: mean, name: plotText(`${name} (n=${g.runIds.length})`),
       line: { color, width: 2.4 }, legendgroup: g.name, meta: { group: g.name },
       visible: g.x.length ? true : "legendonly",
     });

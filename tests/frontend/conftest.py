@@ -32,6 +32,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
+HTML_NAME = '<a href="http://127.0.0.1:9/phish">Click to re-login</a>'
+"""A user's string that Plotly would render as a link if it were not escaped."""
 REQUIRED = os.environ.get("FEDWATCH_REQUIRE_SERVICES") == "1"
 
 
@@ -100,6 +102,18 @@ def modules_page(browser: Any, static_url: str) -> Iterator[Any]:
     """A page on the static origin; `js(page, "traces.js", "m => m.ema([1], 0)")`."""
     page = browser.new_page()
     page.goto(static_url + "/")
+    yield page
+    page.close()
+
+
+@pytest.fixture
+def plotly_page(browser: Any, static_url: str) -> Iterator[Any]:
+    """A page on the static origin with the Plotly.js the server hands out."""
+    from api.routes.static import PLOTLY_JS
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(static_url + "/")
+    page.add_script_tag(path=str(PLOTLY_JS))
     yield page
     page.close()
 

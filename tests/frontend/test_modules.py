@@ -3,6 +3,7 @@ parser, dotted config paths, hash routes, summary statistics, sweeps."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -44,6 +45,20 @@ def test_run_from_wire(modules_page: Any) -> None:
     assert run["active"] is True and run["experimentId"] is None and run["finishedAt"] is None
     assert run["createdAt"] == "2024-01-02T03:04:05.000Z"
     assert run["name"] == "<b>x</b>"
+
+
+def test_attachment_name_from_content_disposition(modules_page: Any) -> None:
+    headers = [
+        'attachment; filename="run-7.csv"',
+        "attachment; filename=run-7.csv; size=10",
+        'attachment; filename="a \\"b\\".csv"',
+        "attachment; filename=\"fallback.csv\"; filename*=UTF-8''r%C3%A9sum%C3%A9%201.csv",
+        "attachment; filename*=UTF-8''%E0%A4%A; filename=plain.csv",
+        "attachment",
+        None,
+    ]
+    out = js(modules_page, "api.js", f"m => {json.dumps(headers)}.map(m.attachmentName)")
+    assert out == ["run-7.csv", "run-7.csv", 'a "b".csv', "résumé 1.csv", "plain.csv", None, None]
 
 
 def test_sse_parser_keeps_incomplete_tail(modules_page: Any) -> None:

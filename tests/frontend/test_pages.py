@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.api.helpers import example1
-from tests.frontend.conftest import screenshot, serve
+from tests.frontend.conftest import HTML_NAME, screenshot, serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -42,11 +42,15 @@ def submit_run(page: Any, server: str, algorithm: str, rounds: int) -> int:
 
 
 def wait_status(
-    server: str, run_id: int, statuses: set[str], timeout: float = 90
+    server: str,
+    run_id: int,
+    statuses: set[str],
+    timeout: float = 90,
+    headers: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        run: dict[str, Any] = httpx.get(f"{server}/api/runs/{run_id}").json()
+        run: dict[str, Any] = httpx.get(f"{server}/api/runs/{run_id}", headers=headers).json()
         if run["status"] in statuses:
             return run
         time.sleep(0.3)
@@ -124,6 +128,29 @@ def test_run_curves_against_wall_time(page: Any, server: str) -> None:
     assert len(xs) == 300 and xs == pytest.approx(walls)  # every round: its own wall time
     page.select_option("select[name=x]", "round")
     page.wait_for_function(f"() => ({title})() === 'round'")
+
+
+def test_live_curves_stay_on_wall_time_after_resampling(page: Any, server: str) -> None:
+    config = example1(100_000, algorithm__name="fedavg")
+    started = time.monotonic()
+    run_id = httpx.post(f"{server}/api/runs", json={"config": config}).json()["id"]
+    page.goto(f"{server}/#/runs/{run_id}")
+    page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) > 0", timeout=30_000)
+    page.select_option("select[name=x]", "wall_s")
+    # Past 4000 streamed points the page fetches the downsampled series again, redraws,
+    # and goes on appending.
+    with page.expect_response(lambda r: f"/api/runs/{run_id}/metrics" in r.url, timeout=180_000):
+        pass
+    page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) <= 1000")
+    page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) > 1050", timeout=30_000)
+    xs = page.evaluate(
+        """() => document.querySelector('[data-plot=curve-param]').data
+             .find((t) => t.meta.field === 'last').x"""
+    )
+    httpx.post(f"{server}/api/runs/{run_id}/cancel")
+    assert page.input_value("select[name=x]") == "wall_s"
+    assert max(xs) <= time.monotonic() - started  # seconds of wall time, not round numbers
+    wait_status(server, run_id, {"cancelled"})
 
 
 def test_sweep_of_two_algorithms_and_two_seeds_shows_two_bands(page: Any, server: str) -> None:
@@ -234,6 +261,61 @@ def test_runs_table_ranks_by_best_accuracy(page: Any, server: str) -> None:
     shown = f"best acc {float(f'{acc[expected[0]]:.3g}'):g}"  # as format.js `num(x, 3)`
     assert shown in page.locator(f"tr[data-run-id='{expected[0]}']").inner_text()
     screenshot(page, "runs-ranked")
+
+
+def test_markup_in_names_shows_as_text_in_plots(page: Any, server: str) -> None:
+    base = {
+        "rounds": 4,
+        "device": "cpu",
+        "data": {"n_clients": 6},
+        "algorithm": {"participation": 3},
+    }
+    body = {"name": "markup", "base": base, "grid": {"name": [HTML_NAME, "plain"]}, "seeds": [0]}
+    experiment = httpx.post(f"{server}/api/experiments", json=body).json()
+    runs = [wait_status(server, i, {"succeeded"}) for i in experiment["run_ids"]]
+    page.goto(f"{server}/#/compare?experiment={experiment['id']}")
+    legend = """() => [...document.querySelectorAll('[data-plot=compare] .legendtext')]
+        .map((e) => e.textContent)"""
+    page.wait_for_function(f"() => ({legend})().length === 2")
+    assert sorted(page.evaluate(legend)) == sorted([f"{HTML_NAME} (n=1)", "plain (n=1)"])
+    assert page.locator("main svg a").count() == 0
+    assert HTML_NAME in page.inner_text(".summary-table")
+    run = next(r for r in runs if HTML_NAME in r["name"])  # "markup [name=<a …>] seed=0"
+    page.goto(f"{server}/#/runs/{run['id']}")
+    page.wait_for_selector("[data-plot=curve-accuracy] .legendtext")
+    assert page.inner_text(".run-title") == run["name"]
+    assert page.locator("main svg a").count() == 0
+
+
+def test_csv_export_carries_the_token_when_reads_are_protected(
+    browser: Any, tmp_path: Path
+) -> None:
+    token = {"Authorization": "Bearer s3cret"}
+    env = {"FEDWATCH_API_TOKEN": "s3cret", "FEDWATCH_PROTECT_READS": "1"}
+    with serve(tmp_path, **env) as url:
+        created = httpx.post(f"{url}/api/runs", json={"config": example1(30)}, headers=token)
+        run_id = created.json()["id"]
+        wait_status(url, run_id, {"succeeded"}, headers=token)
+        expected = httpx.get(f"{url}/api/runs/{run_id}/export.csv", headers=token)
+        context = browser.new_context(accept_downloads=True)
+        page = context.new_page()
+        page.goto(f"{url}/#/runs/{run_id}")
+        box = page.locator(".token-box")
+        box.wait_for()  # the run itself is a protected read: 401
+        box.locator("input").fill("s3cret")
+        box.locator("button").click()
+        page.wait_for_selector(".run-head .badge[data-status=succeeded]")
+        with page.expect_download() as info:
+            page.click(".run-head :text('Export CSV')")
+        download = info.value
+        assert download.failure() is None
+        rows = Path(download.path()).read_text().splitlines()
+        assert rows == expected.text.splitlines()
+        assert rows[0].startswith("round,") and len(rows) == 1 + 30
+        assert (
+            f'filename="{download.suggested_filename}"' in expected.headers["content-disposition"]
+        )
+        context.close()
 
 
 def test_narrow_window_has_no_horizontal_scroll(page: Any, server: str) -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from numpy.testing import assert_allclose
 
-from tests.frontend.conftest import js
+from tests.frontend.conftest import HTML_NAME, js
 
 pytestmark = pytest.mark.browser
 
@@ -165,3 +166,91 @@ def test_group_labels_drop_a_shared_sweep_key(modules_page: Any) -> None:
         "fedavg",
         "a=1,b=2",
     ]
+
+
+ESCAPED_NAME = '&lt;a href="http://127.0.0.1:9/phish"&gt;Click to re-login&lt;/a&gt;'
+
+
+def test_plot_text_turns_markup_into_entities(modules_page: Any) -> None:
+    cases = {
+        HTML_NAME: ESCAPED_NAME,
+        "a & b $x$ %{y} 10 %": "a &amp; b &#36;x&#36; &#37;{y} 10 &#37;",
+        "&lt; typed": "&amp;lt; typed",
+        "TV(α, p̄) · 'q' \"dq\"": "TV(α, p̄) · 'q' \"dq\"",
+    }
+    out = js(modules_page, "traces.js", f"m => {json.dumps(list(cases))}.map(m.plotText)")
+    assert out == list(cases.values())
+
+
+def test_every_builder_escapes_what_it_shows_and_keeps_meta_raw(modules_page: Any) -> None:
+    name = json.dumps(HTML_NAME)
+    body = f"""m => {{
+      const name = {name};
+      const cell = `name=${{name}}`;  // an experiment cell's label; shown as its value
+      const runs = [1, 2].map((id) => ({{id, name, group: cell, x: [0], y: [1]}}));
+      const c = {{metric: 'm', x: 'round', runs, table: [], ttests: [],
+        groups: [{{name: cell, runIds: [1, 2], x: [0], mean: [1], std: [0]}}]}};
+      const series = new Map([[name, {{round: [0, 1], last: [1, 2], min: [0, 2], max: [1, 2]}}]]);
+      const layout = m.lineLayout(name, {{xTitle: name, yTitle: name}});
+      return {{
+        compare: m.compareTraces(c, {{showRuns: true}}).map((t) => [t.name, t.meta]),
+        panel: m.panelTraces({{id: 'p', title: name, metrics: [name]}}, series)
+          .map((t) => [t.name, t.meta.metric]),
+        histogram: m.histogramTrace([1], name).name,
+        layout: [layout.title.text, layout.xaxis.title.text, layout.yaxis.title.text],
+        colorbar: m.matrixTrace({{clients: [3], rounds: [0], values: [[1]]}}, {{zTitle: name}})
+          .colorbar.title.text,
+      }}; }}"""
+    out = js(modules_page, "traces.js", body)
+    esc = ESCAPED_NAME
+    assert out["compare"] == [
+        [f"#1 {esc}", {"run": 1}],
+        [f"#2 {esc}", {"run": 2}],
+        [f"{esc} ± std", {"band": f"name={HTML_NAME}"}],
+        [f"{esc} (n=2)", {"group": f"name={HTML_NAME}"}],
+    ]
+    assert out["panel"] == [[f"{esc} max", HTML_NAME], [f"{esc} min", HTML_NAME], [esc, HTML_NAME]]
+    assert out["histogram"] == out["colorbar"] == esc
+    assert out["layout"] == [esc, esc, esc]
+
+
+# What Plotly makes of markup, entities, templates and TeX: each must read as typed.
+TYPED = [
+    HTML_NAME,
+    "&lt;b&gt; typed as entities",
+    "a & b &amp; c &#36; &nbsp;&mu;&unknown; end&",
+    "$x^2$ costs $3",
+    "x<br>y <b>bold</b> <sup>2</sup> <weird>tag</weird>",
+    "x < y > z, 'q' \"dq\", %{y} %{meta.run} 10 %, α → β",
+]
+
+
+def test_plotly_shows_escaped_strings_literally(plotly_page: Any) -> None:
+    body = f"""async (m) => {{
+      const typed = {json.dumps(TYPED)};
+      const runs = typed.map((name, id) =>
+        ({{id, name, group: '', x: [0, 1, 2], y: [id, id, id]}}));
+      const c = {{metric: 'm', x: 'round', runs, groups: [], table: [], ttests: []}};
+      const layout = m.lineLayout(typed[0], {{xTitle: typed[5], yTitle: typed[3], height: 700}});
+      const div = document.createElement('div');
+      div.id = 'plot';
+      document.body.appendChild(div);
+      await Plotly.newPlot(div, m.compareTraces(c), layout);
+      const text = (sel) => [...div.querySelectorAll(sel)].map((e) => e.textContent);
+      return {{legend: text('.legendtext'), title: text('.gtitle'),
+               axes: [...text('.xtitle'), ...text('.ytitle')]}};
+    }}"""
+    shown = js(plotly_page, "traces.js", body)
+    assert shown["legend"] == [f"#{i} {name}" for i, name in enumerate(TYPED)]
+    assert shown["title"] == [TYPED[0]]
+    assert shown["axes"] == [TYPED[5], TYPED[3]]
+    box = plotly_page.locator("#plot .nsewdrag").first.bounding_box()  # x = 1 in its middle
+    plotly_page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    hover = (
+        "() => [...document.querySelectorAll('#plot .hoverlayer text')].map((e) => e.textContent)"
+    )
+    plotly_page.wait_for_function(f"() => ({hover})().length > {len(TYPED)}")
+    lines = plotly_page.evaluate(hover)
+    for i, name in enumerate(TYPED):  # whole names: "#i name : y"
+        assert f"#{i} {name} : {i}" in lines
+    assert plotly_page.locator("#plot svg a").count() == 0

@@ -1,7 +1,7 @@
 // Run: live curves (initial downsampled fetch, then rounds streamed over SSE and appended
 // with Plotly.extendTraces; `uirevision` keeps the user's zoom), client views, summary.
 import { FINAL_STATUSES, RESUMABLE_STATUSES, api, authHeaders } from "../api.js";
-import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
+import { badge, empty, errorBox, h, loading, progressBar, replace, saveFile } from "../dom.js";
 import { duration, label, num, when } from "../format.js";
 import { followEvents } from "../sse.js";
 import { extension, flatValues, histogramTrace, lineLayout, matrixTrace, panelTraces, panelsFor, PALETTE, wallTimes } from "../traces.js";
@@ -164,7 +164,7 @@ class RunView {
         h("div", { class: "actions" },
           r.active && h("button", { type: "button", on: { click: () => this.cancel() } }, "Cancel"),
           RESUMABLE_STATUSES.includes(r.status) && h("button", { type: "button", title: "Queue it again; it continues from its last checkpoint", on: { click: () => this.resume() } }, "Resume"),
-          h("a", { class: "button", href: api.exportUrl(r.id), download: `run-${r.id}.csv` }, "Export CSV"),
+          h("button", { type: "button", on: { click: (/** @type {Event} */ e) => this.exportCsv(/** @type {HTMLButtonElement} */ (e.currentTarget)) } }, "Export CSV"),
           h("a", { class: "button", href: `#/new?from=${r.id}` }, "Run again…"),
           r.experimentId !== null && h("a", { class: "button", href: `#/compare?experiment=${r.experimentId}` }, `Experiment #${r.experimentId}`))),
       h("div", { class: "status-line" },
@@ -213,6 +213,19 @@ class RunView {
       this.onReady(this);
     } catch (err) {
       alert(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  /** Download the run's CSV with the token; the button waits meanwhile. @param {HTMLButtonElement} button */
+  async exportCsv(button) {
+    button.disabled = true;
+    try {
+      const { blob, filename } = await api.exportCsv(this.run.id);
+      saveFile(blob, filename);
+    } catch (err) {
+      alert(err instanceof Error ? err.message : String(err));
+    } finally {
+      button.disabled = false;
     }
   }
 
@@ -300,8 +313,6 @@ class RunView {
       this.drawCurves();
     } finally {
       this.resampling = false;
-    /** x axis of the curves: `round` or `wall_s` (wall time) */
-    this.xKey = "round";
     }
   }
 

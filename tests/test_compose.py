@@ -1,0 +1,96 @@
+"""docker-compose.yml as Compose itself reads it, per profile, and the Dockerfile's sources.
+
+Compose's `config` validates the file and prints it resolved (anchors merged, variables
+interpolated); no Docker engine is needed. The standalone `docker-compose` (v1) prints every
+service with its `profiles`, the `docker compose` plugin only the active ones: the services a
+profile starts are picked here the same way for both."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.db.databases import unavailable
+from worker.settings import Settings
+
+REPO = Path(__file__).resolve().parents[1]
+COMPOSE_FILE = REPO / "docker-compose.yml"
+
+
+def compose_command() -> list[str]:
+    if shutil.which("docker-compose"):
+        return ["docker-compose"]
+    if shutil.which("docker"):
+        probe = subprocess.run(["docker", "compose", "version"], capture_output=True, check=False)
+        if probe.returncode == 0:
+            return ["docker", "compose"]
+    unavailable("neither docker-compose nor the docker compose plugin is installed")
+
+
+def services(profile: str | None) -> dict[str, dict[str, Any]]:
+    """The services `docker compose [--profile P] up` starts, resolved, in a clean
+    environment (no FEDWATCH_* or COMPOSE_* variables: the file's defaults)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FEDWATCH_", "COMPOSE_"))}
+    env.pop("PYTHONPATH", None)
+    profiles = ["--profile", profile] if profile else []
+    cmd = [*compose_command(), "-f", str(COMPOSE_FILE), *profiles, "config"]
+    done = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, f"{' '.join(cmd)} failed:\n{done.stderr}"
+    resolved: dict[str, dict[str, Any]] = yaml.safe_load(done.stdout)["services"]
+    active = {None, profile}
+    return {
+        name: service
+        for name, service in resolved.items()
+        if not service.get("profiles") or active & set(service["profiles"])
+    }
+
+
+def gpu_devices(service: dict[str, Any]) -> list[dict[str, Any]]:
+    devices: list[dict[str, Any]] = (
+        service.get("deploy", {}).get("resources", {}).get("reservations", {}).get("devices", [])
+    )
+    return devices
+
+
+def queues(service: dict[str, Any]) -> set[str]:
+    command = service["command"]
+    return set(command[command.index("--queues") + 1].split(","))
+
+
+def test_plain_up_needs_no_gpu_and_runs_every_queue() -> None:
+    started = services(None)
+    assert set(started) == {"postgres", "redis", "api", "worker"}
+    assert not [name for name, s in started.items() if gpu_devices(s)]
+    assert queues(started["worker"]) == {"gpu", "cpu"}  # `device` auto runs on the CPU
+
+
+def test_gpu_profile_adds_a_cuda_worker_on_one_gpu() -> None:
+    started = services("gpu")
+    assert {name for name, s in started.items() if gpu_devices(s)} == {"gpu-worker"}
+    gpu = started["gpu-worker"]
+    assert gpu_devices(gpu) == [{"driver": "nvidia", "count": 1, "capabilities": ["gpu"]}]
+    assert "/cu" in gpu["build"]["args"]["TORCH_INDEX"]  # CUDA wheels of torch
+    assert gpu["image"] != started["api"]["image"]  # not the CPU image the API builds
+    assert "gpu" in queues(gpu)
+
+
+def test_default_environment_sets_no_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    environment: dict[str, str] = services(None)["api"]["environment"]
+    assert environment["FEDWATCH_API_TOKEN"] == ""  # `${FEDWATCH_API_TOKEN:-}` unset
+    for key, value in environment.items():
+        monkeypatch.setenv(key, value)
+    assert Settings().api_token is None
+
+
+def test_dockerfile_copies_paths_that_exist() -> None:
+    lines = (REPO / "Dockerfile").read_text().splitlines()
+    copies = [line.split()[1:] for line in lines if line.startswith("COPY ")]
+    sources = [arg for args in copies for arg in args[:-1] if not arg.startswith("--")]
+    assert sources, "the Dockerfile copies nothing"
+    assert [s for s in sources if not (REPO / s).exists()] == []
