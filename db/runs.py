@@ -15,22 +15,27 @@ from db.models import Checkpoint, Run, utcnow
 from db.upsert import upsert
 
 
-def claim_run(session: Session, run_id: int, worker: str, lease_s: float) -> Run | None:
-    """Mark a queued run (or a running one whose worker went silent) as ours.
+def claim_run(
+    session: Session, run_id: int, worker: str, lease_s: float, claim: str | None = None
+) -> Run | None:
+    """Mark a queued run (or a running one whose worker went silent) as ours, with the
+    token `claim` of this execution (a new one if None).
 
     Returns None when another worker holds it or it is finished or cancelled, so a
-    redelivered message does nothing.
+    redelivered message does nothing. A running run that already carries `claim` is
+    claimed again: a retried claim whose first commit went through unacknowledged.
     """
     now = utcnow()
     stale = now - timedelta(seconds=lease_s)
+    claim = claim or uuid.uuid4().hex
     claimable = or_(
         Run.status == "queued",
-        and_(Run.status == "running", Run.heartbeat_at < stale),
+        and_(Run.status == "running", or_(Run.heartbeat_at < stale, Run.claim == claim)),
     )
     result = session.execute(
         update(Run)
         .where(Run.id == run_id, claimable)
-        .values(status="running", worker=worker, claim=uuid.uuid4().hex, heartbeat_at=now)
+        .values(status="running", worker=worker, claim=claim, heartbeat_at=now)
         .execution_options(synchronize_session=False)
     )
     if result.rowcount != 1:  # type: ignore[attr-defined]

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from db.runs import claim_run, finish_run, load_checkpoint
+from worker.claims import claim_execution, store_outcome
 from worker.engine import ConfigError, RunConfig, simulate
 from worker.recorder import Recorder, RunLost
 from worker.settings import Settings
@@ -30,14 +30,13 @@ def execute_run(
     alone. When `stop` is set (the process shuts down) the run goes back to `queued`
     and resumes from its checkpoint next time.
     """
-    with sessions.begin() as session:
-        run = claim_run(session, run_id, worker, settings.lease_s)
-        if run is None:
-            return
-        config = for_this_machine(RunConfig.model_validate(run.config), settings)
-        checkpoint = load_checkpoint(session, run_id)
-        cancel_requested = run.cancel_requested
-        claim = run.claim
+    claimed = claim_execution(sessions, run_id, worker, settings)
+    if claimed is None:
+        return
+    config = for_this_machine(claimed.config, settings)
+    checkpoint = claimed.checkpoint
+    cancel_requested = claimed.cancel_requested
+    claim = claimed.claim
     start = int(checkpoint["round"]) if checkpoint else 0
     log.info("run %s starts at round %d on %s", run_id, start, worker)
     recorder = Recorder(
@@ -50,6 +49,7 @@ def execute_run(
         stop=stop,
         claim=claim,
         checkpoint_seconds=settings.checkpoint_seconds,
+        retry_s=settings.db_retry_s,
     )
     recorder.cancel_requested = cancel_requested
     error: str | None = None
@@ -73,9 +73,8 @@ def execute_run(
             outcome, result = "queued", None
     finally:
         recorder.abandon()  # after a failure; nothing to do once closed
-    with sessions.begin() as session:
-        if not finish_run(session, run_id, outcome, result, error, claim=claim):
-            log.warning("run %s was taken over by another execution; its outcome stands", run_id)
+    if not store_outcome(sessions, run_id, outcome, result, error, claim, settings):
+        log.warning("run %s was taken over by another execution; its outcome stands", run_id)
 
 
 def for_this_machine(config: RunConfig, settings: Settings) -> RunConfig:
