@@ -1,4 +1,4 @@
-"""A TCP proxy in front of Postgres that can lose the acknowledgement of a commit."""
+"""A TCP proxy in front of Postgres that can lose a commit, or its acknowledgement."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ READY = b"Z\x00\x00\x00\x05"  # ReadyForQuery, followed by the transaction statu
 
 
 class CommitProxy:
-    """Forwards every connection to the server of `url`. Once `armed`, the next COMMIT
-    reaches the server and is carried out, but its answer is withheld and the client's
-    connection closed: the client sees a dropped connection for a committed transaction.
-    `lost` counts the commits whose answer was withheld."""
+    """Forwards every connection to the server of `url`. Once armed, it closes the
+    client's connection at the next COMMIT: with `deliver`, after the server carried
+    the commit out (its answer is withheld), else before the commit reaches the server
+    (which rolls the transaction back). Either way the client sees a dropped connection.
+    `lost` counts the commits so handled."""
 
     def __init__(self, url: str) -> None:
         parsed = make_url(url)
@@ -25,8 +26,13 @@ class CommitProxy:
         port = self.listener.getsockname()[1]
         self.url = parsed.set(host="127.0.0.1", port=port).render_as_string(hide_password=False)
         self.armed = threading.Event()
+        self.deliver = True
         self.lost = 0
         threading.Thread(target=self._accept, daemon=True).start()
+
+    def arm(self, deliver: bool) -> None:
+        self.deliver = deliver
+        self.armed.set()
 
     def close(self) -> None:
         self.listener.close()
@@ -51,11 +57,14 @@ class CommitProxy:
                     if source is server:
                         client.sendall(data)
                         continue
-                    server.sendall(data)
                     if COMMIT in data and self.armed.is_set():
                         self.armed.clear()
-                        self._withhold_answer(server)
+                        self.lost += 1
+                        if self.deliver:
+                            server.sendall(data)
+                            self._withhold_answer(server)
                         return
+                    server.sendall(data)
 
     def _withhold_answer(self, server: socket.socket) -> None:
         """Read the server's answer to the commit up to its ReadyForQuery, and drop it."""
@@ -65,4 +74,3 @@ class CommitProxy:
             if not chunk:
                 break
             answer += chunk
-        self.lost += 1

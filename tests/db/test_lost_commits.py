@@ -1,9 +1,10 @@
-"""Transactions committed on the server whose acknowledgement never reached the client
-(the connection dropped in between) are retried, and the retry changes nothing."""
+"""Transactions whose connection dropped at the commit are retried: those the server
+rolled back are written whole, and those it committed (the acknowledgement was lost)
+are written again without changing anything."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -52,13 +53,11 @@ def lossy(proxy: CommitProxy) -> Iterator[sessionmaker[Session]]:
     engine.dispose()
 
 
-def record_all(
-    sessions: sessionmaker[Session], run_id: int, lose_first_commit: CommitProxy | None
-) -> None:
-    """Twelve rounds of three clients in batches of four, a checkpoint after round 5."""
+def record_all(sessions: sessionmaker[Session], run_id: int, arm: Callable[[], None]) -> None:
+    """Twelve rounds of three clients in batches of four, a checkpoint after round 5;
+    `arm` is called after the recorder read the run's history."""
     recorder = Recorder(sessions, run_id, 3, flush_rounds=4, flush_seconds=60, retry_s=30)
-    if lose_first_commit is not None:
-        lose_first_commit.armed.set()
+    arm()
     for t in range(12):
         recorder.on_round(record(t, [0, 1, 2], [t % 3, (t + 1) % 3], {"test_acc": t / 12}))
         if t == 5:
@@ -82,30 +81,34 @@ def stored(sessions: sessionmaker[Session], run_id: int) -> dict[str, Any]:
     return found
 
 
-def test_batch_whose_commit_was_lost_is_written_once(
-    sessions: sessionmaker[Session], lossy: sessionmaker[Session], proxy: CommitProxy
+@pytest.mark.parametrize("committed", [False, True], ids=["rolled-back", "committed"])
+def test_batch_whose_commit_was_cut_off_is_written_once(
+    sessions: sessionmaker[Session],
+    lossy: sessionmaker[Session],
+    proxy: CommitProxy,
+    committed: bool,
 ) -> None:
     expected = make_run(sessions, 3, 12)
-    record_all(sessions, expected, None)
+    record_all(sessions, expected, lambda: None)
     run_id = make_run(sessions, 3, 12)
     with OnLog("db.retry", f"run {run_id}: record the rounds before 4: database") as retried:
-        record_all(lossy, run_id, proxy)
+        record_all(lossy, run_id, lambda: proxy.arm(deliver=committed))
     assert proxy.lost == 1 and len(retried.messages) == 1
     assert stored(sessions, run_id) == stored(sessions, expected)
     assert len(stored(sessions, run_id)["round_clients"]) == 12
 
 
-def test_claim_and_outcome_whose_commits_were_lost(
+def test_claim_and_outcome_whose_acknowledgements_were_lost(
     sessions: sessionmaker[Session], lossy: sessionmaker[Session], proxy: CommitProxy, pg_url: str
 ) -> None:
     settings = Settings(database_url=pg_url, lease_s=60, db_retry_s=30)
     run_id = make_run(sessions, 2, 8)
-    proxy.armed.set()
+    proxy.arm(deliver=True)
     with OnLog("db.retry", f"claim run {run_id}: database unavailable") as retried:
         claimed = claim_execution(lossy, run_id, "first", settings)
     assert proxy.lost == 1 and len(retried.messages) == 1
     assert claimed is not None  # the retry knows the claim on record as its own
-    proxy.armed.set()
+    proxy.arm(deliver=True)
     assert store_outcome(lossy, run_id, "succeeded", {"x": 1.0}, None, claimed.claim, settings)
     assert proxy.lost == 2
     with sessions() as session:
