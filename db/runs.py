@@ -15,17 +15,23 @@ from db.models import Checkpoint, Run, utcnow
 from db.upsert import upsert
 
 
-def claim_run(session: Session, run_id: int, worker: str, lease_s: float) -> Run | None:
-    """Mark a queued run (or a running one whose worker went silent) as ours.
+def claim_run(
+    session: Session, run_id: int, worker: str, lease_s: float, claim: str | None = None
+) -> Run | None:
+    """Mark a queued run (or a running one whose worker went silent) as ours, with the
+    token `claim` of this execution (a new one if None).
 
     Returns None when another worker holds it, it is finished or cancelled, or a cancel
-    is pending (that run is marked cancelled), so a redelivered message does nothing.
+    is pending (that run is marked cancelled), so a redelivered message does nothing. A
+    running run that already carries `claim` is claimed again: a retried claim whose
+    first commit went through unacknowledged.
     """
     now = utcnow()
     stale = now - timedelta(seconds=lease_s)
+    claim = claim or uuid.uuid4().hex
     claimable = or_(
         Run.status == "queued",
-        and_(Run.status == "running", Run.heartbeat_at < stale),
+        and_(Run.status == "running", or_(Run.heartbeat_at < stale, Run.claim == claim)),
     )
     session.execute(
         update(Run)
@@ -36,7 +42,7 @@ def claim_run(session: Session, run_id: int, worker: str, lease_s: float) -> Run
     result = session.execute(
         update(Run)
         .where(Run.id == run_id, claimable)
-        .values(status="running", worker=worker, claim=uuid.uuid4().hex, heartbeat_at=now)
+        .values(status="running", worker=worker, claim=claim, heartbeat_at=now)
         .execution_options(synchronize_session=False)
     )
     if result.rowcount != 1:  # type: ignore[attr-defined]
@@ -92,14 +98,15 @@ def finish_run(
     claim: str | None = None,
 ) -> bool:
     """Store the outcome; with `claim`, only while that execution still holds the run and
-    it is running. Returns whether the run was updated. The checkpoint goes once the run
-    succeeded."""
+    it is running (or already has this outcome: a retry whose first commit went through
+    unacknowledged). Returns whether the run was updated. The checkpoint goes once the
+    run succeeded."""
     values: dict[str, Any] = {"status": status, "summary": summary, "error": error}
     if status != "queued":
         values["finished_at"] = utcnow()
     stmt = update(Run).where(Run.id == run_id)
     if claim is not None:
-        stmt = stmt.where(Run.claim == claim, Run.status == "running")
+        stmt = stmt.where(Run.claim == claim, Run.status.in_(("running", status)))
     if session.execute(stmt.values(**values)).rowcount != 1:  # type: ignore[attr-defined]
         return False
     if status == "succeeded":  # a failed or cancelled run keeps it, to be resumed

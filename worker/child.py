@@ -23,6 +23,7 @@ import signal
 import sys
 import threading
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from multiprocessing.context import ForkServerContext
 from multiprocessing.process import BaseProcess
 from types import FrameType
@@ -33,6 +34,7 @@ import torch
 from db.session import make_engine, make_sessionmaker
 from worker.engine.allocator import keep_freed_memory
 from worker.execute import execute_claimed
+from worker.run_logs import LogRelay, PipeHandler
 from worker.settings import Settings
 
 STOP = signal.SIGTERM
@@ -60,10 +62,15 @@ def context() -> ForkServerContext:
     return ctx
 
 
-def start(spec: ChildSpec) -> BaseProcess:
-    process = context().Process(target=main, args=(spec,), name=f"fedwatch-run-{spec.run_id}")
+def start(spec: ChildSpec) -> tuple[BaseProcess, LogRelay]:
+    """The run's process, started, and the relay of its logs (join it after the end)."""
+    ctx = context()
+    logs = LogRelay(ctx)
+    name = f"fedwatch-run-{spec.run_id}"
+    process = ctx.Process(target=main, args=(spec, logs.writer), name=name)
     process.start()
-    return process
+    logs.start()
+    return process, logs
 
 
 def warm_up() -> None:
@@ -74,7 +81,7 @@ def warm_up() -> None:
     forkserver.ensure_running()
 
 
-def main(spec: ChildSpec) -> None:
+def main(spec: ChildSpec, logs: Connection) -> None:
     """Entry point of the run's process: exits 0 once the outcome is stored (or the run
     is gone), `STOPPED` when it stopped early with its state saved."""
     stop, cancel = threading.Event(), threading.Event()
@@ -83,9 +90,7 @@ def main(spec: ChildSpec) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(STOP, _setter(stop))
     signal.signal(CANCEL, _setter(cancel))
-    logging.basicConfig(
-        level=logging.INFO, format="[%(asctime)s: %(levelname)s/run] %(message)s", force=True
-    )
+    logging.basicConfig(level=logging.INFO, handlers=[PipeHandler(logs)], force=True)
     keep_freed_memory()
     torch.set_num_threads(spec.threads)
     cap_memory(spec.memory_cap_mb)

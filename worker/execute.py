@@ -9,10 +9,9 @@ from typing import Any
 import torch
 from sqlalchemy.orm import Session, sessionmaker
 
-from db.models import Run
-from db.runs import finish_run, load_checkpoint
+from worker.claims import start_execution, store_outcome
 from worker.data_root import for_this_machine, relative_paths
-from worker.engine import ConfigError, RunConfig, simulate
+from worker.engine import ConfigError, simulate
 from worker.recorder import Recorder, RunLost
 from worker.settings import Settings
 
@@ -37,23 +36,19 @@ def execute_claimed(
     why. Returns False once the outcome is stored, or when the run was deleted or taken
     over (nothing more to do).
     """
-    with sessions() as session:
-        run = session.get(Run, run_id)
-        if run is None or run.claim != claim:
-            return False
-        config = RunConfig.model_validate(run.config)
-        checkpoint = load_checkpoint(session, run_id)
-        cancel_requested = run.cancel_requested
-    try:  # checked again here: this machine's data root and settings may differ
-        config = for_this_machine(config, settings)
-    except ConfigError as err:
-        with sessions.begin() as session:
-            finish_run(session, run_id, "failed", error=str(err), claim=claim)
+    start = start_execution(sessions, run_id, claim, settings)
+    if start is None:
         return False
-    start = int(checkpoint["round"]) if checkpoint else 0
+    try:  # checked again here: this machine's data root and settings may differ
+        config = for_this_machine(start.config, settings)
+    except ConfigError as err:
+        store_outcome(sessions, run_id, "failed", None, str(err), claim, settings)
+        return False
+    checkpoint = start.checkpoint
+    first = int(checkpoint["round"]) if checkpoint else 0
     threads = torch.get_num_threads()
     log.info(
-        "run %s starts at round %d on %s, %d torch threads", run_id, start, run.worker, threads
+        "run %s starts at round %d on %s, %d torch threads", run_id, first, start.worker, threads
     )
     recorder = Recorder(
         sessions,
@@ -61,13 +56,14 @@ def execute_claimed(
         config.data.n_clients,
         settings.flush_rounds,
         settings.flush_seconds,
-        start_round=start,
+        start_round=first,
         stop=stop,
         cancel=cancel,
         claim=claim,
         checkpoint_seconds=settings.checkpoint_seconds,
+        retry_s=settings.db_retry_s,
     )
-    recorder.cancel_requested = cancel_requested
+    recorder.cancel_requested = start.cancel_requested
     error: str | None = None
     result: dict[str, Any] | None = None
     try:
@@ -87,9 +83,8 @@ def execute_claimed(
         outcome, result = "succeeded", summary.to_dict()
     finally:
         recorder.abandon()  # after a failure; nothing to do once closed
-    with sessions.begin() as session:
-        if not finish_run(session, run_id, outcome, result, error, claim=claim):
-            log.warning("run %s was taken over by another execution; its outcome stands", run_id)
+    if not store_outcome(sessions, run_id, outcome, result, error, claim, settings):
+        log.warning("run %s was taken over by another execution; its outcome stands", run_id)
     return False
 
 

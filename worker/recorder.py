@@ -14,6 +14,7 @@ import numpy as np
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from db.marks import SelectionTally
 from db.matrices import selection_tally
 from db.models import MetricChunk, RoundClients, Run, StalenessMark, utcnow
 from db.packing import (
@@ -23,6 +24,7 @@ from db.packing import (
     pack_ids_many,
     pack_weights,
 )
+from db.retry import in_transaction
 from db.runs import pack_checkpoint, save_checkpoint
 from db.series import CHUNK, ChunkWriter
 from db.upsert import insert_ignore, upsert_many
@@ -42,6 +44,18 @@ class Batch:
     rounds: list[RoundRecord]
     rounds_done: int
     checkpoint: dict[str, Any] | None
+
+
+@dataclass
+class Rows:
+    """A batch packed for its transaction: written again whole if that is retried."""
+
+    rounds_done: int
+    names: set[str] | None
+    clients: list[dict[str, Any]]
+    marks: list[dict[str, Any]]
+    chunks: list[dict[str, Any]]
+    checkpoint: tuple[int, bytes] | None
 
 
 class Recorder:
@@ -80,6 +94,12 @@ class Recorder:
     replays rounds whose rows are stored, and those stored rows win (their client rows,
     marks and chunks are not rebuilt), so later rounds always follow what is on record.
 
+    Transient database errors (a restart, a dropped connection, a locked SQLite file)
+    are retried for up to `retry_s` seconds: the start-up reads, and each batch's whole
+    transaction, while the run goes on until two batches wait. The batch is packed once;
+    its rows are keyed on (run, round) and its updates are compare-and-set, so writing
+    it again after a commit whose acknowledgement was lost changes nothing.
+
     `busy_s` is the time the simulation's thread spent in the recorder; `writer_cpu_s`
     the CPU time of the writer thread.
     """
@@ -96,6 +116,7 @@ class Recorder:
         cancel: threading.Event | None = None,
         claim: str | None = None,
         checkpoint_seconds: float = 0.0,
+        retry_s: float = 0.0,
     ) -> None:
         self.sessions = sessions
         self.claim = claim
@@ -112,15 +133,10 @@ class Recorder:
         self.names: set[str] = set()  # the writer's: metric names seen so far
         self.busy_s = 0.0
         self.writer_cpu_s = 0.0
-        with sessions() as session:
-            self.tally = selection_tally(session, run_id, n_clients)
-            c = MetricChunk
-            open_chunks = session.execute(
-                select(c.name, c.chunk, c.present, c.values).where(
-                    c.run_id == run_id, c.chunk == max(self.tally.next_round - 1, 0) // CHUNK
-                )
-            ).all()
-            self.chunks = ChunkWriter(run_id, open_chunks)
+        self.retry_s = retry_s
+        self.tally, self.chunks = in_transaction(
+            sessions, f"run {run_id}: read its history", self._history, retry_s
+        )
         self.stored_through = self.tally.next_round - 1
         self.checkpoint: dict[str, Any] | None = None
         self.checkpoint_seconds = checkpoint_seconds
@@ -133,6 +149,17 @@ class Recorder:
             target=self._write_all, name=f"recorder-{run_id}", daemon=True
         )
         self.writer.start()
+
+    def _history(self, session: Session) -> tuple[SelectionTally, ChunkWriter]:
+        """The selection tally and the open metric chunks the writer continues."""
+        tally = selection_tally(session, self.run_id, self.n_clients)
+        c = MetricChunk
+        open_chunks = session.execute(
+            select(c.name, c.chunk, c.present, c.values).where(
+                c.run_id == self.run_id, c.chunk == max(tally.next_round - 1, 0) // CHUNK
+            )
+        ).all()
+        return tally, ChunkWriter(self.run_id, open_chunks)
 
     def on_round(self, record: RoundRecord) -> None:
         started = time.perf_counter()
@@ -230,38 +257,48 @@ class Recorder:
         return self.last_weights[1]
 
     def _write(self, batch: Batch) -> None:
+        rows = self._pack(batch)
+        what = f"run {self.run_id}: record the rounds before {batch.rounds_done}"
+        in_transaction(
+            self.sessions, what, lambda session: self._store(session, rows), self.retry_s
+        )
+
+    def _pack(self, batch: Batch) -> Rows:
+        """The batch's rows; moves the selection tally and the metric chunks on."""
         rounds = batch.rounds
         gaps, marks = self.tally.advance_many(
             [r.round for r in rounds], [r.selected for r in rounds]
         )
         for r in rounds:
             self.chunks.add(r.round, {**r.metrics, "wall_s": r.wall_s})
-        chunks = self.chunks.take()
-        names = self._new_names(rounds)
-        clients = self._client_rows(rounds, gaps)
         state = batch.checkpoint
-        checkpoint = None if state is None else (int(state["round"]), pack_checkpoint(state))
-        with self.sessions.begin() as session:
-            progress: dict[str, Any] = {
-                "rounds_done": batch.rounds_done,
-                "heartbeat_at": utcnow(),
-            }
-            if names is not None:
-                run = session.get(Run, self.run_id)
-                known = set(run.metric_names) if run else set()
-                progress["metric_names"] = sorted(names | known)
-            stmt = update(Run).where(Run.id == self.run_id)
-            if self.claim is not None:
-                stmt = stmt.where(Run.claim == self.claim)
-            # On the connection: a Core statement, without the ORM's bulk-update machinery.
-            returning = stmt.values(**progress).returning(Run.cancel_requested)
-            row = session.connection().execute(returning).first()
-            if row is None:
-                raise RunLost(f"run {self.run_id} was deleted or taken over by another execution")
-            self.cancel_requested = bool(row[0])
-            insert_ignore(session, RoundClients.__table__, clients)  # type: ignore[arg-type]
-            insert_ignore(session, StalenessMark.__table__, marks)  # type: ignore[arg-type]
-            keys = ["run_id", "name", "chunk"]
-            upsert_many(session, MetricChunk.__table__, chunks, keys)  # type: ignore[arg-type]
-            if checkpoint is not None:
-                save_checkpoint(session, self.run_id, *checkpoint)
+        return Rows(
+            rounds_done=batch.rounds_done,
+            names=self._new_names(rounds),
+            clients=self._client_rows(rounds, gaps),
+            marks=marks,
+            chunks=self.chunks.take(),
+            checkpoint=None if state is None else (int(state["round"]), pack_checkpoint(state)),
+        )
+
+    def _store(self, session: Session, rows: Rows) -> None:
+        progress: dict[str, Any] = {"rounds_done": rows.rounds_done, "heartbeat_at": utcnow()}
+        if rows.names is not None:
+            run = session.get(Run, self.run_id)
+            known = set(run.metric_names) if run else set()
+            progress["metric_names"] = sorted(rows.names | known)
+        stmt = update(Run).where(Run.id == self.run_id)
+        if self.claim is not None:
+            stmt = stmt.where(Run.claim == self.claim)
+        # On the connection: a Core statement, without the ORM's bulk-update machinery.
+        returning = stmt.values(**progress).returning(Run.cancel_requested)
+        row = session.connection().execute(returning).first()
+        if row is None:
+            raise RunLost(f"run {self.run_id} was deleted or taken over by another execution")
+        self.cancel_requested = bool(row[0])
+        insert_ignore(session, RoundClients.__table__, rows.clients)  # type: ignore[arg-type]
+        insert_ignore(session, StalenessMark.__table__, rows.marks)  # type: ignore[arg-type]
+        keys = ["run_id", "name", "chunk"]
+        upsert_many(session, MetricChunk.__table__, rows.chunks, keys)  # type: ignore[arg-type]
+        if rows.checkpoint is not None:
+            save_checkpoint(session, self.run_id, *rows.checkpoint)

@@ -67,6 +67,12 @@ class Settings(BaseSettings):
     lease_s: float = Field(
         60.0, gt=0, description="A running run silent this long is taken over by a new worker."
     )
+    db_retry_s: float = Field(
+        60.0,
+        ge=0,
+        description="Transient database errors (a restart, a dropped connection, a locked "
+        "SQLite file) are retried with backoff for this long before a run fails.",
+    )
     soft_time_limit_s: int = Field(86_400, ge=1, description="Task soft time limit.")
     time_limit_s: int = Field(90_000, ge=1, description="Task hard time limit.")
     visibility_timeout_s: int = Field(

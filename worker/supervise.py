@@ -21,8 +21,8 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.models import Run, utcnow
-from db.runs import claim_run, finish_run, record_crash
 from worker import child
+from worker.claims import claim_execution, store_crash, store_outcome
 from worker.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -72,7 +72,7 @@ class Supervision:
             threads,
             self.settings.max_run_memory_mb,
         )
-        process = child.start(spec)
+        process, logs = child.start(spec)
         assert process.pid is not None
         started = time.monotonic()
         while process.exitcode is None:
@@ -82,6 +82,7 @@ class Supervision:
                 self.killed = True
                 process.join()
         assert process.exitcode is not None
+        logs.join()
         return self._settle(process.exitcode)
 
     def _must_kill(self, pid: int, started: float) -> bool:
@@ -139,8 +140,7 @@ class Supervision:
         if exitcode == child.STOPPED or self.killed:
             return self._stopped()
         reason = describe_exit(exitcode)
-        with self.sessions.begin() as session:
-            status = record_crash(session, self.run_id, self.claim, reason)
+        status = store_crash(self.sessions, self.run_id, self.claim, reason, self.settings)
         log.warning("run %s: %s; the run is now %s", self.run_id, reason, status)
         return status == "queued"
 
@@ -157,8 +157,9 @@ class Supervision:
             ),
             "stop": ("queued", None),
         }[why]
-        with self.sessions.begin() as session:
-            settled = finish_run(session, self.run_id, status, error=error, claim=self.claim)
+        settled = store_outcome(
+            self.sessions, self.run_id, status, None, error, self.claim, self.settings
+        )
         return settled and status == "queued"
 
 
@@ -189,11 +190,8 @@ def supervise(
     if shutdown.is_set():
         return None
     child.warm_up()  # before the claim: the fork server's first start takes seconds
-    with sessions.begin() as session:
-        run = claim_run(session, run_id, worker, settings.lease_s)
-        claimed = None if run is None or run.claim is None else (run.claim, run.queue)
+    claimed = claim_execution(sessions, run_id, worker, settings)
     if claimed is None:
         return None
-    claim, queue = claimed
-    again = Supervision(sessions, settings, run_id, claim, shutdown).follow(threads)
-    return queue if again else None
+    again = Supervision(sessions, settings, run_id, claimed.claim, shutdown).follow(threads)
+    return claimed.queue if again else None

@@ -16,6 +16,7 @@ from celery import Celery
 from celery.signals import worker_ready, worker_shutdown
 from sqlalchemy.orm import Session, sessionmaker
 
+from db.retry import retrying
 from db.runs import requeue_stale
 from db.session import make_engine, make_sessionmaker
 from worker.celery_app import EXECUTE_RUN
@@ -41,7 +42,9 @@ def sweep(sessions: sessionmaker[Session], lease_s: float, submit: Submit) -> li
 
 
 class Sweeper:
-    """Sweeps now and then every `sweep_interval_s` until stopped."""
+    """Sweeps now and then every `sweep_interval_s` until stopped; a sweep is retried
+    through transient database errors for `db_retry_s` (a retry after a failed commit
+    sends its messages again: the duplicates find the run claimed and do nothing)."""
 
     def __init__(self, settings: Settings, submit: Submit) -> None:
         self.settings = settings
@@ -62,7 +65,11 @@ class Sweeper:
         sessions = make_sessionmaker(engine)
         while True:
             try:
-                sweep(sessions, self.settings.lease_s, self.submit)
+                retrying(
+                    "sweep for stale runs",
+                    lambda: sweep(sessions, self.settings.lease_s, self.submit),
+                    self.settings.db_retry_s,
+                )
             except Exception:
                 log.exception("sweep for stale runs failed")
             if self.stopped.wait(self.settings.sweep_interval_s):

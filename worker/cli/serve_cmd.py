@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from types import FrameType
 
 from worker.settings import settings
 
+LOG_FORMAT = "[%(asctime)s: %(levelname)s/%(name)s] %(message)s"
 # Connections still open this long after a stop request are closed.
 GRACEFUL_SHUTDOWN_S = 2
 
@@ -33,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
             app.state.begin_shutdown()
             super().handle_exit(sig, frame)
 
+    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)  # runs log their start
     upgrade(settings.database_url)
     mode = f"broker {settings.broker_url}" if settings.broker_url else "runs execute in-process"
     print(f"FedWatch: open http://{args.host}:{args.port}/  (API docs at /docs)", flush=True)

@@ -1,0 +1,178 @@
+"""Runs against a Postgres server of the test's own that restarts under them: a blip
+shorter than `db_retry_s` costs nothing, a longer one fails the run clearly."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session, sessionmaker
+
+from api.main import create_app
+from db.migrate import upgrade
+from db.models import utcnow
+from db.runs import new_run
+from db.session import make_engine, make_sessionmaker
+from tests.api.helpers import (
+    embedded_settings,
+    example1,
+    reference,
+    submit,
+    wait_final,
+    wait_rounds,
+)
+from tests.db.logs import OnLog
+from tests.service.cluster import Cluster, temp_cluster
+from tests.service.test_worker import database_counts, stored_rows
+from worker.claims import claim_execution
+from worker.execute import execute_claimed
+from worker.settings import Settings
+from worker.supervise import supervise
+from worker.sweep import Sweeper
+
+pytestmark = pytest.mark.service
+
+OUTAGE_S = 3.0  # how long the server stays down: the restart that failed a run took 2.7 s
+ROUNDS, STOP_AFTER = 2000, 400  # the run goes on for seconds after the server stops
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    with temp_cluster() as cluster:
+        upgrade(cluster.url)
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def api(cluster: Cluster) -> Iterator[TestClient]:
+    """The embedded service on the cluster, with the default retry limit."""
+    settings = embedded_settings(cluster.url, checkpoint_seconds=0)
+    assert settings.db_retry_s == 60
+    with TestClient(create_app(settings)) as client:
+        yield client
+
+
+@pytest.fixture(autouse=True)
+def restarted(cluster: Cluster) -> Iterator[None]:
+    """The server runs after each test, also one that failed while it was stopped."""
+    yield
+    if not cluster.is_running():
+        cluster.start()
+
+
+@pytest.fixture
+def sessions(cluster: Cluster) -> Iterator[sessionmaker[Session]]:
+    engine = make_engine(cluster.url)
+    yield make_sessionmaker(engine)
+    engine.dispose()
+
+
+def add_run(sessions: sessionmaker[Session], config: dict[str, Any], silent_s: float = 0) -> int:
+    """A queued run (or, with `silent_s`, a running one silent that long)."""
+    with sessions.begin() as session:
+        run = new_run(config, queue="cpu")
+        if silent_s:
+            run.status, run.heartbeat_at = "running", utcnow() - timedelta(seconds=silent_s)
+        session.add(run)
+        session.flush()
+        return run.id
+
+
+def test_run_survives_a_restart_of_the_database(api: TestClient, cluster: Cluster) -> None:
+    config = example1(ROUNDS, algorithm__name="fedavg", eval__checkpoint_every=100)
+    run_id = submit(api, config)["id"]
+    wait_rounds(api, run_id, STOP_AFTER)
+    with OnLog("db.retry", f"run {run_id}: record the rounds before") as retried:
+        cluster.stop()
+        retried.wait()  # the run met the outage
+        time.sleep(OUTAGE_S)  # the outage itself
+        cluster.start()
+    done = wait_final(api, run_id)
+    assert done["status"] == "succeeded", done["error"]
+    assert database_counts(cluster.url, run_id) == (ROUNDS, ROUNDS, ROUNDS)
+    assert stored_rows(api, run_id) == reference(config)
+
+
+def test_claim_waits_for_the_database(
+    api: TestClient, cluster: Cluster, sessions: sessionmaker[Session]
+) -> None:
+    config = example1(200, algorithm__name="fedavg")
+    run_id = add_run(sessions, config)
+    settings = embedded_settings(cluster.url)
+    with OnLog("db.retry", f"claim run {run_id}: database unavailable") as retried:
+        cluster.stop()
+        with ThreadPoolExecutor(1) as pool:
+            execution = pool.submit(
+                supervise,
+                run_id,
+                sessions=sessions,
+                settings=settings,
+                worker="patient",
+                threads=1,
+                shutdown=threading.Event(),
+            )
+            retried.wait()  # the claim met the outage
+            cluster.start()
+            execution.result(timeout=120)
+    done = api.get(f"/api/runs/{run_id}").json()
+    assert (done["status"], done["worker"]) == ("succeeded", "patient"), done["error"]
+    assert stored_rows(api, run_id) == reference(config)
+
+
+def test_sweep_waits_for_the_database(cluster: Cluster, sessions: sessionmaker[Session]) -> None:
+    stale = add_run(sessions, example1(10), silent_s=3600)
+    settings = Settings(database_url=cluster.url, lease_s=60, sweep_interval_s=3600)
+    submitted: list[int] = []
+    sweeper = Sweeper(settings, lambda run_id, queue: submitted.append(run_id))
+    with OnLog("db.retry", "sweep for stale runs: database unavailable") as retried:
+        cluster.stop()
+        sweeper.start()
+        retried.wait()
+        cluster.start()
+        sweeper.stop()  # after the sweep under way, which the stop does not cut short
+    assert submitted == [stale]
+
+
+def test_outage_past_the_retry_limit_fails_the_run(
+    api: TestClient, cluster: Cluster, sessions: sessionmaker[Session]
+) -> None:
+    config = example1(ROUNDS, algorithm__name="fedavg", eval__checkpoint_every=100)
+    run_id = add_run(sessions, config)
+    settings = embedded_settings(cluster.url, checkpoint_seconds=0, db_retry_s=1)
+    # The server comes back once the recorder gave up, before the run's outcome is stored.
+    restart = OnLog("db.retry", "past the retry limit", cluster.start)
+    claimed = claim_execution(sessions, run_id, "short", settings)
+    assert claimed is not None
+    # The run's body in this process, so the log hook above runs inside the recorder.
+    with restart, ThreadPoolExecutor(1) as pool:
+        execution = pool.submit(
+            execute_claimed,
+            run_id,
+            claimed.claim,
+            sessions=sessions,
+            settings=settings,
+            stop=threading.Event(),
+            cancel=threading.Event(),
+        )
+        wait_rounds(api, run_id, STOP_AFTER)
+        cluster.stop()
+        execution.result(timeout=120)
+    failed = api.get(f"/api/runs/{run_id}").json()
+    assert failed["status"] == "failed"
+    assert failed["error"].startswith(f"DatabaseUnavailable: run {run_id}: record the rounds")
+    assert "past the retry limit of 1 s; last error: OperationalError" in failed["error"]
+    kept = stored_rows(api, run_id)
+    assert STOP_AFTER <= len(kept) < ROUNDS
+    assert kept == reference(config)[: len(kept)]
+    # The run resumes from its checkpoint; nothing was lost or written twice.
+    assert api.post(f"/api/runs/{run_id}/resume").status_code == 200
+    done = wait_final(api, run_id)
+    assert done["status"] == "succeeded", done["error"]
+    assert database_counts(cluster.url, run_id) == (ROUNDS, ROUNDS, ROUNDS)
+    assert stored_rows(api, run_id) == reference(config)
