@@ -64,18 +64,33 @@ def test_same_seed_same_records(name: str) -> None:
     assert [r.deterministic() for r in a.records] != [r.deterministic() for r in other.records]
 
 
+class CheckpointsSink(ListSink):
+    """Keeps every checkpoint offered, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.checkpoints: list[dict[str, Any]] = []
+
+    def on_checkpoint(self, state: dict[str, Any]) -> None:
+        super().on_checkpoint(state)
+        self.checkpoints.append(state)
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_resume_from_checkpoint_equals_uninterrupted_run(name: str) -> None:
     cfg = config(name)
     straight = run(cfg)
-    first = ListSink()
+    first = CheckpointsSink()
     simulate(cfg, first, should_stop=lambda: len(first.records) >= 7)
-    assert first.checkpoint is not None and first.checkpoint["round"] == 5
+    # The periodic checkpoint (every 5 rounds), then the one where the run stopped.
+    assert [c["round"] for c in first.checkpoints] == [5, 7]
 
-    resumed = run(cfg, checkpoint=first.checkpoint)
+    for checkpoint in first.checkpoints:
+        resumed = run(cfg, checkpoint=checkpoint)
 
-    combined = first.records[:5] + resumed.records
-    assert [r.deterministic() for r in combined] == [r.deterministic() for r in straight.records]
+        combined = first.records[: checkpoint["round"]] + resumed.records
+        expected = [r.deterministic() for r in straight.records]
+        assert [r.deterministic() for r in combined] == expected
 
 
 def test_should_stop_ends_between_rounds() -> None:
