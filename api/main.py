@@ -13,7 +13,6 @@ from fastapi.staticfiles import StaticFiles
 
 from api import errors
 from api.deps import check_token
-from api.finite import reject_non_finite
 from api.limits import BodySizeLimit
 from api.live import LiveFeed
 from api.routes import (
@@ -29,12 +28,13 @@ from api.routes import (
     static,
 )
 from api.schemas.errors import error_responses
+from api.storable import reject_unstorable
 from db.session import make_engine, make_sessionmaker
 from worker.dispatch import make_dispatcher
 from worker.settings import Settings, settings
 
 # The page, its assets and the API docs stay open so a browser can load them and then ask
-# for the token; everything under /api goes through the token check, then the body's numbers.
+# for the token; everything under /api goes through the token check, then the body's values.
 OPEN_ROUTERS = (health.router, static.router, docs.router)
 API_ROUTERS = (
     catalog.router,
@@ -98,7 +98,7 @@ def create_app(config: Settings = settings) -> FastAPI:
     for router in API_ROUTERS:
         app.include_router(
             router,
-            dependencies=[Depends(check_token), Depends(reject_non_finite)],
+            dependencies=[Depends(check_token), Depends(reject_unstorable)],
             responses=error_responses(401),
         )
     if config.frontend_dir.is_dir():

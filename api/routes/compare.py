@@ -16,7 +16,7 @@ from api.comparison import (
     run_series,
     table_row,
 )
-from api.deps import MAX_INT, SessionDep
+from api.deps import MAX_INT, NO_NUL, SessionDep
 from api.schemas.compare import ComparePublic
 from api.schemas.errors import NOT_FOUND
 from db.metrics import final_values, full_series
@@ -69,7 +69,7 @@ def load(session: SessionDep, run: Run, metric: str, group: str) -> RunData:
 def compare(
     session: SessionDep,
     runs: RunIds,
-    metric: str = "test_acc",
+    metric: Annotated[str, Query(pattern=NO_NUL)] = "test_acc",
     group_by: GroupBy = "algorithm",
     x: Literal["round", "wall_s"] = "round",
     max_points: Annotated[int, Query(ge=2, le=20_000)] = 500,

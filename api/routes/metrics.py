@@ -10,7 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
 
-from api.deps import MAX_INT, RunDep, SessionDep, SessionsDep
+from api.deps import MAX_INT, NO_NUL, RunDep, SessionDep, SessionsDep
 from api.schemas.errors import NOT_FOUND
 from api.schemas.series import MetricsPublic, RoundsPublic, SeriesPublic
 from db.metrics import downsample, last_round, round_rows
@@ -24,7 +24,9 @@ CSV_CHUNK = 5000
 def read_metrics(
     run: RunDep,
     session: SessionDep,
-    names: Annotated[str | None, Query(description="Comma-separated; default all.")] = None,
+    names: Annotated[
+        str | None, Query(pattern=NO_NUL, description="Comma-separated; default all.")
+    ] = None,
     start: Annotated[int, Query(ge=0, le=MAX_INT)] = 0,
     end: Annotated[int | None, Query(ge=0, le=MAX_INT)] = None,
     max_points: Annotated[int, Query(ge=1, le=20_000)] = 1000,

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Response
 
-from api.deps import MAX_INT, DispatcherDep, Offset, RunDep, SessionDep, SettingsDep
+from api.deps import MAX_INT, NO_NUL, DispatcherDep, Offset, RunDep, SessionDep, SettingsDep
 from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
 from api.schemas.runs import Ranking, RunCreate, RunItem, RunPublic, RunsPublic, Status
 from db.runs import cancel_run, list_runs, new_run, resume_run
@@ -32,9 +32,9 @@ def create_run(body: RunCreate, session: SessionDep, dispatcher: DispatcherDep) 
 def read_runs(
     session: SessionDep,
     status: Status | None = None,
-    algorithm: str | None = None,
+    algorithm: Annotated[str | None, Query(pattern=NO_NUL)] = None,
     experiment_id: Annotated[int | None, Query(ge=1, le=MAX_INT)] = None,
-    q: Annotated[str | None, Query(max_length=200)] = None,
+    q: Annotated[str | None, Query(max_length=200, pattern=NO_NUL)] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Offset = 0,
     rank_by: Annotated[

@@ -1,5 +1,6 @@
 """Input the database or JSON cannot hold is a 422 that names the field: integers past
-the id columns, NaN and Infinity anywhere in a body, seeds that are no integers."""
+the id columns, NaN and Infinity anywhere in a body, the NUL character, seeds that are
+no integers."""
 
 from __future__ import annotations
 
@@ -97,3 +98,34 @@ def test_experiment_seeds_are_integers_in_the_seed_range(client: TestClient) -> 
     assert created.status_code == 201  # 3.0 is the JSON integer 3
     (run_id,) = created.json()["run_ids"]
     assert wait_final(client, run_id)["seed"] == 3
+
+
+def test_nul_characters_are_422_in_bodies_and_queries(client: TestClient) -> None:
+    # Postgres text cannot hold U+0000: before, each of these was a 500 there.
+    before = counts(client)
+    bodies = [
+        ("/api/runs", {"config": SHORT, "notes": "a\x00b"}, ["body", "notes"]),
+        ("/api/runs", {"config": {**SHORT, "name": "\x00"}}, ["body", "config", "name"]),
+        ("/api/experiments", {"name": "x\x00", "base": SHORT}, ["body", "name"]),
+        (
+            "/api/experiments",
+            {"name": "x", "base": SHORT, "grid": {"name\x00": ["a"]}},
+            ["body", "grid", "name\x00"],
+        ),
+    ]
+    nul = {"msg": "Input should not contain the NUL character (U+0000)", "type": "string_nul"}
+    for path, body, loc in bodies:
+        response = client.post(path, json=body)
+        assert response.status_code == 422, body
+        assert response.json() == {"detail": [{"loc": loc, **nul}]}
+    assert counts(client) == before
+    run_id = wait_final(client, submit(client, example1(3))["id"])["id"]
+    queries = [
+        ("/api/runs", {"q": "a\x00"}, ["query", "q"]),
+        ("/api/runs", {"algorithm": "\x00"}, ["query", "algorithm"]),
+        (f"/api/runs/{run_id}/metrics", {"names": "param\x00"}, ["query", "names"]),
+        ("/api/compare", {"runs": str(run_id), "metric": "\x00"}, ["query", "metric"]),
+    ]
+    for path, params, loc in queries:
+        response = client.get(path, params=params)
+        assert (response.status_code, locs(response)) == (422, [loc]), params
