@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test lint typecheck unit bench clean
+.PHONY: run test fuzz lint typecheck unit bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -18,6 +18,10 @@ run: $(STAMP)
 
 test: $(STAMP) lint typecheck
 	$(PY) -m pytest
+
+# Schemathesis against a real `fedwatch serve` on 127.0.0.1 (schemathesis.toml).
+fuzz: $(STAMP)
+	$(PY) -m pytest -m fuzz -s tests/api/test_fuzz.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

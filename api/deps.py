@@ -1,4 +1,5 @@
-"""Typed dependencies: settings, a database session, the dispatcher, the run by id, auth."""
+"""Typed dependencies: settings, a database session, the dispatcher, the run by id, auth,
+and the bounds of the integers that address stored rows."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import secrets
 from collections.abc import Generator
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Path, Query, Request
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.models import Run
@@ -14,6 +15,15 @@ from worker.dispatch import Dispatcher
 from worker.settings import Settings
 
 READ_METHODS = ("GET", "HEAD", "OPTIONS")
+
+# Ids, rounds and counts live in `Integer` columns, 32-bit on Postgres: a larger value
+# addresses nothing, and past 64 bits SQLite cannot even compare with it.
+MAX_INT = 2**31 - 1
+# An id in the path, and a list's offset: bounded, so they reach the database as valid values.
+Id = Annotated[int, Path(ge=1, le=MAX_INT)]
+Offset = Annotated[int, Query(ge=0, le=MAX_INT)]
+# The pattern of query strings that reach the database: Postgres text cannot hold U+0000.
+NO_NUL = r"^[^\x00]*$"
 
 
 def get_settings(request: Request) -> Settings:
@@ -53,7 +63,7 @@ def check_token(request: Request, settings: SettingsDep) -> None:
         raise HTTPException(401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"})
 
 
-def get_run(run_id: int, session: SessionDep) -> Run:
+def get_run(run_id: Id, session: SessionDep) -> Run:
     run = session.get(Run, run_id)
     if run is None:
         raise HTTPException(404, f"run {run_id} not found")

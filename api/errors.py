@@ -1,4 +1,5 @@
-"""422 responses whose `loc` points at the offending field, also for cross-field checks.
+"""422 responses whose `loc` points at the offending field, also for cross-field checks,
+and 405 responses that list every method of the path.
 
 RunConfig's model validators raise "Value error, algorithm.participation: ..." at the
 level of the whole config; the dotted path at the start of the message is moved into
@@ -15,6 +16,8 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 PATH_PREFIX = re.compile(r"^(?:Value error, )?([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)*): (.*)$", re.S)
 
@@ -36,5 +39,25 @@ async def validation_error(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": jsonable_encoder(detail)}, status_code=422)
 
 
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+async def method_not_allowed(request: Request, exc: Exception) -> JSONResponse:
+    """`Allow` names every method of the path (Starlette names only those of the first
+    route that matched, e.g. POST for `/api/runs`, which also has GET)."""
+    assert isinstance(exc, HTTPException)
+    allowed = [
+        method
+        for method in METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] is Match.FULL
+            for route in request.app.routes
+        )
+    ]
+    headers = {"Allow": ", ".join(allowed)}
+    return JSONResponse({"detail": exc.detail}, status_code=405, headers=headers)
+
+
 def install(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(405, method_not_allowed)

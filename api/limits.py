@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
-class BodyTooLarge(Exception):
-    pass
+class BodyTooLarge(HTTPException):
+    """Raised while the body is read. An HTTPException, because FastAPI passes those on
+    (any other error while it reads a body becomes a 400) and answers them itself."""
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(413, f"request body larger than {max_bytes} bytes")
 
 
 class BodySizeLimit:
+    """A declared Content-Length past the limit is refused at once; a chunked body is
+    counted as it is read, and refused once it passes the limit."""
+
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
         self.max_bytes = max_bytes
@@ -24,7 +32,6 @@ class BodySizeLimit:
             await self._reject(scope, receive, send)
             return
         seen = 0
-        started = False
 
         async def counting_receive() -> Message:
             nonlocal seen
@@ -32,21 +39,11 @@ class BodySizeLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
-                    raise BodyTooLarge
+                    raise BodyTooLarge(self.max_bytes)
             return message
 
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, counting_receive, tracking_send)
-        except BodyTooLarge:
-            if started:
-                raise
-            await self._reject(scope, receive, send)
+        await self.app(scope, counting_receive, send)
 
     async def _reject(self, scope: Scope, receive: Receive, send: Send) -> None:
-        detail = f"request body larger than {self.max_bytes} bytes"
-        await JSONResponse({"detail": detail}, status_code=413)(scope, receive, send)
+        error = BodyTooLarge(self.max_bytes)
+        await JSONResponse({"detail": error.detail}, error.status_code)(scope, receive, send)

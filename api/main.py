@@ -19,6 +19,7 @@ from api.routes import (
     catalog,
     clients,
     compare,
+    docs,
     events,
     experiments,
     health,
@@ -26,13 +27,15 @@ from api.routes import (
     runs,
     static,
 )
+from api.schemas.errors import error_responses
+from api.storable import reject_unstorable
 from db.session import make_engine, make_sessionmaker
 from worker.dispatch import make_dispatcher
 from worker.settings import Settings, settings
 
-# The page and its assets stay open so a browser can load them and then ask for the token;
-# everything under /api goes through the token check.
-OPEN_ROUTERS = (health.router, static.router)
+# The page, its assets and the API docs stay open so a browser can load them and then ask
+# for the token; everything under /api goes through the token check, then the body's values.
+OPEN_ROUTERS = (health.router, static.router, docs.router)
 API_ROUTERS = (
     catalog.router,
     runs.router,
@@ -80,6 +83,8 @@ def create_app(config: Settings = settings) -> FastAPI:
         title="FedWatch",
         description="Experiment tracking for federated learning under intermittent availability.",
         lifespan=lifespan,
+        docs_url=None,  # served by api.routes.docs from local files
+        redoc_url=None,
     )
     app.state.settings = config
     app.state.sessions = sessions
@@ -91,7 +96,11 @@ def create_app(config: Settings = settings) -> FastAPI:
     for router in OPEN_ROUTERS:
         app.include_router(router)
     for router in API_ROUTERS:
-        app.include_router(router, dependencies=[Depends(check_token)])
+        app.include_router(
+            router,
+            dependencies=[Depends(check_token), Depends(reject_unstorable)],
+            responses=error_responses(401),
+        )
     if config.frontend_dir.is_dir():
         app.mount("/static", StaticFiles(directory=config.frontend_dir), name="static")
     return app

@@ -62,6 +62,7 @@ class Base(DeclarativeBase):
 
 class Experiment(Base):
     __tablename__ = "experiments"
+    __table_args__ = ({"sqlite_autoincrement": True},)  # an id is never reused
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
@@ -76,6 +77,8 @@ class Run(Base):
     __table_args__ = (
         Index("ix_runs_status", "status"),
         Index("ix_runs_experiment", "experiment_id"),
+        # An id is never reused, so links stay valid (on Postgres, sequences never go back).
+        {"sqlite_autoincrement": True},
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

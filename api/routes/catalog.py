@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException
 
 from api.schemas.catalog import PresetDetail, PresetPublic
+from api.schemas.errors import NOT_FOUND
 from worker.engine import RunConfig
 from worker.engine.presets import PRESETS, Preset
 
@@ -33,7 +34,7 @@ def list_presets() -> list[PresetPublic]:
     return [PresetPublic(**public(p)) for p in PRESETS.values()]
 
 
-@router.get("/presets/{name}")
+@router.get("/presets/{name}", responses=NOT_FOUND)
 def read_preset(name: str) -> PresetDetail:
     preset = PRESETS.get(name)
     if preset is None:

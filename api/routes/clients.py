@@ -7,10 +7,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from api.deps import RunDep, SessionDep
+from api.schemas.errors import NOT_FOUND
 from api.schemas.series import ClientAccuracyPublic, MatrixPublic
 from db import matrices
 
-router = APIRouter(prefix="/api/runs/{run_id}", tags=["clients"])
+router = APIRouter(prefix="/api/runs/{run_id}", tags=["clients"], responses=NOT_FOUND)
 
 MaxClients = Annotated[int, Query(ge=1, le=2000)]
 MaxRounds = Annotated[int, Query(ge=1, le=5000)]

@@ -16,14 +16,20 @@ from api.comparison import (
     run_series,
     table_row,
 )
-from api.deps import SessionDep
+from api.deps import MAX_INT, NO_NUL, SessionDep
 from api.schemas.compare import ComparePublic
+from api.schemas.errors import NOT_FOUND
 from db.metrics import final_values, full_series
 from db.models import Run
 
 router = APIRouter(prefix="/api", tags=["compare"])
 
 GroupBy = Literal["algorithm", "experiment_cell", "none"]
+# At most 10 digits an id: beyond MAX_INT it is a 404 like any unknown id.
+RunIds = Annotated[
+    str,
+    Query(pattern=r"^ *[0-9]{1,10} *(, *[0-9]{1,10} *)*$", description="Comma-separated run ids."),
+]
 
 
 def group_of(run: Run, group_by: GroupBy) -> str:
@@ -34,16 +40,11 @@ def group_of(run: Run, group_by: GroupBy) -> str:
     return f"#{run.id} {run.name}"
 
 
-def parse_ids(text: str) -> list[int]:
-    try:
-        ids = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        ids = []
-    if not ids:
-        raise RequestValidationError(
-            [{"loc": ["query", "runs"], "msg": "comma-separated run ids", "type": "value_error"}]
-        )
-    return list(dict.fromkeys(ids))
+def find_run(session: SessionDep, run_id: int) -> Run:
+    run = session.get(Run, run_id) if run_id <= MAX_INT else None
+    if run is None:
+        raise HTTPException(404, f"run {run_id} not found")
+    return run
 
 
 def load(session: SessionDep, run: Run, metric: str, group: str) -> RunData:
@@ -64,21 +65,19 @@ def load(session: SessionDep, run: Run, metric: str, group: str) -> RunData:
     )
 
 
-@router.get("/compare")
+@router.get("/compare", responses=NOT_FOUND)
 def compare(
     session: SessionDep,
-    runs: str,
-    metric: str = "test_acc",
+    runs: RunIds,
+    metric: Annotated[str, Query(pattern=NO_NUL)] = "test_acc",
     group_by: GroupBy = "algorithm",
     x: Literal["round", "wall_s"] = "round",
     max_points: Annotated[int, Query(ge=2, le=20_000)] = 500,
     reference: str | None = None,
 ) -> ComparePublic:
     data: list[RunData] = []
-    for run_id in parse_ids(runs):
-        run = session.get(Run, run_id)
-        if run is None:
-            raise HTTPException(404, f"run {run_id} not found")
+    for run_id in dict.fromkeys(int(part) for part in runs.split(",")):
+        run = find_run(session, run_id)
         data.append(load(session, run, metric, group_of(run, group_by)))
     groups: dict[str, list[RunData]] = {}
     for item in data:

@@ -7,19 +7,24 @@ from typing import Annotated
 from fastapi import APIRouter, Header, HTTPException, Request
 from fastapi.responses import StreamingResponse
 
-from api.deps import SessionsDep
+from api.deps import MAX_INT, Id, SessionsDep
 from api.live import LiveFeed
+from api.schemas.errors import NOT_FOUND
 from db.models import Run
 
-router = APIRouter(prefix="/api/runs/{run_id}", tags=["events"])
+router = APIRouter(prefix="/api/runs/{run_id}", tags=["events"], responses=NOT_FOUND)
 
 
-@router.get("/events", response_class=StreamingResponse)
+@router.get(
+    "/events",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}, "description": "The event stream"}},
+)
 def stream_events(
-    run_id: int,
+    run_id: Id,
     sessions: SessionsDep,
     request: Request,
-    last_event_id: Annotated[int | None, Header()] = None,
+    last_event_id: Annotated[int, Header(ge=-1, le=MAX_INT)] = -1,
 ) -> StreamingResponse:
     """`event: round` (id = round) per new round, `event: status` on each change;
     resumes after `Last-Event-ID`. The stream holds no database connection: the
@@ -27,9 +32,8 @@ def stream_events(
     with sessions() as session:  # closed before streaming starts
         if session.get(Run, run_id) is None:
             raise HTTPException(404, f"run {run_id} not found")
-    after = -1 if last_event_id is None else last_event_id
     feed: LiveFeed = request.app.state.feed
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return StreamingResponse(
-        feed.stream(run_id, after), media_type="text/event-stream", headers=headers
+        feed.stream(run_id, last_event_id), media_type="text/event-stream", headers=headers
     )

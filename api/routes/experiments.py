@@ -9,7 +9,8 @@ from fastapi.exceptions import RequestValidationError
 from sqlalchemy import func, select
 
 from api.admission import check
-from api.deps import DispatcherDep, SessionDep, SettingsDep
+from api.deps import DispatcherDep, Id, Offset, SessionDep, SettingsDep
+from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
 from api.schemas.experiments import (
     MAX_RUNS,
     ExperimentCreate,
@@ -29,7 +30,7 @@ def public(session: SessionDep, experiment: Experiment) -> ExperimentPublic:
     return ExperimentPublic.model_validate({**vars(experiment), "run_ids": list(ids)})
 
 
-@router.post("", status_code=201)
+@router.post("", status_code=201, responses=WITH_BODY)
 def create_experiment(
     body: ExperimentCreate, session: SessionDep, dispatcher: DispatcherDep, settings: SettingsDep
 ) -> ExperimentPublic:
@@ -73,11 +74,11 @@ def create_experiment(
     return public(session, experiment)
 
 
-@router.get("")
+@router.get("", responses=error_responses(422))
 def list_experiments(
     session: SessionDep,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> ExperimentsPublic:
     count = session.scalar(select(func.count()).select_from(Experiment)) or 0
     rows = session.scalars(
@@ -86,8 +87,8 @@ def list_experiments(
     return ExperimentsPublic(data=[public(session, e) for e in rows], count=count)
 
 
-@router.get("/{experiment_id}")
-def read_experiment(experiment_id: int, session: SessionDep) -> ExperimentPublic:
+@router.get("/{experiment_id}", responses=NOT_FOUND)
+def read_experiment(experiment_id: Id, session: SessionDep) -> ExperimentPublic:
     experiment = session.get(Experiment, experiment_id)
     if experiment is None:
         raise HTTPException(404, f"experiment {experiment_id} not found")

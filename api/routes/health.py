@@ -10,7 +10,10 @@ from api.deps import DispatcherDep, SessionDep
 router = APIRouter(tags=["health"])
 
 
-@router.get("/healthz")
+@router.get(
+    "/healthz",
+    responses={503: {"description": "The database or the broker does not answer"}},
+)
 def healthz(session: SessionDep, dispatcher: DispatcherDep, response: Response) -> dict[str, str]:
     try:
         session.execute(text("SELECT 1"))

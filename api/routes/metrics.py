@@ -10,11 +10,12 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
 
-from api.deps import RunDep, SessionDep, SessionsDep
+from api.deps import MAX_INT, NO_NUL, RunDep, SessionDep, SessionsDep
+from api.schemas.errors import NOT_FOUND
 from api.schemas.series import MetricsPublic, RoundsPublic, SeriesPublic
 from db.metrics import downsample, last_round, round_rows
 
-router = APIRouter(prefix="/api/runs/{run_id}", tags=["metrics"])
+router = APIRouter(prefix="/api/runs/{run_id}", tags=["metrics"], responses=NOT_FOUND)
 
 CSV_CHUNK = 5000
 
@@ -23,9 +24,11 @@ CSV_CHUNK = 5000
 def read_metrics(
     run: RunDep,
     session: SessionDep,
-    names: Annotated[str | None, Query(description="Comma-separated; default all.")] = None,
-    start: Annotated[int, Query(ge=0)] = 0,
-    end: Annotated[int | None, Query(ge=0)] = None,
+    names: Annotated[
+        str | None, Query(pattern=NO_NUL, description="Comma-separated; default all.")
+    ] = None,
+    start: Annotated[int, Query(ge=0, le=MAX_INT)] = 0,
+    end: Annotated[int | None, Query(ge=0, le=MAX_INT)] = None,
     max_points: Annotated[int, Query(ge=1, le=20_000)] = 1000,
 ) -> MetricsPublic:
     wanted = [n for n in names.split(",") if n] if names else list(run.metric_names)
@@ -42,13 +45,17 @@ def read_metrics(
 def read_rounds(
     run: RunDep,
     session: SessionDep,
-    after: int = -1,
+    after: Annotated[int, Query(ge=-1, le=MAX_INT)] = -1,
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
 ) -> RoundsPublic:
     return RoundsPublic(data=round_rows(session, run.id, after, limit))
 
 
-@router.get("/export.csv", response_class=StreamingResponse)
+@router.get(
+    "/export.csv",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/csv": {}}, "description": "One row per round"}},
+)
 def export_csv(run: RunDep, sessions: SessionsDep) -> StreamingResponse:
     columns = ["round", *run.metric_names]
     run_id = run.id

@@ -7,7 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query, Response
 
 from api.admission import admit
-from api.deps import DispatcherDep, RunDep, SessionDep, SettingsDep
+from api.deps import MAX_INT, NO_NUL, DispatcherDep, Offset, RunDep, SessionDep, SettingsDep
+from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
 from api.schemas.runs import Ranking, RunCreate, RunItem, RunPublic, RunsPublic, Status
 from db.runs import cancel_run, list_runs, new_run, resume_run
 from worker.dispatch import queue_for
@@ -16,7 +17,10 @@ from worker.engine import RunConfig
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 
 
-@router.post("", status_code=201)
+CONFLICT = NOT_FOUND | error_responses(409)
+
+
+@router.post("", status_code=201, responses=WITH_BODY)
 def create_run(
     body: RunCreate, session: SessionDep, dispatcher: DispatcherDep, settings: SettingsDep
 ) -> RunPublic:
@@ -29,15 +33,15 @@ def create_run(
     return RunPublic.model_validate(run)
 
 
-@router.get("")
+@router.get("", responses=error_responses(422))
 def read_runs(
     session: SessionDep,
     status: Status | None = None,
-    algorithm: str | None = None,
-    experiment_id: int | None = None,
-    q: Annotated[str | None, Query(max_length=200)] = None,
+    algorithm: Annotated[str | None, Query(pattern=NO_NUL)] = None,
+    experiment_id: Annotated[int | None, Query(ge=1, le=MAX_INT)] = None,
+    q: Annotated[str | None, Query(max_length=200, pattern=NO_NUL)] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
     rank_by: Annotated[
         Ranking | None,
         Query(description="Best first by this summary value (accuracy highest, others lowest)."),
@@ -56,12 +60,12 @@ def read_runs(
     return RunsPublic(data=[RunItem.model_validate(r) for r in runs], count=count)
 
 
-@router.get("/{run_id}")
+@router.get("/{run_id}", responses=NOT_FOUND)
 def read_run(run: RunDep) -> RunPublic:
     return RunPublic.model_validate(run)
 
 
-@router.post("/{run_id}/cancel")
+@router.post("/{run_id}/cancel", responses=CONFLICT)
 def cancel(run: RunDep, session: SessionDep, settings: SettingsDep) -> RunPublic:
     """A queued run is cancelled at once, a running one at the end of its round or
     within 2 s, whichever comes first (it keeps its last checkpoint)."""
@@ -72,7 +76,7 @@ def cancel(run: RunDep, session: SessionDep, settings: SettingsDep) -> RunPublic
     return RunPublic.model_validate(run)
 
 
-@router.post("/{run_id}/resume")
+@router.post("/{run_id}/resume", responses=CONFLICT)
 def resume(
     run: RunDep, session: SessionDep, dispatcher: DispatcherDep, settings: SettingsDep
 ) -> RunPublic:
@@ -87,7 +91,7 @@ def resume(
     return RunPublic.model_validate(run)
 
 
-@router.delete("/{run_id}", status_code=204)
+@router.delete("/{run_id}", status_code=204, responses=NOT_FOUND)
 def delete_run(run: RunDep, session: SessionDep) -> Response:
     """Any run, running or not: a running run's process is stopped within a poll."""
     session.delete(run)

@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
+
+from worker.engine.config import MAX_SEED
 
 MAX_RUNS = 500
+
+
+def _integral(value: Any) -> Any:
+    """3.0 is the integer 3 in JSON, as 3 is; `true` and "3" are no integers."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+Seed = Annotated[int, Field(ge=0, le=MAX_SEED), Strict(), BeforeValidator(_integral)]
 
 
 class ExperimentCreate(BaseModel):
@@ -19,7 +29,7 @@ class ExperimentCreate(BaseModel):
         default_factory=dict,
         description='Dotted key -> values, e.g. {"algorithm.name": ["fedavg", "fedlaavg"]}.',
     )
-    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1, max_length=100)
+    seeds: list[Seed] = Field(default_factory=lambda: [0], min_length=1, max_length=100)
     notes: str = Field("", max_length=20_000)
 
 

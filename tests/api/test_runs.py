@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import get_args
 
@@ -210,6 +211,34 @@ def test_rankings_in_the_schema_are_the_database_s() -> None:
 def test_body_size_limit(client: TestClient) -> None:
     response = client.post("/api/runs", json={"config": {}, "notes": "x" * 2_000_000})
     assert response.status_code == 413
+
+
+def test_a_chunked_body_past_the_limit_is_413_too(client: TestClient) -> None:
+    # 5 MB in chunks, with no Content-Length: refused once the limit is passed.
+    def chunks() -> Iterator[bytes]:
+        yield b'{"config": {}, "notes": "'
+        for _ in range(50):
+            yield b"x" * 100_000
+
+    before = client.get("/api/runs").json()["count"]
+    headers = {"Content-Type": "application/json"}
+    response = client.post("/api/runs", content=chunks(), headers=headers)
+    assert "content-length" not in response.request.headers
+    limit = client.app.state.settings.max_body_bytes  # type: ignore[attr-defined]
+    assert response.status_code == 413
+    assert response.json() == {"detail": f"request body larger than {limit} bytes"}
+    assert client.get("/api/runs").json()["count"] == before
+
+
+def test_a_deleted_run_s_id_is_not_given_out_again(client: TestClient) -> None:
+    # The newest run is deleted: SQLite would hand its id to the next run (old links and
+    # shared compare URLs would show another run) unless the table has AUTOINCREMENT.
+    old = wait_final(client, submit(client, example1(3))["id"])
+    assert client.delete(f"/api/runs/{old['id']}").status_code == 204
+    new = submit(client, example1(3))
+    assert new["id"] > old["id"]
+    assert client.get(f"/api/runs/{old['id']}").status_code == 404
+    wait_final(client, new["id"])
 
 
 def test_token_guards_writes_only(db_url: str) -> None:

@@ -12,9 +12,17 @@ from alembic.migration import MigrationContext
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.migrate import alembic_config, upgrade
-from db.models import Base, MetricChunk, RoundClients, Run, StalenessMark
+from db.models import (
+    Base,
+    Checkpoint,
+    Experiment,
+    MetricChunk,
+    RoundClients,
+    Run,
+    StalenessMark,
+)
 from db.packing import pack_gaps, pack_ids
-from db.runs import new_run
+from db.runs import new_run, save_checkpoint
 from db.session import make_engine, make_sessionmaker
 from tests.db.databases import database
 from tests.db.records import make_run, record, write
@@ -31,7 +39,7 @@ def test_upgrade_twice_is_harmless(db_url: str, sessions: sessionmaker[Session])
     upgrade(db_url)
     with sessions() as session:
         context = MigrationContext.configure(session.connection())
-        assert context.get_current_revision() == "0006"
+        assert context.get_current_revision() == "0007"
 
 
 ROUND_CLIENTS_0001 = sa.table(
@@ -166,3 +174,67 @@ def test_large_values_skip_pglz_on_postgres(tmp_path: Path) -> None:
         "metric_chunks.present": lz4,
     }
     assert set(before.values()) == {("x", "")}
+
+
+def add_experiment(sessions: sessionmaker[Session]) -> int:
+    with sessions.begin() as session:
+        experiment = Experiment(name="sweep", base={}, grid={}, seeds=[0])
+        session.add(experiment)
+        session.flush()
+        return experiment.id
+
+
+def stored(sessions: sessionmaker[Session]) -> dict[str, list[tuple[Any, ...]]]:
+    """The keys of every row of runs, experiments and what hangs off them, and each run's
+    experiment."""
+    queries = {
+        "experiments": sa.select(Experiment.id),
+        "runs": sa.select(Run.id, Run.experiment_id),
+        "round_clients": sa.select(RoundClients.run_id, RoundClients.round),
+        "metric_chunks": sa.select(MetricChunk.run_id, MetricChunk.name, MetricChunk.chunk),
+        "staleness_marks": sa.select(StalenessMark.run_id, StalenessMark.round),
+        "checkpoints": sa.select(Checkpoint.run_id, Checkpoint.round),
+    }
+    with sessions() as session:
+        return {
+            table: [tuple(row) for row in session.execute(query.order_by(*query.selected_columns))]
+            for table, query in queries.items()
+        }
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_ids_are_never_reused(kind: str, tmp_path: Path) -> None:
+    # An experiment of two recorded runs, one with a checkpoint, made under 0006. The
+    # upgrade keeps every row and link (on SQLite it rebuilds both tables, which with
+    # foreign keys on would cascade); then the newest run and the experiment are deleted
+    # and their ids are not given out again. The downgrade keeps every row too.
+    n, rounds = 3, 40
+    records = [record(t, [0, 1, 2], [t % n], {"loss": 1 / (t + 1)}) for t in range(rounds)]
+    with database(kind, tmp_path) as url:
+        command.upgrade(alembic_config(url), "0006")
+        engine = make_engine(url)
+        sessions = make_sessionmaker(engine)
+        experiment_id = add_experiment(sessions)
+        run_ids = [make_run(sessions, n, rounds) for _ in range(2)]
+        for run_id in run_ids:
+            write(sessions, run_id, n, records)
+        with sessions.begin() as session:
+            session.execute(sa.update(Run).values(experiment_id=experiment_id))
+            save_checkpoint(session, run_ids[1], 20, b"state")
+        recorded = stored(sessions)
+        upgrade(url)
+        upgraded = stored(sessions)
+        with sessions.begin() as session:
+            session.delete(session.get(Run, run_ids[1]))
+            session.delete(session.get(Experiment, experiment_id))
+        new_ids = add_experiment(sessions), make_run(sessions, n, rounds)
+        kept = stored(sessions)
+        command.downgrade(alembic_config(url), "0006")
+        downgraded = stored(sessions)
+        engine.dispose()
+    assert recorded["runs"] == [(run_ids[0], experiment_id), (run_ids[1], experiment_id)]
+    assert len(recorded["round_clients"]) == 2 * rounds and recorded["checkpoints"]
+    assert upgraded == recorded
+    assert new_ids[0] > experiment_id and new_ids[1] > run_ids[1]
+    assert kept["runs"] == [(run_ids[0], None), (new_ids[1], None)]
+    assert downgraded == kept

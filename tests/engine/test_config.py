@@ -25,6 +25,16 @@ def test_impossible_configs_name_the_field(assignment: str, field: str) -> None:
     assert field in str(err.value)
 
 
+@pytest.mark.parametrize(
+    "assignment",
+    ["algorithm.participation=Infinity", "client.lr=Infinity", "data.means=[1, -Infinity]"],
+)
+def test_non_finite_numbers_are_rejected(assignment: str) -> None:
+    # JSON has no NaN or Infinity: such a config would not survive being stored.
+    with pytest.raises(ConfigError, match=r"finite number"):
+        build_config({"data": {"dataset": "mean_estimation", "n_clients": 2}}, [assignment])
+
+
 def test_image_model_needs_image_data() -> None:
     with pytest.raises(ConfigError, match=r"model\.name"):
         build_config({"data": {"dataset": "synthetic_clustered"}}, ["model.name=cnn"])

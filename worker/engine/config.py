@@ -41,6 +41,8 @@ AlgorithmName = Literal[
 ]
 AvailabilityKind = Literal["always", "bernoulli", "diurnal", "markov", "trace"]
 
+MAX_SEED = 2**31 - 1
+
 N_CLASSES: dict[str, int] = {
     "mean_estimation": 1,
     "synthetic_clustered": 2,
@@ -53,7 +55,8 @@ N_CLASSES: dict[str, int] = {
 
 
 class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # NaN and ±Infinity are no parameter values, and would not survive a JSON round trip.
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 class DataConfig(Section):
@@ -265,7 +268,7 @@ class EvalConfig(Section):
 
 class RunConfig(Section):
     name: str = Field("run", max_length=200, description="Free-text run name.")
-    seed: int = Field(0, ge=0, le=2**31 - 1, description="Seed of every random choice.")
+    seed: int = Field(0, ge=0, le=MAX_SEED, description="Seed of every random choice.")
     rounds: int = Field(100, ge=1, le=1_000_000, description="Communication rounds.")
     device: Literal["auto", "cpu", "cuda"] = Field("auto", description="auto: cuda if present.")
     backend: Literal["auto", "vmap", "sequential"] = Field(
