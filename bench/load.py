@@ -16,7 +16,7 @@ Counted as errors: a response other than 200, a failed request, a stream that mi
 or repeated a round or ended before the run. Rounds per second are the run's rounds
 over its time from start to finish (`started_at` to `finished_at`).
 
-    python bench/load.py [--modes embedded scale-out] [--viewers 100] [--pollers 20]
+    python -m bench.load [--modes embedded scale-out] [--viewers 100] [--pollers 20]
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -59,7 +60,8 @@ def test_many_viewers_and_pollers_leave_the_run_alone(tmp_path: Path) -> None:
         api = httpx.Client(base_url=base, timeout=10)
         config = example1(ROUNDS, algorithm__name="fedavg")
         run = submit(api, config)
-        streams, codes = asyncio.run(watch(base, run["id"]))
+        with ThreadPoolExecutor(1) as loop:  # its own event loop, whatever this thread runs
+            streams, codes = loop.submit(asyncio.run, watch(base, run["id"])).result()
         done = wait_final(api, run["id"])
         rows = stored_rows(api, run["id"])
     finally:
