@@ -21,6 +21,15 @@ class Cell:
     seed: int
     config: RunConfig
 
+    @property
+    def prefix(self) -> str:
+        """What an error about this cell starts with."""
+        return _prefix(self.label, self.seed)
+
+
+def _prefix(label: str, seed: int) -> str:
+    return f"{label}, seed={seed}: ".lstrip(", ")
+
 
 class SweepInvalid(Exception):
     def __init__(self, errors: list[dict[str, Any]]) -> None:
@@ -28,7 +37,7 @@ class SweepInvalid(Exception):
         self.errors = errors
 
 
-def _where(loc: tuple[Any, ...], keys: list[str]) -> list[Any]:
+def blame(loc: tuple[Any, ...], keys: list[str]) -> list[Any]:
     """Blame the grid key the error's field lies under, else the base config."""
     dotted = ".".join(str(p) for p in loc)
     for key in keys:
@@ -62,10 +71,10 @@ def expand(base: dict[str, Any], grid: dict[str, list[Any]], seeds: list[int]) -
             except ConfigError as err:
                 errors.append({"loc": ["body", "grid"], "msg": str(err), "type": "value_error"})
             except ValidationError as err:
-                prefix = f"{_label(assignment)}, seed={seed}: ".lstrip(", ")
+                prefix = _prefix(_label(assignment), seed)
                 for e in map(with_field_path, err.errors()):
                     msg = str(e["msg"]).removeprefix("Value error, ")
-                    loc = _where(tuple(e["loc"]), keys)
+                    loc = blame(tuple(e["loc"]), keys)
                     errors.append({"loc": loc, "msg": prefix + msg, "type": e["type"]})
     if errors:
         raise SweepInvalid(errors)

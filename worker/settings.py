@@ -52,6 +52,25 @@ class Settings(BaseSettings):
         description="How often a worker re-enqueues running runs silent longer than the lease.",
     )
     sse_poll_s: float = Field(0.25, gt=0, description="How often an event stream polls.")
+    max_run_memory_mb: int = Field(
+        6144,
+        ge=1,
+        description="Largest estimated peak memory of one run, in MiB: larger runs are "
+        "refused (422) before anything is queued. The default lets a 24 GiB machine run "
+        "three at once beside the API and the database; the presets need at most 3.8.",
+    )
+    max_run_gflop: float = Field(
+        3_000_000,
+        gt=0,
+        description="Largest estimated work of one run, in GFLOP (10^9 floating-point "
+        "operations): larger runs are refused (422). The default is about 21 hours at "
+        "40 GFLOP/s, what a 2-core CPU reaches on the CNN, within the task time limit.",
+    )
+
+    @classmethod
+    def env_name(cls, field: str) -> str:
+        """The environment variable that sets `field`."""
+        return f"{cls.model_config.get('env_prefix', '')}{field}".upper()
 
     @model_validator(mode="after")
     def _limits(self) -> Settings:

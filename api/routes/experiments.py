@@ -8,7 +8,8 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.exceptions import RequestValidationError
 from sqlalchemy import func, select
 
-from api.deps import DispatcherDep, SessionDep
+from api.admission import admit_sweep
+from api.deps import DispatcherDep, SessionDep, SettingsDep
 from api.schemas.experiments import (
     MAX_RUNS,
     ExperimentCreate,
@@ -30,7 +31,7 @@ def public(session: SessionDep, experiment: Experiment) -> ExperimentPublic:
 
 @router.post("", status_code=201)
 def create_experiment(
-    body: ExperimentCreate, session: SessionDep, dispatcher: DispatcherDep
+    body: ExperimentCreate, session: SessionDep, dispatcher: DispatcherDep, settings: SettingsDep
 ) -> ExperimentPublic:
     size = len(body.seeds)
     for values in body.grid.values():
@@ -49,6 +50,7 @@ def create_experiment(
         cells = expand(body.base, body.grid, body.seeds)
     except SweepInvalid as err:
         raise RequestValidationError(err.errors) from None
+    admit_sweep(cells, list(body.grid), settings)
     experiment = Experiment(name=body.name, base=body.base, grid=body.grid, seeds=body.seeds)
     session.add(experiment)
     session.flush()

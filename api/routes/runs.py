@@ -6,17 +6,22 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query, Response
 
-from api.deps import DispatcherDep, RunDep, SessionDep
+from api.admission import admit
+from api.deps import DispatcherDep, RunDep, SessionDep, SettingsDep
 from api.schemas.runs import Ranking, RunCreate, RunItem, RunPublic, RunsPublic, Status
 from db.runs import cancel_run, list_runs, new_run, resume_run
 from worker.dispatch import queue_for
+from worker.engine import RunConfig
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 
 
 @router.post("", status_code=201)
-def create_run(body: RunCreate, session: SessionDep, dispatcher: DispatcherDep) -> RunPublic:
+def create_run(
+    body: RunCreate, session: SessionDep, dispatcher: DispatcherDep, settings: SettingsDep
+) -> RunPublic:
     config = body.config
+    admit(config, settings)
     run = new_run(config.model_dump(mode="json"), queue=queue_for(config), notes=body.notes)
     session.add(run)
     session.commit()
@@ -66,11 +71,14 @@ def cancel(run: RunDep, session: SessionDep) -> RunPublic:
 
 
 @router.post("/{run_id}/resume")
-def resume(run: RunDep, session: SessionDep, dispatcher: DispatcherDep) -> RunPublic:
+def resume(
+    run: RunDep, session: SessionDep, dispatcher: DispatcherDep, settings: SettingsDep
+) -> RunPublic:
     """Queue a failed or cancelled run again; it continues from its last checkpoint."""
     if not resume_run(session, run):
         detail = f"run {run.id} is {run.status}: only a failed or cancelled run resumes"
         raise HTTPException(409, detail)
+    admit(RunConfig.model_validate(run.config), settings, loc=("config",))  # else rolled back
     session.commit()
     session.refresh(run)
     dispatcher.submit(run.id, run.queue)
