@@ -13,7 +13,14 @@ from fastapi.exceptions import RequestValidationError
 from api.errors import PATH_PREFIX
 from api.sweep import Cell, blame
 from worker.engine import ConfigError, RunConfig
-from worker.engine.resources import Estimate, Term, estimate, format_bytes, format_flops
+from worker.engine.resources import (
+    Estimate,
+    Term,
+    estimate,
+    format_bytes,
+    format_flops,
+    largest,
+)
 from worker.settings import Settings
 
 # The recorder holds the rounds since its last hand-over and up to two batches that
@@ -50,7 +57,7 @@ def refusals(config: RunConfig, settings: Settings) -> list[Refusal]:
     out = []
     memory_limit = settings.max_run_memory_mb * 2**20
     if found.host_bytes > memory_limit:
-        terms = found.largest(found.host_terms)
+        terms = largest(found.host_terms, 3)
         out.append(
             Refusal(
                 tuple(terms[0].field.split(".")),
@@ -61,7 +68,7 @@ def refusals(config: RunConfig, settings: Settings) -> list[Refusal]:
             )
         )
     if found.flops > settings.max_run_gflop * 1e9:
-        terms = found.largest(found.work)
+        terms = largest(found.work, 3)
         out.append(
             Refusal(
                 tuple(terms[0].field.split(".")),

@@ -174,7 +174,7 @@ def measure(name: str, data_root: Path) -> None:
     from api.admission import run_estimate
     from worker.engine import build_config
     from worker.engine.presets import get_preset
-    from worker.engine.resources import format_bytes
+    from worker.engine.resources import format_bytes, largest
     from worker.settings import Settings
 
     preset, base, sets = CASES[name]
@@ -202,7 +202,7 @@ def measure(name: str, data_root: Path) -> None:
     )
     if result["status"] != "succeeded":
         print(f"    error: {result['error']}")
-    for term in found.largest(found.host_terms, 4):
+    for term in largest(found.host_terms, 4):
         phase = "" if term.phase == "run" else f" [{term.phase}]"
         print(f"    {format_bytes(term.amount):>10}  {term.label}{phase}")
 

@@ -15,7 +15,8 @@ from worker.engine import ConfigError, RunConfig, build_config
 from worker.engine.algorithms import ALGORITHMS
 from worker.engine.config import ModelConfig
 from worker.engine.models import build_model
-from worker.engine.resources import Estimate, Term, estimate, model_profile
+from worker.engine.models.profile import model_profile
+from worker.engine.resources import Estimate, Term, estimate, largest
 
 SMALL = {
     "rounds": 100,
@@ -46,9 +47,9 @@ def term(found: Estimate, label: str, work: bool = False) -> Term:
     return match
 
 
-def largest(config: dict[str, Any]) -> Term:
+def dominant(config: dict[str, Any]) -> Term:
     found = estimate(build_config(config, []))
-    return found.largest(found.host_terms, 1)[0]
+    return largest(found.host_terms, 1)[0]
 
 
 def test_linear_model_on_synthetic_data_by_hand() -> None:
@@ -105,7 +106,7 @@ def test_configs_that_exhausted_memory_name_their_field(config: dict[str, Any], 
     found = estimate(build_config(config, []))
 
     assert found.host_bytes > 10 * 2**30
-    assert largest(config).field == field
+    assert dominant(config).field == field
 
 
 def test_memories_of_many_clients_by_hand() -> None:

@@ -2,8 +2,7 @@
 field that drives each part, and work in floating-point operations.
 
 `estimate(config)` takes milliseconds and allocates none of the run's tensors: the
-model is built on the `meta` device (shapes, no storage), d is read from it and its
-operations are counted with `FlopCounterMode`'s formulas. Every term bounds what it
+model is profiled on the `meta` device (`models/profile.py`). Every term bounds what it
 stands for from above. Tensors that live together in one phase (loading the data, a
 round's local training, an evaluation) are added up in that phase; the peak is what
 the run holds throughout plus its largest phase. `bench/estimate.py` compares
@@ -14,29 +13,21 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
-
-import torch
-from torch import nn
-from torch.nn import functional as F
-from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_leaves
-from torch.utils.flop_counter import flop_registry
 
 from worker.engine.algorithms import ALGORITHMS
 from worker.engine.algorithms.base import Footprint
 from worker.engine.availability.trace import FIELD as TRACE_FIELD
 from worker.engine.availability.trace import interval_count, parse_trace
-from worker.engine.config import N_CLASSES, ModelConfig, RunConfig
+from worker.engine.config import N_CLASSES, RunConfig
 from worker.engine.data.vision import POOL_SIZES
 from worker.engine.errors import ConfigError
-from worker.engine.models import build_model
+from worker.engine.models.profile import ModelProfile, model_profile
 from worker.engine.simulate import resolve_backend
-from worker.engine.training.flat import FlatModel
-from worker.engine.training.stacked import stack
 
-Phase = Literal["run", "loading", "training", "evaluation"]  # "run": held throughout
+Phase = Literal["run", "loading", "training", "evaluating"]  # "run": held throughout
 
 FLOAT, LONG = 4, 8
 # Measured in fresh processes (bench/estimate.py): what a run adds besides its tensors
@@ -85,27 +76,30 @@ class Estimate:
     def flops(self) -> float:
         return sum(t.amount for t in self.work)
 
-    def largest(self, terms: tuple[Term, ...], n: int = 3) -> list[Term]:
-        return sorted(terms, key=lambda t: -t.amount)[:n]
-
     def describe(self) -> str:
         """The estimate in a few lines, for people."""
         lines = [f"d = {self.d} parameters", f"memory, peak: {format_bytes(self.host_bytes)}"]
         if self.on_device:
             lines.append(f"accelerator memory, peak: {format_bytes(self.device_bytes)}")
-        lines += [f"  {_line(t, format_bytes)}" for t in self.largest(self.memory, 99)]
+        lines += [f"  {self._line(t, format_bytes)}" for t in largest(self.memory)]
         lines.append(f"work: {format_flops(self.flops)}")
-        lines += [f"  {_line(t, format_flops)}" for t in self.largest(self.work, 99)]
+        lines += [f"  {self._line(t, format_flops)}" for t in largest(self.work)]
         return "\n".join(lines)
 
+    def _line(self, term: Term, unit: Callable[[float], str]) -> str:
+        where = "" if term.phase == "run" else f", while {term.phase}"
+        if self.on_device and term.device:
+            where += ", on the accelerator"
+        return f"{unit(term.amount)}: {term.label} ({term.field}{where})"
 
-def _line(term: Term, unit: Any) -> str:
-    where = "" if term.phase == "run" else f", while {term.phase}"
-    return f"{unit(term.amount)}: {term.label} ({term.field}{where})"
+
+def largest(terms: Iterable[Term], n: int | None = None) -> list[Term]:
+    """The `n` largest terms (all of them by default), largest first."""
+    return sorted(terms, key=lambda t: -t.amount)[:n]
 
 
-def _peak(terms: Any) -> int:
-    held, phases = 0.0, dict.fromkeys(("loading", "training", "evaluation"), 0.0)
+def _peak(terms: Iterable[Term]) -> int:
+    held, phases = 0.0, dict.fromkeys(("loading", "training", "evaluating"), 0.0)
     for t in terms:
         if t.phase == "run":
             held += t.amount
@@ -126,68 +120,6 @@ def format_flops(n: float) -> str:
         if n >= size:
             return f"{n / size:.1f} {unit}"
     return f"{n / 1e6:.1f} MFLOP"
-
-
-@dataclass(frozen=True)
-class ModelProfile:
-    module: nn.Module  # on the meta device
-    d: int
-    forward_flops: int  # one sample
-    train_flops: int  # one sample, forward and backward
-    activation_bytes: int  # one sample: every tensor the forward pass makes
-    stacks: bool  # the vmap backend runs it as one stacked model (training/stacked.py)
-
-
-class _Counter(TorchDispatchMode):
-    """What the operations under it do: floating-point operations, by the formulas of
-    `FlopCounterMode` (torch.utils.flop_counter), and bytes of the tensors they create
-    (views excluded). FlopCounterMode itself also hooks every module call of the
-    process while it counts, those of a run training in another thread included."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.flops = 0
-        self.bytes = 0
-
-    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-        kwargs = kwargs or {}
-        out = func(*args, **kwargs)
-        formula = flop_registry.get(func.overloadpacket)
-        if formula is not None:
-            self.flops += formula(*args, **kwargs, out_val=out)
-        if not func.is_view:
-            made = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]
-            self.bytes += sum(t.numel() * t.element_size() for t in made)
-        return out
-
-
-PROBE_BATCH = 2  # batch norm needs two samples; the counts are per sample (linear in it)
-
-
-@functools.lru_cache(maxsize=256)
-def model_profile(
-    name: str, hidden: int, shape: tuple[int, ...], n_classes: int, regression: bool
-) -> ModelProfile:
-    """The model built on the meta device: d, and per sample its operations (forward,
-    and forward with backward) and the bytes of the tensors its forward pass makes."""
-    with torch.device("meta"):
-        module = build_model(ModelConfig(name=name, hidden=hidden), shape, n_classes)
-        x = torch.empty(PROBE_BATCH, *shape)
-        y = torch.empty(PROBE_BATCH) if regression else torch.zeros(PROBE_BATCH, dtype=torch.long)
-    with _Counter() as forward:
-        out = module(x)
-    with _Counter() as backward:
-        loss = ((out - y) ** 2).mean() if regression else F.cross_entropy(out, y)
-        loss.backward()
-    flat = FlatModel(module, "regression" if regression else "classification")
-    return ModelProfile(
-        module=module,
-        d=flat.dim,
-        forward_flops=forward.flops // PROBE_BATCH,
-        train_flops=(forward.flops + backward.flops) // PROBE_BATCH,
-        activation_bytes=forward.bytes // PROBE_BATCH,
-        stacks=stack(flat, shape) is not None,
-    )
 
 
 def sample_shape(config: RunConfig) -> tuple[int, ...]:
@@ -268,14 +200,13 @@ def _sizes(config: RunConfig) -> _Run:
     data = config.data
     shape = sample_shape(config)
     regression = data.dataset == "mean_estimation"
-    n_classes = data.n_clients if regression else N_CLASSES[data.dataset]
     d_fields: tuple[str, ...] = ("model.hidden",) if config.model.name == "mlp" else ()
     if data.dataset == "synthetic_clustered":
         d_fields += ("data.dimension",)
     d_fields += ("model.name",)
     try:
         profile = model_profile(
-            config.model.name, config.model.hidden, shape, n_classes, regression
+            config.model.name, config.model.hidden, shape, N_CLASSES[data.dataset], regression
         )
     except RuntimeError as err:  # a tensor of more than 2^63 elements
         raise ConfigError(
@@ -357,15 +288,15 @@ def _model(run: _Run) -> list[Term]:
     c, fp = run.config, run.footprint
     d_field = _driver(c, *run.d_fields)
     vectors = 4 + fp.vectors  # parameters, the global model, its next value, a step
-    terms = [Term(d_field, f"model and server vectors: {vectors} × d", vectors * run.d * FLOAT)]
+    label = f"model and server vectors: {vectors} × d"
+    terms = [Term(d_field, label, vectors * run.d * FLOAT, device=True)]
     if fp.client_rows:
-        name = c.algorithm.name
-        label = f"{name}'s client memory: {fp.client_rows} × N × d = "
+        label = f"{c.algorithm.name}'s client memory: {fp.client_rows} × N × d = "
         label += f"{fp.client_rows} × {run.n} × {run.d} floats"
         field = _driver(c, "data.n_clients", *run.d_fields)
         memory = fp.client_rows * run.n * run.d * FLOAT
         terms.append(Term(field, label, memory, device=True))
-    return [Term(t.field, t.label, t.amount, t.phase, True) for t in terms]
+    return terms
 
 
 def _training(run: _Run) -> list[Term]:
@@ -407,7 +338,7 @@ def _evaluation(run: _Run) -> list[Term]:
             _driver(c, "eval.batch_size"),
             f"evaluation of {batch} samples at once",
             batch * run.profile.activation_bytes + run.n_test * (2 * FLOAT + per_client),
-            "evaluation",
+            "evaluating",
             True,
         )
     ]
@@ -479,10 +410,10 @@ def _work(run: _Run) -> tuple[Term, ...]:
     evaluation = run.evaluations * run.n_test * p.forward_flops
     if fp.pairwise:
         evaluation += rounds * n * run.batch * p.forward_flops  # clients' loss probes
-    steps_field = _driver(c, "rounds", run.k_field, "client.local_steps", "client.batch_size")
+    sizes = ("rounds", run.k_field, "client.local_steps", "client.batch_size", *run.d_fields)
     return (
         Term(
-            _driver(c, steps_field, *run.d_fields),
+            _driver(c, *sizes),
             f"local training: {rounds} rounds × K = {k} × {run.steps} steps × {run.batch}",
             train,
         ),
