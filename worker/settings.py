@@ -57,7 +57,7 @@ class Settings(BaseSettings):
         ge=1,
         description="Largest estimated peak memory of one run, in MiB: larger runs are "
         "refused (422) before anything is queued. The default lets a 24 GiB machine run "
-        "three at once beside the API and the database; the presets need at most 3.8.",
+        "three at once beside the API and the database; the presets need at most 4.2 GiB.",
     )
     max_run_gflop: float = Field(
         3_000_000,

@@ -163,9 +163,9 @@ def test_training_memory_follows_the_backend() -> None:
     one_by_one = term(estimate(build_config(on, ["backend=sequential"])), "local training")
 
     d = 10 * 100 + 100 + 100 * 2 + 2
-    rows = 3 + 3  # per client 3 (K at once), fedlaavg's 3 rows of the round
+    rows = 4 + 3  # per client 4 (K at once), fedlaavg's 3 rows of the round
     assert vmap.amount == rows * 6 * d * 4
-    assert one_by_one.amount == ((1 + 3) * 6 + 3) * d * 4
+    assert one_by_one.amount == ((1 + 3) * 6 + 4) * d * 4
 
 
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))

@@ -3,10 +3,11 @@ field that drives each part, and work in floating-point operations.
 
 `estimate(config)` takes milliseconds and allocates none of the run's tensors: the
 model is profiled on the `meta` device (`models/profile.py`). Every term bounds what it
-stands for from above. Tensors that live together in one phase (loading the data, a
-round's local training, an evaluation) are added up in that phase; the peak is what
-the run holds throughout plus its largest phase. `bench/estimate.py` compares
-estimates with the measured peaks of real runs.
+stands for from above. Some are held throughout, others only in a phase (loading the
+data, a round's local training, an evaluation); the peak counts the largest phase in
+full, and of the others what the allocator may keep of their freed blocks for reuse
+(`allocator.py`: at most its trim threshold). `bench/estimate.py` compares estimates
+with the measured peaks of real runs.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, Literal
 
 from worker.engine.algorithms import ALGORITHMS
 from worker.engine.algorithms.base import Footprint
+from worker.engine.allocator import TRIM_THRESHOLD
 from worker.engine.availability.trace import FIELD as TRACE_FIELD
 from worker.engine.availability.trace import interval_count, parse_trace
 from worker.engine.config import N_CLASSES, RunConfig
@@ -34,7 +36,7 @@ FLOAT, LONG = 4, 8
 # (autograd and kernel state, allocator slack), and the modules it loads on first use:
 # torch.func's for models vmap cannot stack, scikit-learn for digits, torchvision's
 # datasets for the other images.
-RUNTIME_BYTES = 48 << 20
+RUNTIME_BYTES = 64 << 20
 MODULE_BYTES = {"torch.func": 176 << 20, "scikit-learn": 96 << 20, "torchvision": 32 << 20}
 CLIENT_BYTES = 512  # per client: availability, tracker and estimator vectors (float64)
 RECORD_BYTES = 4096  # a round's record besides its per-client arrays
@@ -99,13 +101,16 @@ def largest(terms: Iterable[Term], n: int | None = None) -> list[Term]:
 
 
 def _peak(terms: Iterable[Term]) -> int:
+    """What is held throughout, the largest phase, and what the allocator may keep of
+    the other phases (freed blocks it did not hand back, at most its trim threshold)."""
     held, phases = 0.0, dict.fromkeys(("loading", "training", "evaluating"), 0.0)
     for t in terms:
         if t.phase == "run":
             held += t.amount
         else:
             phases[t.phase] += t.amount
-    return int(held + max(phases.values()))
+    largest = max(phases.values())
+    return int(held + largest + min(sum(phases.values()) - largest, TRIM_THRESHOLD))
 
 
 def format_bytes(n: float) -> str:
@@ -303,12 +308,14 @@ def _training(run: _Run) -> list[Term]:
     c, fp, p = run.config, run.footprint, run.profile
     k, b = run.k, run.batch
     # per client: its parameters, their gradient as autograd returns it and as stored,
-    # the momentum buffer, the proximal difference; vmap trains the K clients at once,
+    # a contiguous copy of the weights for the batched products (measured), the
+    # momentum buffer, the proximal difference; vmap trains the K clients at once,
     # sequential one after the other into the (K, d) deltas
-    client = 3 + (c.client.momentum > 0) + (c.algorithm.name == "fedprox")
+    client = 4 + (c.client.momentum > 0) + (c.algorithm.name == "fedprox")
     vmap = run.backend == "vmap"
     rows, vectors = (client + fp.round_rows, 0) if vmap else (1 + fp.round_rows, client)
     together = k if vmap else 1  # clients whose activations coexist
+    activations = p.activation_bytes + 2 * p.largest_activation_bytes
     terms = [
         Term(
             _driver(c, run.k_field, *run.d_fields),
@@ -317,8 +324,9 @@ def _training(run: _Run) -> list[Term]:
         ),
         Term(
             _driver(c, "client.batch_size", run.k_field),
-            f"activations and inputs of {together} × {b} samples, saved for backward",
-            together * b * (2 * p.activation_bytes + 2 * run.features * FLOAT + LONG),
+            f"activations of {together} × {b} samples saved for backward, the largest's"
+            " gradients, the inputs",
+            together * b * (activations + 2 * run.features * FLOAT + LONG),
         ),
         Term(
             _driver(c, "client.local_steps", run.k_field, "client.batch_size"),

@@ -28,6 +28,7 @@ class ModelProfile:
     forward_flops: int  # one sample
     train_flops: int  # one sample, forward and backward
     activation_bytes: int  # one sample: every tensor the forward pass makes
+    largest_activation_bytes: int  # one sample: the largest of them
     stacks: bool  # the vmap backend runs it as one stacked model (training/stacked.py)
 
 
@@ -41,6 +42,7 @@ class _Counter(TorchDispatchMode):
         super().__init__()
         self.flops = 0
         self.bytes = 0
+        self.largest = 0
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         kwargs = kwargs or {}
@@ -49,8 +51,13 @@ class _Counter(TorchDispatchMode):
         if formula is not None:
             self.flops += formula(*args, **kwargs, out_val=out)
         if not func.is_view:
-            made = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]
-            self.bytes += sum(t.numel() * t.element_size() for t in made)
+            made = [
+                t.numel() * t.element_size()
+                for t in tree_leaves(out)
+                if isinstance(t, torch.Tensor)
+            ]
+            self.bytes += sum(made)
+            self.largest = max(self.largest, *made, 0)
         return out
 
 
@@ -79,5 +86,6 @@ def model_profile(
         forward_flops=forward.flops // PROBE_BATCH,
         train_flops=(forward.flops + backward.flops) // PROBE_BATCH,
         activation_bytes=forward.bytes // PROBE_BATCH,
+        largest_activation_bytes=forward.largest // PROBE_BATCH,
         stacks=stack(flat, shape) is not None,
     )
