@@ -105,6 +105,17 @@ def test_vmap_with_batch_norm_is_refused_at_submission(client: TestClient) -> No
     assert error["msg"] == "vmap cannot train models with buffers; use sequential"
 
 
+def test_a_trace_that_does_not_parse_is_refused_at_submission(client: TestClient) -> None:
+    config = {"availability": {"kind": "trace", "trace": {"csv": "0,0,5\n1,7,3"}}}
+
+    response = client.post("/api/runs", json={"config": config})
+
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert error["loc"] == ["body", "config", "availability", "trace", "csv"]
+    assert error["msg"] == "line 2: end_round (3) must exceed start_round (7)"
+
+
 def test_work_over_the_limit_is_refused(db_url: str) -> None:
     with TestClient(create_app(embedded_settings(db_url, max_run_gflop=1e-6))) as strict:
         before = counts(strict)

@@ -31,8 +31,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     config = load_config(args.source, args.assignments)
     if args.estimate:
-        try:  # this command keeps every round's record and the last checkpoint
-            print(estimate(config, held_rounds=config.rounds, held_states=1).describe())
+        try:  # this command keeps every round's record, the last checkpoint and the next
+            print(estimate(config, held_rounds=config.rounds, held_states=2).describe())
         except ConfigError as err:
             raise CliError(str(err)) from None
         return 0
