@@ -6,21 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from fastapi.exceptions import RequestValidationError
 
 from api.errors import PATH_PREFIX
 from api.sweep import Cell, blame
 from worker.engine import ConfigError, RunConfig
-from worker.engine.resources import (
-    Estimate,
-    Term,
-    estimate,
-    format_bytes,
-    format_flops,
-    largest,
-)
+from worker.engine.resources import Estimate, estimate, format_bytes, format_flops, largest
 from worker.settings import Settings
 
 # The recorder holds the rounds since its last hand-over and up to two batches that
@@ -54,35 +46,22 @@ def refusals(config: RunConfig, settings: Settings) -> list[Refusal]:
         match = PATH_PREFIX.match(str(err))
         path, msg = match.groups() if match else ("", str(err))
         return [Refusal(tuple(path.split(".")) if path else (), msg, "value_error")]
+    checks = (
+        ("memory", found.host_bytes, found.host_terms, format_bytes, "max_run_memory_mb", 2**20),
+        ("work", found.flops, found.work, format_flops, "max_run_gflop", 1e9),
+    )
     out = []
-    memory_limit = settings.max_run_memory_mb * 2**20
-    if found.host_bytes > memory_limit:
-        terms = largest(found.host_terms, 3)
-        out.append(
-            Refusal(
-                tuple(terms[0].field.split(".")),
-                f"estimated memory {format_bytes(found.host_bytes)} ({_parts(terms, format_bytes)})"
-                f" exceeds this server's limit of {format_bytes(memory_limit)}"
-                f" ({Settings.env_name('max_run_memory_mb')}={settings.max_run_memory_mb})",
-                "memory_limit",
+    for kind, total, terms, unit, setting, scale in checks:
+        value = getattr(settings, setting)
+        if total > value * scale:
+            top = largest(terms, 3)
+            parts = "; ".join(f"{t.label}: {unit(t.amount)}" for t in top)
+            msg = (
+                f"estimated {kind} {unit(total)} ({parts}) exceeds this server's limit of "
+                f"{unit(value * scale)} ({Settings.env_name(setting)}={value:g})"
             )
-        )
-    if found.flops > settings.max_run_gflop * 1e9:
-        terms = largest(found.work, 3)
-        out.append(
-            Refusal(
-                tuple(terms[0].field.split(".")),
-                f"estimated work {format_flops(found.flops)} ({_parts(terms, format_flops)})"
-                f" exceeds this server's limit of {format_flops(settings.max_run_gflop * 1e9)}"
-                f" ({Settings.env_name('max_run_gflop')}={settings.max_run_gflop:g})",
-                "work_limit",
-            )
-        )
+            out.append(Refusal(tuple(top[0].field.split(".")), msg, f"{kind}_limit"))
     return out
-
-
-def _parts(terms: list[Term], unit: Any) -> str:
-    return "; ".join(f"{t.label}: {unit(t.amount)}" for t in terms)
 
 
 def admit(config: RunConfig, settings: Settings, loc: Sequence[str] = ("body", "config")) -> None:
