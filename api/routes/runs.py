@@ -78,7 +78,8 @@ def resume(
     if not resume_run(session, run):
         detail = f"run {run.id} is {run.status}: only a failed or cancelled run resumes"
         raise HTTPException(409, detail)
-    admit(RunConfig.model_validate(run.config), settings, loc=("config",))  # else rolled back
+    # before the commit: a refused run is rolled back to what it was
+    admit(RunConfig.model_validate(run.config), settings, loc=("config",))
     session.commit()
     session.refresh(run)
     dispatcher.submit(run.id, run.queue)
