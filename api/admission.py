@@ -1,24 +1,92 @@
-"""What this server accepts to run, beyond a valid config: dataset files only from
-inside its data root, downloads only where it allows them."""
+"""Admission: what this server refuses to run, with a 422 before anything is created or
+queued: a run whose estimated memory or work exceeds its limits (the error names the
+config field that drives the estimate), a dataset outside its data root, a download it
+does not allow. Errors in the format of `api/errors.py`."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from fastapi.exceptions import RequestValidationError
 
+from api.errors import PATH_PREFIX
+from api.sweep import Cell, blame
 from worker.data_root import data_folder
 from worker.engine import ConfigError, RunConfig
+from worker.engine.resources import Estimate, estimate, format_bytes, format_flops, largest
 from worker.settings import Settings
 
+# The recorder holds the rounds since its last hand-over and up to two batches that
+# wait for its writer. A checkpoint being written is held 5 times over (measured with
+# a FedLaAvg memory of 500 MB: the engine's snapshot, torch.save's bytes and 3 copies
+# while SQLite stores them; 2 on Postgres), and the engine may take the next snapshot
+# meanwhile.
+HELD_BATCHES = 3
+HELD_STATES = 6
 
-def check(config: RunConfig, settings: Settings) -> None:
-    """Raise `ConfigError` ("<field path>: <why>") if this server refuses the run."""
-    data_folder(config, settings)
+
+@dataclass(frozen=True)
+class Refusal:
+    path: tuple[str, ...]  # the config field
+    msg: str
+    type: str
 
 
-def admit(config: RunConfig, settings: Settings) -> None:
-    """`check` for a request's `config`: a refusal is a 422 at the field it names."""
+def run_estimate(config: RunConfig, settings: Settings) -> Estimate:
+    """What a run of `config` needs as this service executes it."""
+    return estimate(
+        config, held_rounds=HELD_BATCHES * settings.flush_rounds, held_states=HELD_STATES
+    )
+
+
+def refused(err: ConfigError) -> Refusal:
+    """A `ConfigError` ("<field path>: <why>") as a refusal at its field."""
+    match = PATH_PREFIX.match(str(err))
+    path, msg = match.groups() if match else ("", str(err))
+    return Refusal(tuple(path.split(".")) if path else (), msg, "value_error")
+
+
+def refusals(config: RunConfig, settings: Settings) -> list[Refusal]:
+    """Why this server refuses `config` (nothing: it may run)."""
     try:
-        check(config, settings)
+        data_folder(config, settings)
+        found = run_estimate(config, settings)
     except ConfigError as err:
-        error = {"loc": ["body", "config"], "msg": str(err), "type": "value_error"}
-        raise RequestValidationError([error]) from None
+        return [refused(err)]
+    checks = (
+        ("memory", found.host_bytes, found.host_terms, format_bytes, "max_run_memory_mb", 2**20),
+        ("work", found.flops, found.work, format_flops, "max_run_gflop", 1e9),
+    )
+    out = []
+    for kind, total, terms, unit, setting, scale in checks:
+        value = getattr(settings, setting)
+        if total > value * scale:
+            top = largest(terms, 3)
+            parts = "; ".join(f"{t.label}: {unit(t.amount)}" for t in top)
+            msg = (
+                f"estimated {kind} {unit(total)} ({parts}) exceeds this server's limit of "
+                f"{unit(value * scale)} ({Settings.env_name(setting)}={value:g})"
+            )
+            out.append(Refusal(tuple(top[0].field.split(".")), msg, f"{kind}_limit"))
+    return out
+
+
+def admit(config: RunConfig, settings: Settings, loc: Sequence[str] = ("body", "config")) -> None:
+    """Raise a 422 for a config this server refuses."""
+    errors = [
+        {"loc": [*loc, *r.path], "msg": r.msg, "type": r.type} for r in refusals(config, settings)
+    ]
+    if errors:
+        raise RequestValidationError(errors)
+
+
+def admit_sweep(cells: list[Cell], grid_keys: list[str], settings: Settings) -> None:
+    """Raise a 422 listing every cell of a sweep this server refuses."""
+    errors = [
+        {"loc": blame(r.path, grid_keys), "msg": cell.prefix + r.msg, "type": r.type}
+        for cell in cells
+        for r in refusals(cell.config, settings)
+    ]
+    if errors:
+        raise RequestValidationError(errors)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +21,15 @@ class Cell:
     seed: int
     config: RunConfig
 
+    @property
+    def prefix(self) -> str:
+        """What an error about this cell starts with."""
+        return _prefix(self.label, self.seed)
+
+
+def _prefix(label: str, seed: int) -> str:
+    return f"{label}, seed={seed}: ".lstrip(", ")
+
 
 class SweepInvalid(Exception):
     def __init__(self, errors: list[dict[str, Any]]) -> None:
@@ -29,7 +37,7 @@ class SweepInvalid(Exception):
         self.errors = errors
 
 
-def _where(loc: tuple[Any, ...], keys: list[str]) -> list[Any]:
+def blame(loc: tuple[Any, ...], keys: list[str]) -> list[Any]:
     """Blame the grid key the error's field lies under, else the base config."""
     dotted = ".".join(str(p) for p in loc)
     for key in keys:
@@ -42,19 +50,7 @@ def _label(assignment: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in assignment.items())
 
 
-def prefix_of(assignment: dict[str, Any], seed: int) -> str:
-    """How an error names the cell it belongs to."""
-    return f"{_label(assignment)}, seed={seed}: ".lstrip(", ")
-
-
-def expand(
-    base: dict[str, Any],
-    grid: dict[str, list[Any]],
-    seeds: list[int],
-    admit: Callable[[RunConfig], None],
-) -> list[Cell]:
-    """Every cell's config, each valid and accepted by `admit` (which raises
-    `ConfigError` "<field path>: <why>"), or `SweepInvalid` with every error."""
+def expand(base: dict[str, Any], grid: dict[str, list[Any]], seeds: list[int]) -> list[Cell]:
     keys = list(grid)
     errors: list[dict[str, Any]] = []
     for key in keys:
@@ -71,31 +67,15 @@ def expand(
                 data = {**base, "seed": seed}
                 for key, value in assignment.items():
                     data = set_path(data, key, value)
-                config = RunConfig.model_validate(data)
+                cells.append(Cell(_label(assignment), seed, RunConfig.model_validate(data)))
             except ConfigError as err:
                 errors.append({"loc": ["body", "grid"], "msg": str(err), "type": "value_error"})
-                continue
             except ValidationError as err:
-                prefix = prefix_of(assignment, seed)
+                prefix = _prefix(_label(assignment), seed)
                 for e in map(with_field_path, err.errors()):
                     msg = str(e["msg"]).removeprefix("Value error, ")
-                    loc = _where(tuple(e["loc"]), keys)
+                    loc = blame(tuple(e["loc"]), keys)
                     errors.append({"loc": loc, "msg": prefix + msg, "type": e["type"]})
-                continue
-            try:
-                admit(config)
-            except ConfigError as err:
-                e = with_field_path({"loc": (), "msg": str(err)})
-                loc = _where(tuple(e["loc"]), keys)
-                errors.append(
-                    {
-                        "loc": loc,
-                        "msg": prefix_of(assignment, seed) + e["msg"],
-                        "type": "value_error",
-                    }
-                )
-                continue
-            cells.append(Cell(_label(assignment), seed, config))
     if errors:
         raise SweepInvalid(errors)
     return cells

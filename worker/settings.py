@@ -53,8 +53,10 @@ class Settings(BaseSettings):
     max_run_memory_mb: int = Field(
         6144,
         ge=64,
-        description="Largest memory a run may use beyond its process's start-up: larger "
-        "estimates are refused, and the run's process is capped there.",
+        description="Largest memory of one run, in MiB: a run estimated above it is refused "
+        "(422) before anything is queued, and a run's process is capped there beyond its "
+        "start-up. The default lets a 24 GiB machine run three at once beside the API and "
+        "the database; the presets need at most 4.2 GiB.",
     )
     flush_rounds: int = Field(200, ge=1, description="Recorder: flush after this many rounds.")
     flush_seconds: float = Field(0.5, gt=0, description="Recorder: flush at least this often.")
@@ -93,12 +95,25 @@ class Settings(BaseSettings):
         0.2, gt=0, description="How often a run's supervisor looks for cancel or delete."
     )
 
+    max_run_gflop: float = Field(
+        3_000_000,
+        gt=0,
+        description="Largest estimated work of one run, in GFLOP (10^9 floating-point "
+        "operations): larger runs are refused (422). The default is about 21 hours at "
+        "40 GFLOP/s, what a 2-core CPU reaches on the CNN, within the task time limit.",
+    )
+
     @field_validator("api_token")
     @classmethod
     def _empty_token_is_none(cls, token: str | None) -> str | None:
         """An empty token (`FEDWATCH_API_TOKEN=`, as compose's `${FEDWATCH_API_TOKEN:-}` sets
         it) means no token, not a token no request can match."""
         return token or None
+
+    @classmethod
+    def env_name(cls, field: str) -> str:
+        """The environment variable that sets `field`."""
+        return f"{cls.model_config.get('env_prefix', '')}{field}".upper()
 
     @model_validator(mode="after")
     def _limits(self) -> Settings:

@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.exceptions import RequestValidationError
 from sqlalchemy import func, select
 
-from api.admission import check
+from api.admission import admit_sweep
 from api.deps import DispatcherDep, Id, Offset, SessionDep, SettingsDep
 from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
 from api.schemas.experiments import (
@@ -48,9 +48,10 @@ def create_experiment(
             ]
         )
     try:
-        cells = expand(body.base, body.grid, body.seeds, lambda c: check(c, settings))
+        cells = expand(body.base, body.grid, body.seeds)
     except SweepInvalid as err:
         raise RequestValidationError(err.errors) from None
+    admit_sweep(cells, list(body.grid), settings)
     experiment = Experiment(name=body.name, base=body.base, grid=body.grid, seeds=body.seeds)
     session.add(experiment)
     session.flush()

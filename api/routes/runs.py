@@ -81,10 +81,11 @@ def resume(
     run: RunDep, session: SessionDep, dispatcher: DispatcherDep, settings: SettingsDep
 ) -> RunPublic:
     """Queue a failed or cancelled run again; it continues from its last checkpoint."""
-    admit(RunConfig.model_validate(run.config), settings)
     if not resume_run(session, run):
         detail = f"run {run.id} is {run.status}: only a failed or cancelled run resumes"
         raise HTTPException(409, detail)
+    # before the commit: a refused run is rolled back to what it was
+    admit(RunConfig.model_validate(run.config), settings, loc=("config",))
     session.commit()
     session.refresh(run)
     dispatcher.submit(run.id, run.queue)

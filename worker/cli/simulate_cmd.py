@@ -1,4 +1,4 @@
-"""`fedwatch simulate PRESET|CONFIG.json [--set k=v ...] [--out FILE.json]`."""
+"""`fedwatch simulate PRESET|CONFIG.json [--set k=v ...] [--out FILE.json] [--estimate]`."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from worker.cli.config_source import add_set_argument, load_config
 from worker.cli.errors import CliError
 from worker.cli.progress import ProgressSink
 from worker.engine import ConfigError, RunConfig, Summary, simulate
+from worker.engine.resources import estimate
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,11 +20,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("source", help="a preset name (see `fedwatch presets`) or a config JSON file")
     add_set_argument(p, "override a dotted config key, e.g. --set algorithm.name=mifa (repeatable)")
     p.add_argument("--out", type=Path, help="write config, summary and rounds to this JSON file")
+    p.add_argument(
+        "--estimate",
+        action="store_true",
+        help="print the run's estimated memory and work (what the service checks) and exit",
+    )
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     config = load_config(args.source, args.assignments)
+    if args.estimate:
+        try:  # this command keeps every round's record, the last checkpoint and the next
+            print(estimate(config, held_rounds=config.rounds, held_states=2).describe())
+        except ConfigError as err:
+            raise CliError(str(err)) from None
+        return 0
     sink = ProgressSink(config.rounds, f"{config.name} [{config.algorithm.name}]")
     try:
         summary = simulate(config, sink)

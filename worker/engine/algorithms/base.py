@@ -6,7 +6,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import torch
 from torch import Tensor
@@ -30,6 +30,23 @@ class Context:
     probe_loss: Callable[[Tensor, Tensor, int], Tensor]  # (w, clients, t) -> loss per client
 
 
+@dataclass(frozen=True)
+class Footprint:
+    """What an algorithm keeps and does on the server, as the run's estimate counts it
+    (`worker/engine/resources.py`): tensors of N rows of d floats kept across rounds
+    (every client's latest update), of d floats, and of K rows of d floats alive while
+    a round is aggregated (copies of the trained clients' rows, buffers); full passes
+    over an (N, d) memory per round; who trains; and whether a round's selection
+    costs work in N² (a greedy search over the clients)."""
+
+    client_rows: int = 0
+    vectors: int = 0
+    round_rows: int = 0
+    memory_passes: int = 0
+    trainees: Literal["sample", "available", "central"] = "sample"
+    pairwise: bool = False
+
+
 @dataclass
 class Step:
     w: Tensor  # the new global parameters
@@ -37,10 +54,12 @@ class Step:
 
 
 class Algorithm(ABC):
-    """Subclasses list in `state` the attributes a checkpoint must hold."""
+    """Subclasses list in `state` the attributes a checkpoint must hold, and in
+    `footprint` the memory and work they add to a round."""
 
     state: ClassVar[tuple[str, ...]] = ()
     centralised: ClassVar[bool] = False
+    footprint: ClassVar[Footprint] = Footprint()
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx

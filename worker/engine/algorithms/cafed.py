@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from worker.engine.algorithms.base import Algorithm, Context, Step, scatter
+from worker.engine.algorithms.base import Algorithm, Context, Footprint, Step, scatter
 from worker.engine.algorithms.estimators import (
     AvailabilityEstimate,
     empty_counts,
@@ -47,6 +47,7 @@ def allocation(alpha: Tensor, pi: Tensor, lam: Tensor, gap: Tensor, tau: float) 
 
 class CaFed(Algorithm):
     state = ("counts", "loss", "loss_min", "reported", "q")
+    footprint = Footprint(trainees="available", pairwise=True)
 
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)

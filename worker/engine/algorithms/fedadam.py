@@ -7,12 +7,13 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from worker.engine.algorithms.base import Algorithm, Context, Step, renormalised, scatter
+from worker.engine.algorithms.base import Algorithm, Context, Footprint, Step, renormalised, scatter
 from worker.engine.algorithms.selection import uniform_sample
 
 
 class FedAdam(Algorithm):
     state = ("m", "v")
+    footprint = Footprint(vectors=2)
 
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)

@@ -14,7 +14,7 @@ import math
 import torch
 from torch import Tensor
 
-from worker.engine.algorithms.base import Algorithm, Context, Step
+from worker.engine.algorithms.base import Algorithm, Context, Footprint, Step
 from worker.engine.algorithms.memory import ClientMemory
 from worker.engine.algorithms.selection import uniform_sample
 from worker.engine.config import FedArConfig
@@ -35,6 +35,7 @@ def psi(tau: Tensor, seen: Tensor, limit: float, cfg: FedArConfig) -> Tensor:
 
 class FedAr(Algorithm):
     state = ("memory", "tau")
+    footprint = Footprint(client_rows=1, round_rows=2, memory_passes=1)
 
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)

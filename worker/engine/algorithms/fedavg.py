@@ -9,12 +9,13 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from worker.engine.algorithms.base import Algorithm, Context, Step, renormalised, scatter
+from worker.engine.algorithms.base import Algorithm, Context, Footprint, Step, renormalised, scatter
 from worker.engine.algorithms.selection import uniform_sample
 
 
 class FedAvg(Algorithm):
     state = ("pending", "reported", "buffer")
+    footprint = Footprint(round_rows=2)  # wait_for_all: the buffer and its rescaled copy
 
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)

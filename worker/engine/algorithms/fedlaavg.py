@@ -6,13 +6,14 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from worker.engine.algorithms.base import Algorithm, Context, Step
+from worker.engine.algorithms.base import Algorithm, Context, Footprint, Step
 from worker.engine.algorithms.memory import ClientMemory
 from worker.engine.algorithms.selection import oldest_first
 
 
 class FedLaAvg(Algorithm):
     state = ("memory", "mean", "last")
+    footprint = Footprint(client_rows=1, vectors=1, round_rows=3)
 
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)

@@ -6,13 +6,14 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from worker.engine.algorithms.base import Algorithm, Context, Step, renormalised
+from worker.engine.algorithms.base import Algorithm, Context, Footprint, Step, renormalised
 from worker.engine.algorithms.memory import ClientMemory
 from worker.engine.algorithms.selection import uniform_sample
 
 
 class FedVarp(Algorithm):
     state = ("memory",)
+    footprint = Footprint(client_rows=1, round_rows=3, memory_passes=1)
 
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)

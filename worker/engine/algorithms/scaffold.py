@@ -11,13 +11,14 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from worker.engine.algorithms.base import Algorithm, Context, Step, renormalised, scatter
+from worker.engine.algorithms.base import Algorithm, Context, Footprint, Step, renormalised, scatter
 from worker.engine.algorithms.selection import uniform_sample
 from worker.engine.errors import ConfigError
 
 
 class Scaffold(Algorithm):
     state = ("c", "controls")
+    footprint = Footprint(client_rows=1, vectors=1, round_rows=3)  # corrections, c_i⁺ − c_i
 
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)

@@ -8,11 +8,12 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from worker.engine.algorithms.base import Algorithm, Step
+from worker.engine.algorithms.base import Algorithm, Footprint, Step
 
 
 class CentralSgd(Algorithm):
     centralised = True
+    footprint = Footprint(trainees="central")
 
     def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Tensor:
         return torch.zeros(0, dtype=torch.long)

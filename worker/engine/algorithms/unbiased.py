@@ -6,13 +6,14 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from worker.engine.algorithms.base import Algorithm, Context, Step, scatter
+from worker.engine.algorithms.base import Algorithm, Context, Footprint, Step, scatter
 from worker.engine.algorithms.estimators import AvailabilityEstimate, empty_counts, observe
 from worker.engine.config import EstimateConfig
 
 
 class Unbiased(Algorithm):
     state = ("counts",)
+    footprint = Footprint(trainees="available")
 
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)

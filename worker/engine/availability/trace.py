@@ -12,13 +12,17 @@ import csv
 import io
 import math
 
+import numpy as np
 import torch
 from torch import Tensor
 
 from worker.engine.availability.base import Availability
+from worker.engine.availability.intervals import covered, merge
 from worker.engine.errors import ConfigError
 
 FIELD = "availability.trace.csv"
+MAX_HORIZON = 100_000  # longest cycle of periods π is averaged over exactly
+LARGEST = 2**62  # rounds and ids beyond this overflow the int64 arithmetic
 
 
 class TraceError(ConfigError):
@@ -58,7 +62,10 @@ def _parse_row(cells: list[str], number: int) -> list[int]:
     for name, cell in zip(names, cells, strict=False):
         if not _numeric(cell):
             raise TraceError(f"{where}: {name} {cell!r} is not an integer")
-        values.append(int(cell))
+        value = int(cell)
+        if value >= LARGEST:
+            raise TraceError(f"{where}: {name} {value} is too large (at most 2^62 - 1)")
+        values.append(value)
     client, start, end = values[:3]
     period = values[3] if len(values) == 4 else 0
     if client < 0 or start < 0:
@@ -70,43 +77,95 @@ def _parse_row(cells: list[str], number: int) -> list[int]:
     return [client, start, end, period]
 
 
-class Trace(Availability):
-    """π_k: share of the rounds 0 ≤ t < L in which k is available, with L the least
-    common multiple of the periods, extended to the last one-off end_round (exact
-    long-run shares; above MAX_HORIZON rounds L falls back to the longest period/end)."""
+def horizon(rows: Tensor) -> int:
+    """L: the least common multiple of the periods, extended to the last one-off
+    end_round; above MAX_HORIZON, the longest period or end_round instead."""
+    end, period = rows[:, 2], rows[:, 3]
+    cycle = math.lcm(*set(period[period > 0].tolist()))
+    if cycle > MAX_HORIZON:
+        return int(torch.maximum(end, period).max())
+    last_end = int(end[period == 0].max()) if bool((period == 0).any()) else 0
+    return cycle * max(1, -(-last_end // cycle))
 
-    MAX_HORIZON = 100_000
+
+def _cycles(client: np.ndarray, period: np.ndarray, length: int) -> np.ndarray:
+    """Per client, the rounds after which its periodic rows repeat together (the lcm
+    of its periods), capped at `length`; 1 for a client with none."""
+    cycle = [1] * (int(client.max()) + 1)
+    for c, p in zip(client.tolist(), period.tolist(), strict=True):
+        if p:
+            cycle[c] = min(math.lcm(cycle[c], p), length)
+    return np.array(cycle, dtype=np.int64)
+
+
+def _copies(rows: np.ndarray, cycle: np.ndarray) -> np.ndarray:
+    """How many times each periodic row starts within its client's cycle."""
+    client, start, _, period = rows.T
+    return np.where(period > 0, -((start - cycle[client]) // np.maximum(period, 1)), 0)
+
+
+def interval_count(rows: Tensor) -> int:
+    """Intervals `on_rounds` works on: the one-off rows and every repetition of a
+    periodic row within its client's cycle (what its time and memory grow with)."""
+    dense = _dense(rows.numpy())
+    copies = _copies(dense, _cycles(dense[:, 0], dense[:, 3], horizon(rows)))
+    return int(np.where(dense[:, 3] > 0, copies, 1).sum())
+
+
+def _dense(rows: np.ndarray) -> np.ndarray:
+    """The rows with client ids replaced by their rank among the trace's ids."""
+    _, client = np.unique(rows[:, 0], return_inverse=True)
+    return np.column_stack([client, rows[:, 1:]])
+
+
+def on_rounds(rows: Tensor, length: int) -> tuple[Tensor, Tensor]:
+    """(ids, counts): the trace's client ids and the rounds 0 ≤ t < length in which
+    each is available. Periodic rows are unrolled over one cycle of their client and
+    counted once per cycle; one-off rows count where they add to that."""
+    raw = rows.numpy()
+    ids = np.unique(raw[:, 0])
+    dense = _dense(raw)
+    client, start, end, period = dense.T
+    cycle = _cycles(client, period, length)
+    repeats = dense[period > 0]
+    copies = _copies(repeats, cycle)
+    row = np.repeat(np.arange(len(repeats)), copies)
+    step = np.arange(len(row)) - np.repeat(np.cumsum(copies) - copies, copies)
+    pc, ps, pe, pp = (column[row] for column in repeats.T)
+    pattern = merge(pc, ps + pp * step, np.minimum(pe + pp * step, cycle[pc]))
+    per_cycle = covered(pattern, np.arange(len(ids)), cycle)
+
+    def periodic(c: np.ndarray, upto: np.ndarray) -> np.ndarray:
+        """Rounds in [0, upto) covered by the periodic rows of clients c."""
+        return (upto // cycle[c]) * per_cycle[c] + covered(pattern, c, upto % cycle[c])
+
+    oc, os, oe = merge(client[period == 0], start[period == 0], end[period == 0])
+    counts = periodic(np.arange(len(ids)), np.full(len(ids), length))
+    extra = (oe - os) - (periodic(oc, oe) - periodic(oc, os))
+    np.add.at(counts, oc, extra)
+    return torch.from_numpy(ids), torch.from_numpy(counts)
+
+
+class Trace(Availability):
+    """π_k: share of the rounds 0 ≤ t < L (see `horizon`) in which k is available:
+    exact long-run shares, counted on the intervals (`interval_count` of them), never
+    round by round, so a long horizon costs nothing."""
 
     def __init__(self, rows: Tensor, n: int) -> None:
         self.rows = rows
         self.size = int(rows[:, 0].max()) + 1
         self.owner = torch.arange(n) % self.size
-        self.pi = self._share(self._horizon()).mean(dim=1)[self.owner]
+        length = horizon(rows)
+        ids, counts = on_rounds(rows, length)
+        slot = torch.searchsorted(ids, self.owner).clamp(max=len(ids) - 1)
+        share = counts.double() / length
+        self.pi = torch.where(ids[slot] == self.owner, share[slot], 0.0)
 
-    def _horizon(self) -> int:
-        periods = [int(p) for p in self.rows[:, 3] if p > 0]
-        cycle = math.lcm(*periods) if periods else 1
-        if cycle > self.MAX_HORIZON:
-            return int(torch.maximum(self.rows[:, 2], self.rows[:, 3]).max())
-        last_end = max((int(r[2]) for r in self.rows if r[3] == 0), default=0)
-        return cycle * max(1, math.ceil(last_end / cycle))
-
-    def _share(self, length: int) -> Tensor:
-        """(M, length) availability of each trace client over the first rounds."""
-        t = torch.arange(length)
-        on = torch.zeros(self.size, length, dtype=torch.float64)
-        for client, start, end, period in self.rows.tolist():
-            phase = t % period if period else t
-            on[client] = torch.maximum(on[client], ((start <= phase) & (phase < end)).double())
-        return on
-
-    def _trace_mask(self, t: int) -> Tensor:
+    def _active(self, t: int) -> Tensor:
+        """Trace ids of the clients available in round t."""
         client, start, end, period = self.rows.unbind(dim=1)
         phase = torch.where(period > 0, t % period.clamp(min=1), torch.full_like(period, t))
-        active = (start <= phase) & (phase < end)
-        out = torch.zeros(self.size, dtype=torch.bool)
-        out[client[active]] = True
-        return out
+        return client[(start <= phase) & (phase < end)]
 
     def mask(self, t: int) -> Tensor:
-        return self._trace_mask(t)[self.owner]
+        return torch.isin(self.owner, self._active(t))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,24 @@ from torch import Tensor
 from worker.engine.errors import DatasetMissing
 
 Pool = tuple[Tensor, Tensor, Tensor, Tensor]
+
+
+@dataclass(frozen=True)
+class PoolSize:
+    """Samples in a pool's train and test splits, and the shape (C, H, W) of one."""
+
+    train: int
+    test: int
+    shape: tuple[int, int, int]
+
+
+POOL_SIZES: dict[str, PoolSize] = {
+    "digits": PoolSize(1437, 360, (1, 8, 8)),  # 1797 split 80/20 below
+    "mnist": PoolSize(60_000, 10_000, (1, 28, 28)),
+    "fashion_mnist": PoolSize(60_000, 10_000, (1, 28, 28)),
+    "cifar10": PoolSize(50_000, 10_000, (3, 32, 32)),
+    "svhn": PoolSize(73_257, 26_032, (3, 32, 32)),
+}
 
 # Files torchvision reads for each dataset, relative to the data root.
 EXPECTED_FILES: dict[str, list[str]] = {

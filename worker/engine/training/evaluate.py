@@ -19,22 +19,26 @@ class Evaluation:
 
 @torch.no_grad()
 def evaluate(model: FlatModel, theta: Tensor, x: Tensor, y: Tensor, batch: int) -> Evaluation:
+    """Results are written into tensors allocated once: small tensors kept per batch sit
+    between the batches' freed activations and fragment the heap (evaluating an MLP of
+    2000 hidden units on 750 000 samples peaked at 10 GB that way)."""
     was_training = model.module.training
     model.module.eval()
-    losses, hits = [], []
-    for lo in range(0, len(y), batch):
+    starts = range(0, len(y), batch)
+    losses = torch.empty(len(starts), device=x.device)
+    correct = None if model.task == "regression" else torch.empty(len(y), device=x.device)
+    for i, lo in enumerate(starts):
         out = model.forward(theta, x[lo : lo + batch])
         yb = y[lo : lo + batch]
-        if model.task == "regression":
-            losses.append(((out - yb) ** 2).sum())
+        if correct is None:
+            losses[i] = ((out - yb) ** 2).sum()
         else:
-            losses.append(torch.nn.functional.cross_entropy(out, yb, reduction="sum"))
-            hits.append((out.argmax(dim=1) == yb).float())
+            losses[i] = torch.nn.functional.cross_entropy(out, yb, reduction="sum")
+            correct[lo : lo + batch] = out.argmax(dim=1) == yb
     model.module.train(was_training)
-    loss = float(torch.stack(losses).sum()) / len(y)
-    if not hits:
+    loss = float(losses.sum()) / len(y)
+    if correct is None:
         return Evaluation(loss, None, None)
-    correct = torch.cat(hits)
     return Evaluation(loss, float(correct.mean()), correct)
 
 

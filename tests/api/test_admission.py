@@ -1,0 +1,168 @@
+"""Runs whose estimated memory or work exceeds this server's limits are refused with a
+422 naming the field that drives the estimate, and nothing is created; every preset
+fits the default limits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.admission import refusals
+from api.main import create_app
+from tests.api.helpers import embedded_settings, example1, submit, wait_final
+from tests.engine.test_resources import LONG_TRACE, MANY_CLIENTS, PERIODIC_TRACE, WIDE
+from worker.engine.presets import PRESETS
+from worker.settings import Settings
+
+LIMIT = "exceeds this server's limit of 6.0 GiB (FEDWATCH_MAX_RUN_MEMORY_MB=6144)"
+
+
+def counts(client: TestClient) -> tuple[int, int]:
+    runs = client.get("/api/runs").json()["count"]
+    return runs, client.get("/api/experiments").json()["count"]
+
+
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        (WIDE, ["data", "dimension"]),
+        (MANY_CLIENTS, ["data", "n_clients"]),
+        (PERIODIC_TRACE, ["availability", "trace", "csv"]),
+    ],
+)
+def test_a_run_over_the_memory_limit_is_refused(
+    client: TestClient, config: dict[str, Any], field: list[str]
+) -> None:
+    before = counts(client)
+
+    response = client.post("/api/runs", json={"config": config})
+
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert error["loc"] == ["body", "config", *field]
+    assert error["type"] == "memory_limit"
+    assert error["msg"].startswith("estimated memory ") and LIMIT in error["msg"]
+    assert counts(client) == before
+
+
+def test_the_refusal_itemises_the_estimate(client: TestClient) -> None:
+    response = client.post("/api/runs", json={"config": MANY_CLIENTS})
+
+    msg = response.json()["detail"][0]["msg"]
+    assert "fedlaavg's client memory: 1 × N × d = 1 × 100000 × 26002 floats: 9.7 GiB" in msg
+
+
+def test_a_long_trace_is_cheap_and_runs(client: TestClient) -> None:
+    config = {**LONG_TRACE, "rounds": 3, "device": "cpu"}
+
+    done = wait_final(client, submit(client, config)["id"])
+
+    assert (done["status"], done["error"], done["rounds_done"]) == ("succeeded", None, 3)
+
+
+def test_a_sweep_with_a_cell_over_the_limit_creates_nothing(client: TestClient) -> None:
+    before = counts(client)
+    body = {
+        "name": "too big",
+        "base": {"model": {"name": "mlp", "hidden": 2000}, "algorithm": {"name": "fedlaavg"}},
+        "grid": {"data.n_clients": [24, 100_000]},
+        "seeds": [0, 1],
+    }
+
+    response = client.post("/api/experiments", json=body)
+
+    assert response.status_code == 422
+    errors = response.json()["detail"]
+    assert [e["loc"] for e in errors] == [["body", "grid", "data.n_clients"]] * 2
+    assert [e["msg"].split(": estimated memory")[0] for e in errors] == [
+        "data.n_clients=100000, seed=0",
+        "data.n_clients=100000, seed=1",
+    ]
+    assert counts(client) == before
+
+
+def test_a_sweep_over_the_limit_in_its_base_blames_the_base(client: TestClient) -> None:
+    body = {"name": "wide", "base": WIDE, "grid": {"algorithm.name": ["fedavg", "mifa"]}}
+
+    response = client.post("/api/experiments", json=body)
+
+    assert response.status_code == 422
+    locs = [e["loc"] for e in response.json()["detail"]]
+    assert locs == [["body", "base", "data", "dimension"]] * 2
+
+
+def test_vmap_with_batch_norm_is_refused_at_submission(client: TestClient) -> None:
+    config = {"data": {"dataset": "digits"}, "model": {"name": "resnet18"}, "backend": "vmap"}
+
+    response = client.post("/api/runs", json={"config": config})
+
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert error["loc"] == ["body", "config", "backend"]
+    assert error["msg"] == "vmap cannot train models with buffers; use sequential"
+
+
+def test_a_trace_that_does_not_parse_is_refused_at_submission(client: TestClient) -> None:
+    config = {"availability": {"kind": "trace", "trace": {"csv": "0,0,5\n1,7,3"}}}
+
+    response = client.post("/api/runs", json={"config": config})
+
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert error["loc"] == ["body", "config", "availability", "trace", "csv"]
+    assert error["msg"] == "line 2: end_round (3) must exceed start_round (7)"
+
+
+def test_work_over_the_limit_is_refused(db_url: str) -> None:
+    with TestClient(create_app(embedded_settings(db_url, max_run_gflop=1e-6))) as strict:
+        before = counts(strict)
+
+        response = strict.post("/api/runs", json={"config": example1(4000)})
+
+        assert response.status_code == 422
+        [error] = response.json()["detail"]
+        assert (error["loc"], error["type"]) == (["body", "config", "rounds"], "work_limit")
+        assert error["msg"].startswith("estimated work ")
+        assert "(FEDWATCH_MAX_RUN_GFLOP=1e-06)" in error["msg"]
+        assert counts(strict) == before
+
+
+def test_resume_is_refused_over_the_limits_and_changes_nothing(
+    client: TestClient, db_url: str
+) -> None:
+    config = {
+        "rounds": 4,
+        "device": "cpu",
+        "data": {"dataset": "mnist", "root": "no-mnist", "n_clients": 10, "partition": "iid"},
+        "model": {"name": "linear"},
+    }
+    failed = wait_final(client, submit(client, config)["id"])  # no data under the root
+    assert failed["status"] == "failed"
+
+    with TestClient(create_app(embedded_settings(db_url, max_run_memory_mb=64))) as strict:
+        response = strict.post(f"/api/runs/{failed['id']}/resume")
+
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert (error["loc"], error["type"]) == (["config", "data", "dataset"], "memory_limit")
+    assert "(FEDWATCH_MAX_RUN_MEMORY_MB=64)" in error["msg"]
+    after = client.get(f"/api/runs/{failed['id']}").json()
+    assert (after["status"], after["error"]) == ("failed", failed["error"])
+
+
+def defaults() -> Settings:
+    """The service's defaults, whatever this environment sets."""
+    limits = ("max_run_memory_mb", "max_run_gflop", "flush_rounds")
+    return Settings(**{name: Settings.model_fields[name].default for name in limits})
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_every_preset_fits_the_default_limits(name: str) -> None:
+    preset = PRESETS[name]
+    for sets in preset.variants.values() or [[]]:
+        for algorithm in preset.compare:
+            config = preset.run_config([*sets, f"algorithm.name={algorithm}"])
+
+            assert refusals(config, defaults()) == [], (name, sets, algorithm)

@@ -1,0 +1,198 @@
+"""The run estimate: hand-computed terms of small configs, the configs that exhausted
+the service's memory, an estimate that allocates nothing, and each algorithm's
+declared footprint against the state it keeps."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from torch.nn import functional as F
+from torch.utils.flop_counter import FlopCounterMode
+
+from tests.engine.contexts import make_context
+from worker.engine import ConfigError, RunConfig, build_config
+from worker.engine.algorithms import ALGORITHMS
+from worker.engine.config import ModelConfig
+from worker.engine.models import build_model
+from worker.engine.models.profile import model_profile
+from worker.engine.resources import Estimate, Term, estimate, largest
+
+SMALL = {
+    "rounds": 100,
+    "data": {"dataset": "synthetic_clustered", "n_clients": 24, "dimension": 10},
+    "model": {"name": "linear"},
+    "algorithm": {"name": "fedlaavg", "participation": 6},
+    "client": {"local_steps": 5, "batch_size": 32},
+}
+WIDE = {"data": {"dimension": 1_000_000_000}}
+MANY_CLIENTS = {
+    "data": {"n_clients": 100_000},
+    "model": {"name": "mlp", "hidden": 2000},
+    "algorithm": {"name": "fedlaavg"},
+}
+LONG_TRACE = {"availability": {"kind": "trace", "trace": {"csv": "0,0,1500000000"}}}
+# client 0's periods repeat together every 2·99991·99989 rounds: 7.5e8 intervals of
+# the period-2 row within the 1.5e9-round horizon
+PERIODIC_TRACE = {
+    "availability": {
+        "kind": "trace",
+        "trace": {"csv": "0,0,1,2\n0,0,1,99991\n0,0,1,99989\n1,0,1500000000"},
+    }
+}
+
+
+def term(found: Estimate, label: str, work: bool = False) -> Term:
+    [match] = [t for t in (found.work if work else found.memory) if t.label.startswith(label)]
+    return match
+
+
+def dominant(config: dict[str, Any]) -> Term:
+    found = estimate(build_config(config, []))
+    return largest(found.host_terms, 1)[0]
+
+
+def test_linear_model_on_synthetic_data_by_hand() -> None:
+    found = estimate(build_config(SMALL, []))
+
+    d = (10 + 1) * 2  # weights and bias of 2 classes
+    assert found.d == d
+    assert term(found, "fedlaavg's client memory").amount == 24 * d * 4
+    assert term(found, "train and test data").amount == 24 * (50 + 150) * (10 * 4 + 8)
+    drawn = 24 * 150 * (10 + 4) + 10  # the larger split in float64, w* and the labels' draws
+    assert term(found, "generating or reading the data").amount == 8 * drawn
+    steps = 100 * 6 * 5  # rounds x K x local steps
+    assert term(found, "local training", work=True).amount == steps * (32 * 80 + 6 * d)
+
+
+def test_flops_of_a_linear_layer() -> None:
+    profile = model_profile("linear", 64, (10,), 2, False)
+
+    assert profile.forward_flops == 2 * 10 * 2  # one sample: a (1, 10) x (10, 2) product
+    assert profile.train_flops == 2 * (2 * 10 * 2)  # and the weights' gradient
+    assert profile.d == 22
+
+
+def test_operations_counted_as_flop_counter_mode_counts_them() -> None:
+    with torch.device("meta"):
+        model = build_model(ModelConfig(name="cnn"), (3, 32, 32), 10)
+        x = torch.empty(2, 3, 32, 32)
+    with FlopCounterMode(display=False) as counter:
+        F.cross_entropy(model(x), torch.zeros(2, dtype=torch.long, device="meta")).backward()
+
+    profile = model_profile("cnn", 64, (3, 32, 32), 10, False)
+
+    assert profile.train_flops == counter.get_total_flops() // 2
+
+
+def test_image_model_sizes() -> None:
+    assert model_profile("cnn", 64, (3, 32, 32), 10, False).d == 62_006
+    config = build_config({"data": {"dataset": "cifar10"}, "model": {"name": "cnn"}}, [])
+
+    data = term(estimate(config), "train and test data")
+
+    assert data.amount == (50_000 + 10_000) * (3 * 32 * 32 * 4 + 8)
+
+
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        (WIDE, "data.dimension"),
+        (MANY_CLIENTS, "data.n_clients"),
+        (PERIODIC_TRACE, "availability.trace.csv"),
+    ],
+)
+def test_configs_that_exhausted_memory_name_their_field(config: dict[str, Any], field: str) -> None:
+    found = estimate(build_config(config, []))
+
+    assert found.host_bytes > 10 * 2**30
+    assert dominant(config).field == field
+
+
+def test_memories_of_many_clients_by_hand() -> None:
+    memory = term(estimate(build_config(MANY_CLIENTS, [])), "fedlaavg's client memory")
+
+    d = 10 * 2000 + 2000 + 2000 * 2 + 2
+    assert memory.amount == 100_000 * d * 4  # 10.4 GB
+
+
+def test_a_long_one_off_trace_costs_one_interval() -> None:
+    found = estimate(build_config(LONG_TRACE, []))
+
+    assert term(found, "trace").amount == 128 + 4 * 8
+    assert found.host_bytes < 2**30
+
+
+def peak_rss_kib() -> int:
+    status = Path("/proc/self/status").read_text()
+    return int(next(x for x in status.splitlines() if x.startswith("VmHWM:")).split()[1])
+
+
+def test_estimating_allocates_none_of_the_run() -> None:
+    configs = [build_config(c, []) for c in (WIDE, MANY_CLIENTS, PERIODIC_TRACE, SMALL)]
+    estimate(configs[-1])  # modules loaded on first use
+    Path("/proc/self/clear_refs").write_text("5")  # the peak restarts from here
+    before = peak_rss_kib()
+
+    found = [estimate(c) for c in configs]
+
+    assert sum(f.host_bytes for f in found) > 2**40
+    assert (peak_rss_kib() - before) * 1024 < 64 * 2**20
+
+
+def test_a_model_too_large_to_describe_names_its_driver() -> None:
+    model = {"name": "mlp", "hidden": 10**12}  # furthest above its default (64)
+    config = build_config({"data": {"dimension": 10**9}, "model": model}, [])
+
+    with pytest.raises(ConfigError, match=r"^model\.hidden: the model cannot be built"):
+        estimate(config)
+
+
+def test_vmap_with_batch_norm_is_refused_before_running() -> None:
+    config = build_config(
+        {"data": {"dataset": "digits"}, "model": {"name": "resnet18"}, "backend": "vmap"}, []
+    )
+
+    with pytest.raises(ConfigError, match=r"^backend: vmap cannot train models with buffers"):
+        estimate(config)
+
+
+def test_training_memory_follows_the_backend() -> None:
+    on = {**SMALL, "model": {"name": "mlp", "hidden": 100}}
+    vmap = term(estimate(build_config(on, [])), "local training")
+    one_by_one = term(estimate(build_config(on, ["backend=sequential"])), "local training")
+
+    d = 10 * 100 + 100 + 100 * 2 + 2
+    rows = 4 + 3  # per client 4 (K at once), fedlaavg's 3 rows of the round
+    assert vmap.amount == rows * 6 * d * 4
+    assert one_by_one.amount == ((1 + 3) * 6 + 4) * d * 4
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+def test_footprint_counts_the_state_each_algorithm_keeps(name: str) -> None:
+    n, d = 6, 5
+    algorithm = ALGORITHMS[name](make_context([1 / n] * n, dim=d, k=2))
+
+    leaves = [t for t in _tensors(algorithm.state_dict()) if t.is_floating_point()]
+
+    footprint = type(algorithm).footprint
+    assert sum(t.shape == (n, d) for t in leaves) == footprint.client_rows
+    assert sum(t.shape == (d,) for t in leaves) == footprint.vectors
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _tensors(v)]
+    return []
+
+
+def test_held_records_and_checkpoints_scale_their_terms() -> None:
+    config: RunConfig = build_config(SMALL, [])
+
+    one = estimate(config)
+    many = estimate(config, held_rounds=600, held_states=4)
+
+    assert term(many, "records").amount == 600 * term(one, "records").amount
+    assert term(many, "checkpoint").amount == 4 * term(one, "checkpoint").amount

@@ -1,0 +1,181 @@
+"""Memory terms: the data, the model and the algorithm's memories, local training,
+evaluation, and what the run keeps on the side (records, checkpoints, modules)."""
+
+from __future__ import annotations
+
+import functools
+import math
+
+from worker.engine.availability.trace import FIELD as TRACE_FIELD
+from worker.engine.availability.trace import interval_count, parse_trace
+from worker.engine.data.vision import POOL_SIZES
+from worker.engine.resources.sizes import RunSizes, driver
+from worker.engine.resources.terms import Term
+
+FLOAT, LONG = 4, 8
+# Measured in fresh processes (bench/estimate.py): what a run adds besides its tensors
+# (autograd and kernel state, allocator slack), and the modules it loads on first use:
+# torch.func's for models vmap cannot stack, scikit-learn for digits, torchvision's
+# datasets for the other images.
+RUNTIME_BYTES = 64 << 20
+MODULE_BYTES = {"torch.func": 176 << 20, "scikit-learn": 96 << 20, "torchvision": 32 << 20}
+CLIENT_BYTES = 512  # per client: availability, tracker and estimator vectors (float64)
+RECORD_BYTES = 4096  # a round's record besides its per-client arrays
+EVALUATION_BYTES = 128  # an evaluation kept for the run's summary
+INTERVAL_BYTES = 128  # a trace interval while π is counted (intervals.py's int64 arrays)
+
+
+def memory_terms(run: RunSizes, held_rounds: int, held_states: int) -> tuple[Term, ...]:
+    return (
+        *_data(run),
+        *_model(run),
+        *_training(run),
+        *_evaluation(run),
+        *_bookkeeping(run, held_rounds, held_states),
+        *_modules(run),
+    )
+
+
+def _data(run: RunSizes) -> list[Term]:
+    c, data = run.config, run.config.data
+    f = run.features
+    samples = run.n_train + run.n_test
+    if data.dataset in POOL_SIZES:
+        pool = POOL_SIZES[data.dataset]
+        field = driver(c, "data.dataset")
+        # decoded bytes and two float copies per split; then the pool and its
+        # per-client copy; and the partition's index arrays
+        loading = f * max(10 * pool.train, 4 * pool.train + 10 * pool.test)
+        loading = max(loading, 4 * f * (pool.train + pool.test)) + 16 * pool.train
+        held = samples * (f * FLOAT + LONG)
+        what = f"{run.n_train} + {run.n_test} samples of {f} values"
+    else:
+        sizes = ("data.n_clients", "data.train_per_client", "data.test_per_client")
+        field = driver(c, "data.dimension", *sizes) if f > 1 else driver(c, *sizes)
+        per_client = max(data.train_per_client, data.test_per_client)
+        loading = LONG * (data.n_clients * per_client * (f + 4) + f)  # drawn in float64
+        held = samples * (f * FLOAT + (FLOAT if data.dataset == "mean_estimation" else LONG))
+        what = f"{data.n_clients} clients × ({data.train_per_client} + {data.test_per_client})"
+        what += f" samples of {f} values"
+    return [
+        Term(field, f"train and test data: {what}", held, device=True),
+        Term(field, "generating or reading the data", loading, "loading"),
+    ]
+
+
+def _model(run: RunSizes) -> list[Term]:
+    c, fp = run.config, run.footprint
+    d_field = driver(c, *run.d_fields)
+    vectors = 4 + fp.vectors  # parameters, the global model, its next value, a step
+    label = f"model and server vectors: {vectors} × d"
+    terms = [Term(d_field, label, vectors * run.d * FLOAT, device=True)]
+    if fp.client_rows:
+        label = f"{c.algorithm.name}'s client memory: {fp.client_rows} × N × d = "
+        label += f"{fp.client_rows} × {run.n} × {run.d} floats"
+        field = driver(c, "data.n_clients", *run.d_fields)
+        memory = fp.client_rows * run.n * run.d * FLOAT
+        terms.append(Term(field, label, memory, device=True))
+    return terms
+
+
+def _training(run: RunSizes) -> list[Term]:
+    c, fp, p = run.config, run.footprint, run.profile
+    k, b = run.k, run.batch
+    # per client: its parameters, their gradient as autograd returns it and as stored,
+    # a contiguous copy of the weights for the batched products (measured), the
+    # momentum buffer, the proximal difference; vmap trains the K clients at once,
+    # sequential one after the other into the (K, d) deltas
+    client = 4 + (c.client.momentum > 0) + (c.algorithm.name == "fedprox")
+    vmap = run.backend == "vmap"
+    rows, vectors = (client + fp.round_rows, 0) if vmap else (1 + fp.round_rows, client)
+    together = k if vmap else 1  # clients whose activations coexist
+    activations = p.activation_bytes + 2 * p.largest_activation_bytes
+    terms = [
+        Term(
+            driver(c, run.k_field, *run.d_fields),
+            f"local training: {rows} × K × d + {vectors} × d, K = {k}",
+            (rows * k + vectors) * run.d * FLOAT,
+        ),
+        Term(
+            driver(c, "client.batch_size", run.k_field),
+            f"activations of {together} × {b} samples saved for backward, the largest's"
+            " gradients, the inputs",
+            together * b * (activations + 2 * run.features * FLOAT + LONG),
+        ),
+        Term(
+            driver(c, "client.local_steps", run.k_field, "client.batch_size"),
+            f"batch indices: K × {run.steps} steps × {b}",
+            k * run.steps * b * (LONG + FLOAT),
+        ),
+    ]
+    return [Term(t.field, t.label, t.amount, "training", True) for t in terms]
+
+
+def _evaluation(run: RunSizes) -> list[Term]:
+    c = run.config
+    batch = min(c.eval.batch_size, run.n_test)
+    per_client = 2 * LONG if c.eval.client_every else 0
+    return [
+        Term(
+            driver(c, "eval.batch_size"),
+            f"evaluation of {batch} samples at once",
+            batch * run.profile.activation_bytes + run.n_test * (2 * FLOAT + per_client),
+            "evaluating",
+            True,
+        )
+    ]
+
+
+def _bookkeeping(run: RunSizes, held_rounds: int, held_states: int) -> list[Term]:
+    c, fp = run.config, run.footprint
+    state = (fp.client_rows * run.n + 1 + fp.vectors) * run.d * FLOAT + run.n * 64
+    record = RECORD_BYTES + 3 * LONG * run.n + LONG * run.k
+    accuracies = (
+        math.ceil(held_rounds / c.eval.client_every) * 32 * run.n if c.eval.client_every else 0
+    )
+    terms = [
+        Term("model.name", "autograd and kernel state, allocator slack", RUNTIME_BYTES),
+        Term(
+            driver(c, "data.n_clients", *run.d_fields),
+            f"checkpoint: {held_states} cop{'y' if held_states == 1 else 'ies'} of the state",
+            held_states * state,
+        ),
+        Term("data.n_clients", f"per-client state of {run.n} clients", run.n * CLIENT_BYTES),
+        Term(
+            "data.n_clients",
+            f"records of {held_rounds} rounds, {run.n} clients each",
+            held_rounds * record + accuracies,
+        ),
+        Term("rounds", f"{run.evaluations} evaluations kept", run.evaluations * EVALUATION_BYTES),
+    ]
+    if c.availability.kind == "trace":
+        rows, intervals = _trace_size(c.availability.trace.csv)
+        terms.append(
+            Term(
+                TRACE_FIELD,
+                f"trace: {rows} rows, {intervals} intervals within their cycles",
+                intervals * INTERVAL_BYTES + rows * 4 * LONG,
+                "loading",
+            )
+        )
+    return terms
+
+
+@functools.lru_cache(maxsize=16)
+def _trace_size(csv: str) -> tuple[int, int]:
+    """Rows and intervals of a trace (parsed once: a sweep repeats it in every cell)."""
+    rows = parse_trace(csv)
+    return len(rows), interval_count(rows)
+
+
+def _modules(run: RunSizes) -> list[Term]:
+    """Modules the run loads on first use (a fresh process pays for them)."""
+    c = run.config
+    used = []
+    if run.backend == "vmap" and not run.profile.stacks:
+        used.append(("torch.func", "model.name"))
+    if c.data.dataset == "digits":
+        used.append(("scikit-learn", "data.dataset"))
+    elif c.data.dataset in POOL_SIZES:
+        used.append(("torchvision", "data.dataset"))
+    return [Term(field, f"{name}'s modules", MODULE_BYTES[name]) for name, field in used]

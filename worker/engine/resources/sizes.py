@@ -1,0 +1,137 @@
+"""The sizes every term is computed from, and which setting drives a term."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from worker.engine.algorithms import ALGORITHMS
+from worker.engine.algorithms.base import Footprint
+from worker.engine.config import N_CLASSES, RunConfig
+from worker.engine.data.vision import POOL_SIZES
+from worker.engine.errors import ConfigError
+from worker.engine.models.profile import ModelProfile, model_profile
+from worker.engine.simulate import resolve_backend
+
+_DEFAULTS = RunConfig()
+
+
+def sample_shape(config: RunConfig) -> tuple[int, ...]:
+    data = config.data
+    if data.dataset == "synthetic_clustered":
+        return (data.dimension,)
+    if data.dataset == "mean_estimation":
+        return (1,)
+    return POOL_SIZES[data.dataset].shape
+
+
+def _scale(config: RunConfig, path: str) -> float:
+    """How far a setting is above its default (1 where it is not a number)."""
+    value, default = _get(config, path), _get(_DEFAULTS, path)
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (value, default))
+    return value / default if numbers and default > 0 else 1.0
+
+
+def _get(config: RunConfig, path: str) -> Any:
+    node: Any = config
+    for key in path.split("."):
+        node = getattr(node, key)
+    return node
+
+
+def driver(config: RunConfig, *paths: str) -> str:
+    """Of the settings a term grows with, the one furthest above its default (the
+    first where none is)."""
+    return max(paths, key=lambda p: _scale(config, p))
+
+
+@dataclass(frozen=True)
+class RunSizes:
+    """The sizes every term is computed from."""
+
+    config: RunConfig
+    profile: ModelProfile
+    footprint: Footprint
+    backend: str
+    n: int  # clients
+    k: int  # clients that train in a round
+    k_field: str
+    features: int  # of one sample
+    n_train: int
+    n_test: int
+    steps: int  # local steps of the client with the most data
+    d_fields: tuple[str, ...]  # what drives d
+
+    @property
+    def d(self) -> int:
+        return self.profile.d
+
+    @property
+    def batch(self) -> int:
+        return self.config.client.batch_size
+
+    @property
+    def evaluations(self) -> int:
+        return math.ceil(self.config.rounds / self.config.eval.every) + 1
+
+
+def run_sizes(config: RunConfig) -> RunSizes:
+    data = config.data
+    shape = sample_shape(config)
+    regression = data.dataset == "mean_estimation"
+    d_fields: tuple[str, ...] = ("model.hidden",) if config.model.name == "mlp" else ()
+    if data.dataset == "synthetic_clustered":
+        d_fields += ("data.dimension",)
+    d_fields += ("model.name",)
+    try:
+        profile = model_profile(
+            config.model.name, config.model.hidden, shape, N_CLASSES[data.dataset], regression
+        )
+    except RuntimeError as err:  # a tensor of more than 2^63 elements
+        raise ConfigError(
+            f"{driver(config, *d_fields)}: the model cannot be built ({err})"
+        ) from None
+    footprint = ALGORITHMS[config.algorithm.name].footprint
+    n = data.n_clients
+    if data.dataset in POOL_SIZES:
+        pool = POOL_SIZES[data.dataset]
+        n_train, n_test = min(pool.train, data.max_train_samples or pool.train), pool.test
+    else:
+        n_train, n_test = n * data.train_per_client, n * data.test_per_client
+    if footprint.trainees == "central":
+        k, k_field, largest = 1, "algorithm.name", n_train
+    elif footprint.trainees == "available":
+        k, k_field, largest = n, "data.n_clients", _largest_client(config, n_train)
+    else:
+        k, k_field = min(config.n_selected(), n), "algorithm.participation"
+        largest = _largest_client(config, n_train)
+    client = config.client
+    steps = client.local_steps
+    if client.unit == "epochs":
+        steps *= math.ceil(largest / client.batch_size)
+    return RunSizes(
+        config=config,
+        profile=profile,
+        footprint=footprint,
+        backend=resolve_backend(config.backend, profile.module),
+        n=n,
+        k=k,
+        k_field=k_field,
+        features=math.prod(shape),
+        n_train=n_train,
+        n_test=n_test,
+        steps=steps,
+        d_fields=d_fields,
+    )
+
+
+def _largest_client(config: RunConfig, n_train: int) -> int:
+    """Train samples of the client with the most, from above."""
+    data = config.data
+    spread = 1.0
+    if data.partition == "by_class":
+        spread = 2 + 4 * data.size_std if data.sizes == "normal" else 2
+    elif data.partition == "dirichlet":
+        spread = 1 + 2 / data.dirichlet_alpha
+    return min(n_train, math.ceil(n_train / data.n_clients * spread))
