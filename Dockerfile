@@ -12,6 +12,7 @@ COPY pyproject.toml README.md ./
 COPY api ./api
 COPY db ./db
 COPY worker ./worker
+COPY fedwatch ./fedwatch
 COPY frontend ./frontend
 RUN pip install --extra-index-url "$TORCH_INDEX" . \
     && mkdir -p /data /var/lib/fedwatch && chown fedwatch /data /var/lib/fedwatch

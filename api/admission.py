@@ -12,10 +12,10 @@ from fastapi.exceptions import RequestValidationError
 
 from api.errors import PATH_PREFIX
 from api.sweep import Cell, blame
+from db.settings import Settings
 from worker.data_root import data_folder
 from worker.engine import ConfigError, RunConfig
 from worker.engine.resources import Estimate, estimate, format_bytes, format_flops, largest
-from worker.settings import Settings
 
 # The recorder holds the rounds since its last hand-over and up to two batches that
 # wait for its writer. A checkpoint being written is held 5 times over (measured with

@@ -11,8 +11,8 @@ from fastapi import Depends, HTTPException, Path, Query, Request
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.models import Run
+from db.settings import Settings
 from worker.dispatch import Dispatcher
-from worker.settings import Settings
 
 READ_METHODS = ("GET", "HEAD", "OPTIONS")
 

@@ -30,8 +30,8 @@ from api.routes import (
 from api.schemas.errors import error_responses
 from api.storable import reject_unstorable
 from db.session import make_engine, make_sessionmaker
+from db.settings import Settings, settings
 from worker.dispatch import make_dispatcher
-from worker.settings import Settings, settings
 
 # The page, its assets and the API docs stay open so a browser can load them and then ask
 # for the token; everything under /api goes through the token check, then the body's values.

@@ -139,11 +139,11 @@ def child(config_json: str, workdir: str, data_root: str) -> None:
     from db.models import Run
     from db.runs import new_run
     from db.session import make_engine, make_sessionmaker
+    from db.settings import Settings
     from worker.claims import claim_execution
     from worker.engine import RunConfig
     from worker.engine.allocator import keep_freed_memory
     from worker.execute import execute_claimed
-    from worker.settings import Settings
 
     keep_freed_memory()
     config = RunConfig.model_validate_json(config_json)
@@ -179,10 +179,10 @@ def child(config_json: str, workdir: str, data_root: str) -> None:
 
 def measure(name: str, data_root: Path) -> None:
     from api.admission import run_estimate
+    from db.settings import Settings
     from worker.engine import build_config
     from worker.engine.presets import get_preset
     from worker.engine.resources import format_bytes, largest
-    from worker.settings import Settings
 
     preset, base, sets = CASES[name]
     sets = [*sets, "device=cpu"]

@@ -42,9 +42,9 @@ from db.runs import new_run
 from db.scratch import create_database, drop_database
 from db.series import ChunkWriter
 from db.session import make_engine, make_sessionmaker
+from db.settings import Settings
 from worker.engine import ListSink, RunConfig, simulate
 from worker.recorder import Recorder
-from worker.settings import Settings
 
 METRICS = (
     "test_acc", "test_loss", "train_loss", "n_available", "n_selected", "staleness_mean",

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
+from db.settings import Settings
 from tests.db.databases import unavailable
-from worker.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
 COMPOSE_FILE = REPO / "docker-compose.yml"

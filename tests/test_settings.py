@@ -9,8 +9,8 @@ from fastapi.testclient import TestClient
 
 from api.main import create_app
 from db.migrate import upgrade
+from db.settings import Settings
 from tests.api.helpers import embedded_settings, example1, submit, wait_final
-from worker.settings import Settings
 
 
 def test_an_empty_token_in_the_environment_means_no_token(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import Celery
 
-from worker.settings import Settings, settings
+from db.settings import Settings, settings
 
 QUEUES = ("gpu", "cpu")
 EXECUTE_RUN = "fedwatch.execute_run"

@@ -32,10 +32,10 @@ from typing import Any
 import torch
 
 from db.session import make_engine, make_sessionmaker
+from db.settings import Settings
 from worker.engine.allocator import keep_freed_memory
 from worker.execute import execute_claimed
 from worker.run_logs import LogRelay, PipeHandler
-from worker.settings import Settings
 
 STOP = signal.SIGTERM
 CANCEL = signal.SIGUSR1

@@ -13,8 +13,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from db.models import Run
 from db.retry import in_transaction
 from db.runs import claim_run, finish_run, load_checkpoint, record_crash
+from db.settings import Settings
 from worker.engine import RunConfig
-from worker.settings import Settings
 
 
 @dataclass(frozen=True)

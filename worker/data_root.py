@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
+from db.settings import Settings
 from worker.engine import ConfigError, RunConfig
-from worker.settings import Settings
 
 DEFAULT_ROOT = "data"
 SHOWN_AS = "<data root>"

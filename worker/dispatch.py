@@ -10,10 +10,10 @@ from typing import Protocol
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.runs import requeue_running
+from db.settings import Settings
 from worker import child
 from worker.celery_app import EXECUTE_RUN, make_celery
 from worker.engine import RunConfig
-from worker.settings import Settings
 from worker.supervise import supervise
 
 log = logging.getLogger(__name__)

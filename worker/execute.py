@@ -9,11 +9,11 @@ from typing import Any
 import torch
 from sqlalchemy.orm import Session, sessionmaker
 
+from db.settings import Settings
 from worker.claims import start_execution, store_outcome
 from worker.data_root import for_this_machine, relative_paths
 from worker.engine import ConfigError, simulate
 from worker.recorder import Recorder, RunLost
-from worker.settings import Settings
 
 log = logging.getLogger(__name__)
 

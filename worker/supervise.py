@@ -21,9 +21,9 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.models import Run, utcnow
+from db.settings import Settings
 from worker import child
 from worker.claims import claim_execution, store_crash, store_outcome
-from worker.settings import Settings
 
 log = logging.getLogger(__name__)
 

@@ -19,8 +19,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from db.retry import retrying
 from db.runs import requeue_stale
 from db.session import make_engine, make_sessionmaker
+from db.settings import Settings
 from worker.celery_app import EXECUTE_RUN
-from worker.settings import Settings
 
 log = logging.getLogger(__name__)
 

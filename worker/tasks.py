@@ -16,9 +16,9 @@ from celery.signals import worker_ready, worker_shutting_down
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.session import make_engine, make_sessionmaker
+from db.settings import settings
 from worker import child
 from worker.celery_app import EXECUTE_RUN, celery_app
-from worker.settings import settings
 from worker.supervise import supervise
 from worker.sweep import install as install_sweeper
 

@@ -22,7 +22,7 @@ def run(connection: Connection) -> None:
 def main() -> None:
     url = context.config.get_main_option("sqlalchemy.url")
     if not url:
-        from worker.settings import settings
+        from db.settings import settings
 
         url = settings.database_url
     engine = make_engine(url)

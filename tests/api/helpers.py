@@ -7,9 +7,9 @@ from typing import Any
 
 import httpx
 
+from db.settings import Settings
 from worker.engine import ListSink, RunConfig, simulate
 from worker.engine.presets import get_preset
-from worker.settings import Settings
 
 FINAL = ("succeeded", "failed", "cancelled")
 

@@ -11,10 +11,10 @@ from fastapi.testclient import TestClient
 
 from api.admission import refusals
 from api.main import create_app
+from db.settings import Settings
 from tests.api.helpers import embedded_settings, example1, submit, wait_final
 from tests.engine.test_resources import LONG_TRACE, MANY_CLIENTS, PERIODIC_TRACE, WIDE
 from worker.engine.presets import PRESETS
-from worker.settings import Settings
 
 LIMIT = "exceeds this server's limit of 6.0 GiB (FEDWATCH_MAX_RUN_MEMORY_MB=6144)"
 

@@ -11,12 +11,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.main import create_app
+from db.settings import Settings
 from tests.api.helpers import embedded_settings, submit, wait_final
 from tests.api.test_execution import queue_directly
 from tests.engine.test_data import write_tiny_mnist
 from worker.data_root import data_folder
 from worker.engine import ConfigError, RunConfig
-from worker.settings import Settings
 
 
 @pytest.fixture(scope="module")

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from worker.cli.compare_cmd import seed_list
-from worker.cli.comparison import build_rows, cell, format_table
-from worker.cli.main import main
+from fedwatch.cli.compare_cmd import seed_list
+from fedwatch.cli.comparison import build_rows, cell, format_table
+from fedwatch.cli.main import main
 from worker.engine.stats import paired_p
 
 

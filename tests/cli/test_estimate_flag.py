@@ -1,6 +1,6 @@
 import pytest
 
-from worker.cli.main import main
+from fedwatch.cli.main import main
 
 
 def test_estimate_prints_memory_and_work_without_running(

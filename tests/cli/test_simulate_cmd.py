@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from worker.cli.main import main
+from fedwatch.cli.main import main
 
 
 def test_example1_fedavg_writes_rounds_and_summary(tmp_path: Path) -> None:
@@ -61,7 +61,7 @@ def test_config_file_with_overrides(tmp_path: Path) -> None:
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "worker.cli.main", *args],
+        [sys.executable, "-m", "fedwatch.cli.main", *args],
         capture_output=True,
         text=True,
         timeout=120,

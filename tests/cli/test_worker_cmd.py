@@ -2,8 +2,8 @@ import gc
 
 import pytest
 
-from worker.cli.main import main
-from worker.settings import settings
+from db.settings import settings
+from fedwatch.cli.main import main
 
 
 def test_worker_freezes_its_loaded_heap_before_celery_starts(

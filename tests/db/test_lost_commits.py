@@ -15,13 +15,13 @@ from db.migrate import upgrade
 from db.models import MetricChunk, RoundClients, Run, StalenessMark
 from db.runs import load_checkpoint
 from db.session import make_engine, make_sessionmaker
+from db.settings import Settings
 from tests.db.commit_proxy import CommitProxy
 from tests.db.databases import postgres_database
 from tests.db.logs import OnLog
 from tests.db.records import make_run, record
 from worker.claims import claim_execution, store_outcome
 from worker.recorder import Recorder
-from worker.settings import Settings
 
 
 @pytest.fixture(scope="module")

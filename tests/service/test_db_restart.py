@@ -19,6 +19,7 @@ from db.migrate import upgrade
 from db.models import utcnow
 from db.runs import new_run
 from db.session import make_engine, make_sessionmaker
+from db.settings import Settings
 from tests.api.helpers import (
     embedded_settings,
     example1,
@@ -32,7 +33,6 @@ from tests.service.cluster import Cluster, temp_cluster
 from tests.service.test_worker import database_counts, stored_rows
 from worker.claims import claim_execution
 from worker.execute import execute_claimed
-from worker.settings import Settings
 from worker.supervise import supervise
 from worker.sweep import Sweeper
 

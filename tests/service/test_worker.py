@@ -16,10 +16,10 @@ from sqlalchemy import func, select
 from db.metrics import full_series
 from db.models import RoundClients
 from db.session import make_engine, make_sessionmaker
+from db.settings import Settings
 from tests.api.helpers import example1, reference, submit, wait_final, wait_rounds
 from tests.service.conftest import StartWorker
 from worker.celery_app import EXECUTE_RUN, make_celery
-from worker.settings import Settings
 
 pytestmark = pytest.mark.service
 

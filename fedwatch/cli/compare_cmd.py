@@ -21,9 +21,9 @@ from typing import Any
 import torch
 from tqdm import tqdm
 
-from worker.cli.comparison import build_rows, format_table, rows_json, run_metrics
-from worker.cli.config_source import add_set_argument
-from worker.cli.errors import CliError
+from fedwatch.cli.comparison import build_rows, format_table, rows_json, run_metrics
+from fedwatch.cli.config_source import add_set_argument
+from fedwatch.cli.errors import CliError
 from worker.engine import ConfigError, ListSink, RoundRecord, simulate
 from worker.engine.presets import Preset, get_preset
 

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from worker.cli.errors import CliError
+from fedwatch.cli.errors import CliError
 from worker.engine import ConfigError, RunConfig, build_config
 from worker.engine.presets import PRESETS
 

@@ -1,4 +1,7 @@
-"""The one settings object of the service; nothing else reads the environment."""
+"""The one settings object of the service; nothing else reads the environment.
+
+It lives in the lowest package of the service, so the migrations, the workers and the
+API all read it without importing one another."""
 
 from __future__ import annotations
 

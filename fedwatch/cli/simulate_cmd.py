@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from worker.cli.config_source import add_set_argument, load_config
-from worker.cli.errors import CliError
-from worker.cli.progress import ProgressSink
+from fedwatch.cli.config_source import add_set_argument, load_config
+from fedwatch.cli.errors import CliError
+from fedwatch.cli.progress import ProgressSink
 from worker.engine import ConfigError, RunConfig, Summary, simulate
 from worker.engine.resources import estimate
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import gc
 
+from db.settings import settings
+from fedwatch.cli.errors import CliError
 from worker.celery_app import QUEUES
-from worker.cli.errors import CliError
-from worker.settings import settings
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

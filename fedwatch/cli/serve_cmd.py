@@ -6,7 +6,7 @@ import argparse
 import logging
 from types import FrameType
 
-from worker.settings import settings
+from db.settings import settings
 
 LOG_FORMAT = "[%(asctime)s: %(levelname)s/%(name)s] %(message)s"
 # Connections still open this long after a stop request are closed.

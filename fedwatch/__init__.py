@@ -1,0 +1,1 @@
+"""FedWatch's public Python surface: the `fedwatch` command (`fedwatch.cli`)."""
