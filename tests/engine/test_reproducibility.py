@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 import torch
 
+from tests.engine.sinks import CheckpointsSink
 from worker.engine import ListSink, RoundRecord, RunConfig, build_config, simulate
 
 CASES = {
@@ -62,18 +63,6 @@ def test_same_seed_same_records(name: str) -> None:
 
     assert [r.deterministic() for r in a.records] == [r.deterministic() for r in b.records]
     assert [r.deterministic() for r in a.records] != [r.deterministic() for r in other.records]
-
-
-class CheckpointsSink(ListSink):
-    """Keeps every checkpoint offered, in order."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.checkpoints: list[dict[str, Any]] = []
-
-    def on_checkpoint(self, state: dict[str, Any]) -> None:
-        super().on_checkpoint(state)
-        self.checkpoints.append(state)
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -4,6 +4,7 @@ from typing import Any, get_args
 
 import pytest
 
+from tests.engine.sinks import CheckpointsSink
 from worker.engine import ListSink, RunConfig, build_config, simulate
 from worker.engine.config import AlgorithmName, AvailabilityKind
 
@@ -49,13 +50,17 @@ ISSUE3 = ["fedar", "cafed", "unbiased", "adafed", "fedavg_is", "f3ast", "scaffol
 @pytest.mark.parametrize("algorithm", ISSUE3)
 def test_resume_equals_uninterrupted_run(algorithm: str) -> None:
     cfg = config(algorithm, "markov", rounds=7)
-    straight, first = ListSink(), ListSink()
+    straight, first = ListSink(), CheckpointsSink()
     simulate(cfg, straight)
     simulate(cfg, first, should_stop=lambda: len(first.records) >= 4)
-    assert first.checkpoint is not None and first.checkpoint["round"] == 3
+    # The periodic checkpoint (every 3 rounds), then the one where the run stopped.
+    assert [c["round"] for c in first.checkpoints] == [3, 4]
 
-    resumed = ListSink()
-    simulate(cfg, resumed, checkpoint=first.checkpoint)
+    for checkpoint in first.checkpoints:
+        resumed = ListSink()
+        simulate(cfg, resumed, checkpoint=checkpoint)
 
-    combined = [r.deterministic() for r in first.records[:3] + resumed.records]
-    assert combined == [r.deterministic() for r in straight.records]
+        combined = [
+            r.deterministic() for r in first.records[: checkpoint["round"]] + resumed.records
+        ]
+        assert combined == [r.deterministic() for r in straight.records]
