@@ -2,10 +2,13 @@
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# The Flower tests run where a user of the extra would: `pip install 'fedwatch[flower]'`
+# in an environment of its own (flwr pins fastapi, starlette and uvicorn below .venv's).
+FLOWER := .venv-flower
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test fuzz lint typecheck unit bench clean
+.PHONY: run test test-flower fuzz lint typecheck unit bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -13,11 +16,20 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
+$(FLOWER)/.installed: pyproject.toml
+	test -x $(FLOWER)/bin/python || python3 -m venv $(FLOWER)
+	$(FLOWER)/bin/python -m pip install -q --upgrade pip
+	$(FLOWER)/bin/python -m pip install -q -e '.[flower]' 'flwr[simulation]' pytest pytest-timeout
+	touch $@
+
 run: $(STAMP)
 	$(VENV)/bin/fedwatch serve --host $(HOST) --port $(PORT)
 
-test: $(STAMP) lint typecheck
+test: $(STAMP) lint typecheck test-flower
 	$(PY) -m pytest
+
+test-flower: $(FLOWER)/.installed
+	$(FLOWER)/bin/python -m pytest -p no:cacheprovider tests/flower
 
 # Schemathesis against a real `fedwatch serve` on 127.0.0.1 (schemathesis.toml).
 fuzz: $(STAMP)
@@ -37,4 +49,4 @@ bench: $(STAMP)
 	$(PY) bench/engine.py
 
 clean:
-	rm -rf $(VENV) var .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(FLOWER) var .mypy_cache .ruff_cache .pytest_cache
