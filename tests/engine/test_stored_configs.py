@@ -4,7 +4,9 @@
 every preset with its variants and its comparison set, every algorithm and every
 availability model with their defaults. `stored/runs_v0.json` holds 6-round runs of
 every algorithm (Markov availability, per-client evaluation) as that version recorded
-them: the same configs must give the same rounds and summary.
+them: the same configs must give the same rounds and summary. The CA-Fed run was
+recorded again when CA-Fed took its authors' loss filter (reports fill, then smooth)
+and their order of exclusions (by |λ̂|).
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from worker.engine.models import build_model, has_buffers
 from worker.engine.records import ClientWeights, RoundRecord, Summary
 from worker.engine.registry import ALGORITHMS, AVAILABILITY, selected
 from worker.engine.rng import torch_gen
+from worker.engine.sections import EvalConfig
 from worker.engine.sink import Sink
 from worker.engine.tracker import Tracker
 from worker.engine.training.evaluate import evaluate, per_client_accuracy
@@ -60,6 +61,14 @@ def target_weights(config: RunConfig, data: FederatedData) -> Tensor:
     return sizes / sizes.sum()
 
 
+def evaluated(ev: EvalConfig, t: int) -> bool:
+    """Whether the schedule evaluates the model after round t (0-based); the engine
+    also evaluates after the last round."""
+    if ev.schedule == "cafed_log":
+        return (t < 40 and t % 3 == 1) or t % 10 == 9
+    return t == 0 or (t + 1) % ev.every == 0
+
+
 class Simulation:
     """Everything one run needs, built from its config; `run` executes the rounds."""
 
@@ -89,6 +98,8 @@ class Simulation:
             server_lr=config.server.lr,
             seed=config.seed,
             local_steps=config.client.local_steps,
+            test_loss=self.trainer.test_loss,
+            local_optima=self.trainer.local_optima,
         )
         self.algorithm: Algorithm = entry.component(params, facts)
         self.declared = {spec.name for spec in self.algorithm.metrics}
@@ -119,10 +130,14 @@ class Simulation:
         return self.tracker.summary(t, self.wall_s, stopped)
 
     def round(self, t: int) -> RoundRecord:
+        initial: dict[str, float] = {}
+        if t == 0:
+            self.evaluate_initial(initial)
         available = self.availability.mask(t)
         plan = self.algorithm.select(t, self.w, available, torch_gen(self.config.seed, "select", t))
         selected = plan.selected
         metrics: dict[str, float] = {
+            **initial,
             "n_available": float(available.sum()),
             "n_selected": float(len(selected)),
         }
@@ -162,7 +177,7 @@ class Simulation:
         if self.data.optimum is not None:
             metrics["param"] = float(self.w[0])
             metrics["opt_gap"] = (float(self.w[0]) - self.data.optimum) ** 2
-        if not (last or (t + 1) % ev.every == 0 or t == 0):
+        if not (last or evaluated(ev, t)):
             return None
         result = evaluate(self.model, self.w, self.data.x_test, self.data.y_test, ev.batch_size)
         metrics["test_loss"] = result.loss
@@ -181,6 +196,16 @@ class Simulation:
                 metrics["client_acc_best10"] = float(ordered[-tail:].mean())
             return acc.tolist()
         return None
+
+    def evaluate_initial(self, metrics: dict[str, float]) -> None:
+        """The model before round 0, where the schedule evaluates it (`initial_test_acc`
+        in round 0's record)."""
+        if self.config.eval.schedule != "cafed_log":
+            return
+        batch = self.config.eval.batch_size
+        result = evaluate(self.model, self.w, self.data.x_test, self.data.y_test, batch)
+        if result.acc is not None:
+            metrics["initial_test_acc"] = result.acc
 
     def state_dict(self, next_round: int) -> dict[str, Any]:
         return {

@@ -67,6 +67,15 @@ PERCENT = {"unit": "%", "scale": 100.0}
 
 ROUND_METRICS: tuple[MetricSpec, ...] = (
     _round("test_acc", "test accuracy", "accuracy", better="higher", **PERCENT),
+    _round(
+        "initial_test_acc",
+        "initial model's accuracy",
+        "accuracy",
+        better="higher",
+        description="The model before round 0, in round 0's record, where the eval schedule "
+        "evaluates it (eval.schedule = cafed_log).",
+        **PERCENT,
+    ),
     _round("test_loss", "test loss", "loss", better="lower"),
     _round("train_loss", "train loss", "loss", better="lower"),
     _round("n_available", "available clients", "clients", unit="clients"),
@@ -107,6 +116,15 @@ SUMMARY_VALUES: tuple[MetricSpec, ...] = (
         **HIGHER,
         **RANKED,
         **PERCENT,
+    ),
+    _summary(
+        "time_avg_points",
+        "evaluations averaged",
+        short="avg over",
+        unit="points",
+        description="How many evaluations time_avg_test_acc is the mean of: the rounds the "
+        "eval schedule evaluated, and the initial model where it was evaluated (the CA-Fed "
+        "paper's time-average is the mean of 28 such points over 150 rounds).",
     ),
     _summary(
         "std_test_acc_second_half",

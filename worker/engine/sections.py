@@ -101,6 +101,12 @@ class ServerConfig(Params):
 
 class EvalConfig(Params):
     every: int = Field(1, ge=1, description="Evaluate the global model every this many rounds.")
+    schedule: Literal["every", "cafed_log"] = Field(
+        "every",
+        description="every: after round 0, every `every` rounds and the last; cafed_log: "
+        "the CA-Fed authors' log rounds (the initial model, then after rounds t with t < 40 "
+        "and t mod 3 = 1, or t mod 10 = 9), whose mean is the paper's time-average.",
+    )
     client_every: int = Field(
         0, ge=0, description="Per-client accuracy every this many rounds (0 = never)."
     )

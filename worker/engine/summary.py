@@ -30,8 +30,10 @@ LAST_VALUES: dict[str, str] = {
 class SummaryTracker:
     """Streams round metrics in and computes the summary of the rounds seen so far.
 
-    `rounds_to_target` counts rounds up to the first evaluation that reached the target
-    accuracy; `std_test_acc_second_half` is the population std of the accuracies
+    `time_avg_test_acc` is the mean of every evaluation, the initial model's
+    (`initial_test_acc`) included where it was evaluated, and `time_avg_points` their
+    number; `rounds_to_target` counts rounds up to the first evaluation that reached the
+    target accuracy; `std_test_acc_second_half` is the population std of the accuracies
     evaluated from round `rounds_done // 2` on; `client_updates_per_s` is Σ `n_selected`
     over the wall time; `<name>_avg` averages a round metric over the rounds that
     recorded it.
@@ -40,6 +42,7 @@ class SummaryTracker:
     def __init__(self, target_acc: float | None) -> None:
         self.target = target_acc
         self.acc: list[tuple[int, float]] = []
+        self.initial: float | None = None
         self.last: dict[str, float] = {}
         self.sums: dict[str, float] = {}
         self.counts: dict[str, int] = {}
@@ -47,6 +50,8 @@ class SummaryTracker:
 
     def observe(self, t: int, values: Mapping[str, float]) -> None:
         """Take in the metrics recorded in round `t` (rounds in increasing order)."""
+        if "initial_test_acc" in values:
+            self.initial = float(values["initial_test_acc"])
         if "test_acc" in values:
             self.acc.append((t, float(values["test_acc"])))
         self.updates += float(values.get("n_selected", 0.0))
@@ -75,13 +80,15 @@ class SummaryTracker:
         if not self.acc:
             return {}
         values = [a for _, a in self.acc]
+        points = values if self.initial is None else [self.initial, *values]
         second = [a for r, a in self.acc if r >= rounds_done // 2]
         target = self.target
         reached = iter(()) if target is None else (r + 1 for r, a in self.acc if a >= target)
         return {
-            "best_test_acc": max(values),
+            "best_test_acc": max(points),
             "final_test_acc": values[-1],
-            "time_avg_test_acc": math.fsum(values) / len(values),
+            "time_avg_test_acc": math.fsum(points) / len(points),
+            "time_avg_points": len(points),
             "std_test_acc_second_half": _population_std(second) if second else None,
             "rounds_to_target": next(reached, None),
         }
@@ -89,6 +96,7 @@ class SummaryTracker:
     def state_dict(self) -> dict[str, Any]:
         return {
             "acc": list(self.acc),
+            "initial": self.initial,
             "last_values": dict(self.last),
             "sums": dict(self.sums),
             "counts": dict(self.counts),
@@ -99,6 +107,7 @@ class SummaryTracker:
         """Also loads the state of the engine's tracker before this module existed
         (`acc`, `last_loss`, `updates`): averages then cover the rounds after the resume."""
         self.acc = [(int(t), float(a)) for t, a in state["acc"]]
+        self.initial = state.get("initial")
         self.updates = float(state["updates"])
         if "last_values" not in state:
             loss = state["last_loss"]

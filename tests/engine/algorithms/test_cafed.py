@@ -1,3 +1,4 @@
+import pytest
 import torch
 from torch.testing import assert_close
 
@@ -10,6 +11,7 @@ from worker.engine.algorithms.estimators import (
     observe,
     pi_hat,
 )
+from worker.engine.overrides import ConfigError, build_config
 
 F64 = torch.float64
 ALPHA = torch.full((3,), 1 / 3, dtype=F64)
@@ -28,18 +30,18 @@ def test_bayesian_counts_give_pi_and_lambda() -> None:
     assert_close(lam_hat(counts, 1.0), torch.tensor([1 - 0.5 - 2 / 3], dtype=F64))
 
 
-def test_loss_filter_and_running_minimum() -> None:
-    loss, low, seen = torch.zeros(3, dtype=F64), torch.zeros(3, dtype=F64), mask(0, 0, 0)
+def test_loss_filter_fills_then_smooths_and_tracks_the_minimum() -> None:
+    zeros = torch.zeros(3, dtype=F64)
 
-    loss, low, seen = filter_losses(
-        loss, low, seen, torch.tensor([0, 1]), torch.tensor([1.0, 3.0]), 0.5
+    loss, low = filter_losses(
+        zeros, zeros, False, torch.tensor([0, 1]), torch.tensor([1.0, 3.0]), 0.5
     )
-    assert_close(loss, torch.tensor([1.0, 3.0, 2.0], dtype=F64))  # client 2: mean of reports
+    assert_close(loss, torch.tensor([1.0, 3.0, 2.0], dtype=F64))  # client 2: the reporters' mean
     assert_close(low, torch.tensor([1.0, 3.0, 2.0], dtype=F64))
 
-    loss, low, seen = filter_losses(loss, low, seen, torch.tensor([0]), torch.tensor([2.0]), 0.5)
-    assert_close(loss, torch.tensor([1.5, 3.0, 2.25], dtype=F64))  # 0.5·1 + 0.5·2
-    assert_close(low, torch.tensor([1.0, 3.0, 2.25], dtype=F64))
+    loss, low = filter_losses(loss, low, True, torch.tensor([0, 2]), torch.tensor([2.0, 1.0]), 0.5)
+    assert_close(loss, torch.tensor([1.5, 3.0, 1.5], dtype=F64))  # 0.5·1 + 0.5·2; 0.5·2 + 0.5·1
+    assert_close(low, torch.tensor([1.0, 3.0, 1.0], dtype=F64))  # client 1 did not report
 
 
 def test_estimated_error_by_hand() -> None:
@@ -66,6 +68,25 @@ def test_keeps_everyone_when_the_bias_outweighs_the_gain() -> None:
 
     # without client 0: 0.3 + 0.3/9 > 0.3
     assert_close(q, ALPHA / PI)
+
+
+def test_orders_by_the_magnitude_of_lambda() -> None:
+    # ε̂ falls most by dropping client 2 (gap 0.9); it leads the order only by |λ̂|
+    gap = torch.tensor([0.1, 0.1, 0.9], dtype=F64)
+    pi = torch.tensor([0.9, 0.9, 0.1], dtype=F64)
+
+    by_size = allocation(ALPHA, pi, torch.tensor([0.0, 0.0, -0.9], dtype=F64), gap, tau=0.0)
+    assert by_size[2] == 0.0
+
+
+def test_ties_keep_an_exclusion_only_when_accepted() -> None:
+    # all gaps 0: Γ̂ = 0 and ε̂ = 0 whatever q is, so every exclusion is a tie; with ties
+    # accepted clients go in |λ̂| order until one is left (the sum may not reach 0)
+    gap = torch.zeros(3, dtype=F64)
+
+    assert_close(allocation(ALPHA, PI, LAM, gap, tau=0.0), ALPHA / PI)
+    kept = allocation(ALPHA, PI, LAM, gap, tau=0.0, ties=True)
+    assert_close(kept, torch.tensor([0.0, 0.0, 1 / 2.7], dtype=F64))
 
 
 def test_threshold_tau_blocks_small_gains() -> None:
@@ -110,3 +131,54 @@ def test_probes_every_available_client_and_trains_the_kept_ones() -> None:
     assert picked.tolist() == [1, 2]  # gaps (0.9, 0.1, 0.1) as in the constructed case
     assert_close(step.weights, torch.tensor([0.0, 1 / 2.7, 1 / 2.7]))
     assert step.metrics == {"cafed_excluded": 1.0}  # client 0, q_0 = 0
+
+
+def test_test_split_probe_and_local_optima_from_round_zero() -> None:
+    """The authors' estimator: losses on the test split from round 0, F̂* solved once."""
+    probed: list[tuple[int, list[int]]] = []
+
+    def test_loss(w: torch.Tensor, clients: torch.Tensor) -> torch.Tensor:
+        probed.append((len(probed), clients.tolist()))
+        return torch.tensor([1.0, 0.2, 0.2])[clients]
+
+    solved = []
+
+    def optima() -> torch.Tensor:
+        solved.append(1)
+        return torch.tensor([0.1, 0.1, 0.1], dtype=F64)
+
+    algo = make_algorithm(
+        CaFed,
+        [1 / 3] * 3,
+        dim=1,
+        k=3,
+        assignments=[
+            "algorithm.cafed.estimator=oracle",
+            "algorithm.cafed.loss_probe=test_split",
+            "algorithm.cafed.optimum=local_solver",
+            "algorithm.cafed.beta=0.001",
+        ],
+        pi=PI,
+        lam=LAM,
+        test_loss=test_loss,
+        local_optima=optima,
+    )
+    picked = algo.select(0, torch.zeros(1), mask(1, 1, 1), gen()).selected
+
+    # gaps (0.9, 0.1, 0.1) at round 0 already: client 0 goes, as in the constructed case
+    assert probed == [(0, [0, 1, 2])]
+    assert picked.tolist() == [1, 2]
+    algo.select(1, torch.zeros(1), mask(0, 1, 1), gen())
+    assert probed[1] == (1, [1, 2]) and solved == [1]  # solved once
+
+
+def test_local_solver_needs_a_classification_dataset() -> None:
+    with pytest.raises(ConfigError, match=r"algorithm\.cafed\.optimum: local_solver"):
+        build_config(
+            {"data": {"dataset": "mean_estimation", "n_clients": 2}, "model": {"name": "scalar"}},
+            [
+                "algorithm.name=cafed",
+                "algorithm.cafed.optimum=local_solver",
+                "algorithm.participation=2",
+            ],
+        )

@@ -29,3 +29,23 @@ def test_beta_defaults_to_one_over_rounds() -> None:
     algo.select(0, torch.zeros(1), mask(1, 0), gen())
 
     assert_close(algo.pi, torch.tensor([0.625, 0.375], dtype=torch.float64))
+
+
+def test_oracle_smoothed_pi_restarts_from_the_true_pi_every_round() -> None:
+    """The CA-Fed authors' π̂: (1 − β)π + β·1[available], not a running average."""
+    pi = torch.tensor([0.1, 0.9], dtype=torch.float64)
+    algo = make_algorithm(
+        F3ast,
+        [0.5, 0.5],
+        dim=1,
+        k=1,
+        assignments=["algorithm.f3ast.pi_estimate=oracle_smoothed", "rounds=4"],
+        pi=pi,
+    )
+
+    algo.select(0, torch.zeros(1), mask(1, 0), gen())
+    assert_close(algo.pi, torch.tensor([0.325, 0.675], dtype=torch.float64))  # ¾π + ¼·on
+    picked = algo.select(1, torch.zeros(1), mask(1, 1), gen()).selected
+    assert_close(algo.pi, torch.tensor([0.325, 0.925], dtype=torch.float64))
+    # α/π̂ = (1.54, 0.54): the rarely available client 0 is the one chosen
+    assert picked.tolist() == [0]

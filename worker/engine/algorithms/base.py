@@ -27,6 +27,10 @@ from worker.engine.algorithms.memory import ClientMemory
 from worker.engine.metrics import MetricSpec
 
 
+def _not_provided(*args: Any) -> Tensor:
+    raise NotImplementedError("this run's engine does not provide that fact")
+
+
 @dataclass(frozen=True)
 class Facts:
     """What an algorithm may read about its run besides its own params."""
@@ -43,6 +47,10 @@ class Facts:
     server_lr: float  # η_s, applied by the loop
     seed: int
     local_steps: int  # `client.local_steps` (steps, or epochs with `client.unit`)
+    # (w, clients) -> each client's mean loss on its whole test split
+    test_loss: Callable[[Tensor, Tensor], Tensor] = field(default=_not_provided)
+    # () -> each client's local optimum F*_k (float64, N): `training/optimum.py`
+    local_optima: Callable[[], Tensor] = field(default=_not_provided)
 
 
 @dataclass(frozen=True)

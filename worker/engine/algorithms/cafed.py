@@ -1,14 +1,25 @@
 """CA-Fed (Rodio et al.): weights q_k = α_k/π̂_k, minus the clients whose exclusion lowers
-the estimated error ε̂(q) = ⟨F̂ − F̂*, p(q)⟩ + TV(α, p(q))²·Γ̂, p(q)_k ∝ π̂_k q_k.
+the estimated error ε̂(q) = ⟨F̂ − F̂*, p(q)⟩ + TV(α, p(q))²·Γ̂, p(q)_k ∝ π̂_k q_k, with
+Γ̂ = max_k (F̂_k − F̂*_k).
 
-Every available client reports its loss on one batch (a probe, not an update); the
-available clients with q_k > 0 train and enter with weight q_k (unnormalised).
-Before any loss has been reported every gap is 0, so nothing is excluded.
+Every available client reports a loss of the current model (a probe, not an update):
+
+- `loss_probe = "batch"`: on one training batch, from round 1 (clients hold a model
+  from the server only then);
+- `loss_probe = "test_split"`: on its whole test split, from round 0 (the authors' code).
+
+F̂* is the running minimum of the reported losses (`optimum = "running_min"`: every gap
+starts at 0, so nothing is excluded before the losses move) or each client's local
+optimum, computed once (`optimum = "local_solver"`, `training/optimum.py`; the authors'
+code). The greedy search visits the clients in descending |λ̂|, then ascending π̂; an
+exclusion stays if ε̂ falls by at least τ, strictly, or also when it stays equal with
+`accept_ties` (the authors' code: with τ = 0 it keeps exclusions that change nothing).
+The available clients with q_k > 0 train and enter with weight q_k (unnormalised).
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 from pydantic import Field
@@ -22,7 +33,7 @@ from worker.engine.algorithms.estimators import (
     observe,
 )
 from worker.engine.metrics import MetricSpec
-from worker.engine.params import Params
+from worker.engine.params import Params, RunShape
 from worker.engine.registry import algorithm
 
 
@@ -33,6 +44,26 @@ class CaFedParams(Params):
     beta: float = Field(0.5, ge=0, lt=1, description="AR filter weight of the loss estimate.")
     tau: float = Field(0.0, ge=0, description="Keep an exclusion if ε̂ falls by at least τ.")
     prior: float = Field(1.0, gt=0, description="Beta prior pseudo-count for π̂.")
+    loss_probe: Literal["batch", "test_split"] = Field(
+        "batch",
+        description="Loss each available client reports: on one training batch from round "
+        "1, or on its whole test split from round 0 (the authors' code).",
+    )
+    optimum: Literal["running_min", "local_solver"] = Field(
+        "running_min",
+        description="F̂*: the running minimum of reported losses, or each client's "
+        "regularised logistic optimum computed once (the authors' code).",
+    )
+    accept_ties: bool = Field(
+        False, description="Keep an exclusion that leaves ε̂ unchanged (the authors' code)."
+    )
+
+    def check_run(self, run: RunShape) -> None:
+        if self.optimum == "local_solver" and run.data.kind == "regression":
+            raise ValueError(
+                "algorithm.cafed.optimum: local_solver needs a classification dataset "
+                f"(a logistic loss); {run.dataset} is a regression task"
+            )
 
 
 EXCLUDED = MetricSpec(
@@ -51,27 +82,30 @@ def estimated_error(q: Tensor, alpha: Tensor, pi: Tensor, gap: Tensor, gamma: fl
     return float(gap @ p) + tv**2 * gamma
 
 
-def allocation(alpha: Tensor, pi: Tensor, lam: Tensor, gap: Tensor, tau: float) -> Tensor:
-    """q after the greedy exclusions: clients in descending λ̂, then ascending π̂; an
-    exclusion stays if ε̂ falls, by at least τ (all float64 tensors of length N)."""
+def allocation(
+    alpha: Tensor, pi: Tensor, lam: Tensor, gap: Tensor, tau: float, ties: bool = False
+) -> Tensor:
+    """q after the greedy exclusions: clients in descending |λ̂|, then ascending π̂; an
+    exclusion stays if ε̂ falls by at least τ (and by more than 0 unless `ties`); all
+    float64 tensors of length N."""
     q = alpha / pi
     gamma = float(gap.max())
     best = estimated_error(q, alpha, pi, gap, gamma)
-    for order in (torch.argsort(-lam, stable=True), torch.argsort(pi, stable=True)):
+    for order in (torch.argsort(-lam.abs(), stable=True), torch.argsort(pi, stable=True)):
         for k in order.tolist():
             trial = q.clone()
             trial[k] = 0.0
             if float(trial.sum()) == 0.0:
                 break
             err = estimated_error(trial, alpha, pi, gap, gamma)
-            if best - err > 0 and best - err >= tau:
+            if best - err >= tau and (ties or best - err > 0):
                 q, best = trial, err
     return q
 
 
 @algorithm("cafed", params=CaFedParams, label="CA-Fed")
 class CaFed(Algorithm):
-    state = ("counts", "loss", "loss_min", "reported", "q")
+    state = ("counts", "loss", "loss_min", "started", "q")
     metrics = (EXCLUDED,)
     footprint = Footprint(trainees="available", pairwise=True)
     params: CaFedParams
@@ -81,22 +115,43 @@ class CaFed(Algorithm):
         self.estimate = AvailabilityEstimate(params.estimator, params.prior, facts.pi, facts.lam)
         self.counts = empty_counts(facts.n)
         self.loss = torch.zeros(facts.n, dtype=torch.float64)  # F̂
-        self.loss_min = torch.zeros(facts.n, dtype=torch.float64)  # F̂*
-        self.reported = torch.zeros(facts.n, dtype=torch.bool)
+        self.loss_min = torch.zeros(facts.n, dtype=torch.float64)  # F̂* (running minimum)
+        self.started = False  # losses reported yet
         self.q = torch.zeros(facts.n, dtype=torch.float64)
+        self.optima: Tensor | None = None  # F̂* (local solver), computed at the first round
 
     def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
         self.counts = observe(self.counts, available)
         ids = available.nonzero().flatten().cpu()
-        if t > 0 and len(ids):  # from round 1 on, clients hold a model from the server
-            losses = self.facts.probe_loss(w, ids.to(self.facts.device), t)
-            self.loss, self.loss_min, self.reported = filter_losses(
-                self.loss, self.loss_min, self.reported, ids, losses, self.params.beta
+        if len(ids) and (t > 0 or self.params.loss_probe == "test_split"):
+            losses = self.probe(w, ids.to(self.facts.device), t)
+            self.loss, self.loss_min = filter_losses(
+                self.loss, self.loss_min, self.started, ids, losses, self.params.beta
             )
+            self.started = True
         alpha = self.facts.alpha.cpu().double()
         pi, lam = self.estimate.pi(self.counts), self.estimate.lam(self.counts)
-        self.q = allocation(alpha, pi, lam, self.loss - self.loss_min, self.params.tau)
+        gap = self.loss - self.floor() if self.started else torch.zeros_like(self.loss)
+        self.q = allocation(alpha, pi, lam, gap, self.params.tau, self.params.accept_ties)
         return Plan(ids[self.q[ids] > 0])
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        if "started" not in state:  # checkpoints from before `started`: a reported mask
+            state = {**state, "started": bool(state["reported"].any())}
+        super().load_state_dict(state)
+
+    def probe(self, w: Tensor, ids: Tensor, t: int) -> Tensor:
+        if self.params.loss_probe == "batch":
+            return self.facts.probe_loss(w, ids, t)
+        return self.facts.test_loss(w, ids)
+
+    def floor(self) -> Tensor:
+        """F̂*: the running minimum, or the local optima (solved once)."""
+        if self.params.optimum == "running_min":
+            return self.loss_min
+        if self.optima is None:
+            self.optima = self.facts.local_optima().double().cpu()
+        return self.optima
 
     def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
         a = self.q[plan.selected].to(self.facts.alpha)

@@ -2,7 +2,7 @@
 
 Availability: a (7, N) tensor of counts, updated once per round from the available
 mask; π̂ and λ̂ are Beta-prior (Bayesian) means of those counts. Loss: an AR filter of
-the one-batch losses clients report, with its running minimum.
+the losses clients report, with its running minimum.
 """
 
 from __future__ import annotations
@@ -72,22 +72,23 @@ class AvailabilityEstimate:
 
 
 def filter_losses(
-    loss: Tensor, loss_min: Tensor, reported: Tensor, ids: Tensor, new: Tensor, beta: float
-) -> tuple[Tensor, Tensor, Tensor]:
-    """Fold the losses `new` reported by clients `ids` into the estimates.
+    loss: Tensor, loss_min: Tensor, started: bool, ids: Tensor, new: Tensor, beta: float
+) -> tuple[Tensor, Tensor]:
+    """Fold the losses `new` reported by clients `ids` into the estimates (F̂, F̂*), as
+    CA-Fed's authors' code does.
 
-    F̂_k ← β F̂_k + (1 − β) loss_k (a first report is taken as is); F̂*_k is the smallest
-    loss k ever reported. Clients that never reported get F̂ = F̂* = the mean F̂ of
-    those that did (no evidence of a gap). Returns (F̂, F̂*, reported).
+    The first reports (`started` False) set F̂_k = loss_k for the reporters and, for
+    every other client, the reporters' mean (no evidence of a difference); F̂* starts
+    equal to F̂. Later reports smooth: F̂_k ← β F̂_k + (1 − β) loss_k, and F̂*_k, where it
+    is a running minimum, takes min(F̂*_k, loss_k). Clients that do not report keep
+    their estimates. Returns (F̂, F̂*).
     """
-    loss, loss_min, reported = loss.clone(), loss_min.clone(), reported.clone()
     new = new.double().cpu()
-    first = ~reported[ids]
-    loss[ids] = torch.where(first, new, beta * loss[ids] + (1 - beta) * new)
-    loss_min[ids] = torch.where(first, new, torch.minimum(loss_min[ids], new))
-    reported[ids] = True
-    if bool(reported.any()):
-        mean = loss[reported].mean()
-        loss[~reported] = mean
-        loss_min[~reported] = mean
-    return loss, loss_min, reported
+    if not started:
+        loss = torch.full_like(loss, float(new.mean()))
+        loss[ids] = new
+        return loss, loss.clone()
+    loss, loss_min = loss.clone(), loss_min.clone()
+    loss[ids] = beta * loss[ids] + (1 - beta) * new
+    loss_min[ids] = torch.minimum(loss_min[ids], new)
+    return loss, loss_min

@@ -7,10 +7,12 @@ from torch import Tensor
 
 from worker.engine.config import RunConfig
 from worker.engine.data.federated import FederatedData
+from worker.engine.errors import ConfigError
 from worker.engine.rng import torch_gen
 from worker.engine.training.batches import batch_indices
 from worker.engine.training.flat import FlatModel
 from worker.engine.training.local import BACKENDS, LocalSpec
+from worker.engine.training.optimum import local_optima
 
 
 class Trainer:
@@ -61,6 +63,28 @@ class Trainer:
         losses = [self.model.loss(w, self.data.x_train[r], self.data.y_train[r]) for r in rows]
         self.model.module.train(was_training)
         return torch.stack(losses)
+
+    @torch.no_grad()
+    def test_loss(self, w: Tensor, clients: Tensor) -> Tensor:
+        """Mean loss of the model w on each client's whole test split (NaN: no rows)."""
+        offsets = self.data.test_offsets.tolist()
+        was_training = self.model.module.training
+        self.model.module.eval()
+        losses = torch.full((len(clients),), float("nan"), device=w.device)
+        for i, k in enumerate(clients.tolist()):
+            lo, hi = offsets[k], offsets[k + 1]
+            if hi > lo:
+                losses[i] = self.model.loss(w, self.data.x_test[lo:hi], self.data.y_test[lo:hi])
+        self.model.module.train(was_training)
+        return losses
+
+    def local_optima(self) -> Tensor:
+        """Each client's local optimum F*_k on its training data (`optimum.py`)."""
+        if self.data.task != "classification":
+            raise ConfigError("algorithm.cafed.optimum: local_solver needs a classification task")
+        return local_optima(
+            self.data.x_train, self.data.y_train, self.data.train_offsets, self.data.n_classes
+        )
 
     def _rows(self, clients: Tensor) -> tuple[Tensor, Tensor]:
         if len(clients) == 1 and int(clients[0]) == -1:
