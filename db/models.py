@@ -71,6 +71,8 @@ class Experiment(Base):
     base: Mapped[dict[str, Any]] = mapped_column(JSON)
     grid: Mapped[dict[str, Any]] = mapped_column(JSON)
     seeds: Mapped[list[int]] = mapped_column(JSON)
+    # explicit cells ({"label", "set"}) crossed with the grid; [] = the grid alone
+    cells: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 

@@ -19,7 +19,8 @@ def public(preset: Preset) -> dict[str, Any]:
     return {
         "name": preset.name,
         "description": preset.description,
-        "compare": list(preset.compare),
+        "compare": preset.algorithms,
+        "methods": [{"algorithm": m.algorithm, "set": m.set} for m in preset.compare],
         "seeds": list(preset.seeds),
         "variants": preset.variants,
     }

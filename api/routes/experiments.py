@@ -34,7 +34,7 @@ def public(session: SessionDep, experiment: Experiment) -> ExperimentPublic:
 def create_experiment(
     body: ExperimentCreate, session: SessionDep, dispatcher: DispatcherDep, settings: SettingsDep
 ) -> ExperimentPublic:
-    size = len(body.seeds)
+    size = len(body.seeds) * max(1, len(body.cells))
     for values in body.grid.values():
         size *= max(1, len(values))
     if size > MAX_RUNS:
@@ -48,11 +48,18 @@ def create_experiment(
             ]
         )
     try:
-        cells = expand(body.base, body.grid, body.seeds)
+        explicit = [(c.label, c.set) for c in body.cells]
+        cells = expand(body.base, body.grid, body.seeds, explicit)
     except SweepInvalid as err:
         raise RequestValidationError(err.errors) from None
     admit_sweep(cells, list(body.grid), settings)
-    experiment = Experiment(name=body.name, base=body.base, grid=body.grid, seeds=body.seeds)
+    experiment = Experiment(
+        name=body.name,
+        base=body.base,
+        grid=body.grid,
+        seeds=body.seeds,
+        cells=[c.model_dump() for c in body.cells],
+    )
     session.add(experiment)
     session.flush()
     runs = []

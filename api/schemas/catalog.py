@@ -7,10 +7,21 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 
+class MethodPublic(BaseModel):
+    """One entry of a preset's comparison set."""
+
+    algorithm: str
+    set: dict[str, Any] = Field(
+        description="Dotted config keys and the values the paper's code ran this method "
+        "with (e.g. its learning rates), on top of the preset's config."
+    )
+
+
 class PresetPublic(BaseModel):
     name: str
     description: str
-    compare: list[str]
+    compare: list[str] = Field(description="The algorithms of the comparison set.")
+    methods: list[MethodPublic] = Field(description="The comparison set with its settings.")
     seeds: list[int]
     variants: dict[str, list[str]]
 

@@ -20,6 +20,18 @@ def _integral(value: Any) -> Any:
 Seed = Annotated[int, Field(ge=0, le=MAX_SEED), Strict(), BeforeValidator(_integral)]
 
 
+class ExperimentCell(BaseModel):
+    """One explicit cell: dotted settings applied together (a paper's method with its own
+    learning rates), labelled for the comparison (default: the settings themselves)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    label: str = Field("", max_length=200)
+    set: dict[str, Any] = Field(
+        min_length=1, description='Dotted key -> value, e.g. {"algorithm.name": "cafed"}.'
+    )
+
+
 class ExperimentCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -28,6 +40,12 @@ class ExperimentCreate(BaseModel):
     grid: dict[str, list[Any]] = Field(
         default_factory=dict,
         description='Dotted key -> values, e.g. {"algorithm.name": ["fedavg", "fedlaavg"]}.',
+    )
+    cells: list[ExperimentCell] = Field(
+        default_factory=list,
+        max_length=100,
+        description="Explicit cells, each crossed with the grid and the seeds (none: the "
+        "grid alone).",
     )
     seeds: list[Seed] = Field(default_factory=lambda: [0], min_length=1, max_length=100)
     notes: str = Field("", max_length=20_000)
@@ -40,6 +58,7 @@ class ExperimentPublic(BaseModel):
     name: str
     base: dict[str, Any]
     grid: dict[str, list[Any]]
+    cells: list[ExperimentCell]
     seeds: list[int]
     run_ids: list[int]
     created_at: datetime

@@ -1,7 +1,8 @@
 """`fedwatch compare PRESET [--seeds N] [--set k=v ...] [--out DIR] [--jobs J]`.
 
-Runs the preset's comparison set (each variant × algorithm × seed) in parallel
-processes, writes one JSON per run plus the table, and prints the table.
+Runs the preset's comparison set (each variant × method × seed; a method is an algorithm
+with the settings its paper ran it with, e.g. its learning rates) in parallel processes,
+writes one JSON per run plus the table, and prints the table.
 """
 
 from __future__ import annotations
@@ -74,9 +75,10 @@ def plan(preset: Preset, args: argparse.Namespace, out: Path) -> list[Job]:
         groups = {g: groups[g] for g in args.variant}
     jobs = []
     for group, extra in groups.items():
-        for alg in preset.compare:
+        for method in preset.compare:
+            alg = method.algorithm
             for seed in seeds:
-                sets = (*extra, *args.assignments, f"algorithm.name={alg}", f"seed={seed}")
+                sets = (*extra, *method.as_overrides(), *args.assignments, f"seed={seed}")
                 name = f"{group + '-' if group else ''}{alg}-seed{seed}.json"
                 jobs.append(Job(preset.name, group, alg, seed, sets, str(out / name)))
     for job in jobs:  # fail fast on a bad --set, before starting any process
@@ -140,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     results = run_all(jobs, workers, threads, total, preset.name)
     proposed = str(preset.config["algorithm"]["name"])
     rows = build_rows(
-        results, proposed, list(preset.compare), list(dict.fromkeys(j.group for j in jobs))
+        results, proposed, preset.algorithms, list(dict.fromkeys(j.group for j in jobs))
     )
     table = "\n\n".join(t for t in (format_table(rows), format_tests(rows)) if t)
     (out / "table.txt").write_text(table + "\n")

@@ -107,3 +107,45 @@ def test_compare_rejects_unknown_runs_and_groups(client: TestClient) -> None:
     assert client.get("/api/compare", params={"runs": "999999"}).status_code == 404
     assert client.get("/api/compare", params={"runs": "a,b"}).status_code == 422
     assert client.get("/api/experiments/999999").status_code == 404
+
+
+def test_explicit_cells_carry_their_own_settings(client: TestClient) -> None:
+    """A paper's comparison set: each method with its own learning rates."""
+    body = {
+        "name": "methods",
+        "base": {**SYNTHETIC, "rounds": 2},
+        "cells": [
+            {"label": "fedavg", "set": {"algorithm.name": "fedavg", "client.lr": 0.05}},
+            {"set": {"algorithm.name": "mifa", "client.lr": 0.02, "server.lr": 0.5}},
+        ],
+        "grid": {"client.local_steps": [1, 2]},
+        "seeds": [0, 1],
+    }
+    experiment = create(client, body)
+
+    runs = [wait_final(client, i) for i in experiment["run_ids"]]
+    assert experiment["cells"][0] == body["cells"][0]  # type: ignore[index]
+    assert len(runs) == 2 * 2 * 2
+    settings = {
+        (r["algorithm"], r["config"]["client"]["lr"], r["config"]["server"]["lr"]) for r in runs
+    }
+    assert settings == {("fedavg", 0.05, 1.0), ("mifa", 0.02, 0.5)}
+    assert runs[0]["name"] == "methods [fedavg, client.local_steps=1] seed=0"
+    mifa = "algorithm.name=mifa, client.lr=0.02, server.lr=0.5"
+    assert runs[4]["name"] == f"methods [{mifa}, client.local_steps=1] seed=0"
+
+
+def test_a_bad_cell_setting_is_blamed_on_its_cell(client: TestClient) -> None:
+    body = {
+        "name": "bad cell",
+        "base": SYNTHETIC,
+        "cells": [
+            {"set": {"algorithm.name": "fedavg"}},
+            {"set": {"algorithm.name": "mifa", "client.lr": -1}},
+        ],
+    }
+    response = client.post("/api/experiments", json=body)
+
+    assert response.status_code == 422
+    locs = {tuple(e["loc"]) for e in response.json()["detail"]}
+    assert locs == {("body", "cells", 1, "set", "client.lr")}

@@ -1,7 +1,13 @@
-"""Paper setups: one name reproduces a published configuration and its comparison set."""
+"""Paper setups: one name reproduces a published configuration and its comparison set.
+
+A comparison set lists `Method`s: an algorithm and the settings its paper's code ran it
+with (CA-Fed's scripts tune the learning rates per method). `fedwatch compare`, the
+form's Compare button and experiments all expand a preset through `Preset.methods`.
+"""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,27 +16,49 @@ from worker.engine.overrides import ConfigError, build_config
 
 
 @dataclass(frozen=True)
+class Method:
+    """One entry of a comparison set: `algorithm` with the dotted settings `set` (the
+    values its paper's code used for it), on top of the preset's config."""
+
+    algorithm: str
+    set: dict[str, Any] = field(default_factory=dict)
+
+    def assignments(self) -> dict[str, Any]:
+        """Every dotted key this method sets, its algorithm included."""
+        return {"algorithm.name": self.algorithm, **self.set}
+
+    def as_overrides(self) -> list[str]:
+        """The assignments as `--set key=value` strings (JSON values)."""
+        return [f"{k}={json.dumps(v)}" for k, v in self.assignments().items()]
+
+
+@dataclass(frozen=True)
 class Preset:
     name: str
     description: str
     config: dict[str, Any]
-    compare: tuple[str, ...]
+    compare: tuple[Method, ...]
     seeds: tuple[int, ...] = (0,)
     variants: dict[str, list[str]] = field(default_factory=dict)
 
     def run_config(self, assignments: list[str] | None = None) -> RunConfig:
         return build_config({"name": self.name, **self.config}, assignments)
 
+    @property
+    def algorithms(self) -> list[str]:
+        return [m.algorithm for m in self.compare]
+
 
 def _preset(
     name: str,
     description: str,
     config: dict[str, Any],
-    compare: tuple[str, ...],
+    compare: tuple[str | Method, ...],
     seeds: tuple[int, ...] = (0,),
     variants: dict[str, list[str]] | None = None,
 ) -> Preset:
-    return Preset(name, description, config, compare, seeds, variants or {})
+    methods = tuple(m if isinstance(m, Method) else Method(m) for m in compare)
+    return Preset(name, description, config, methods, seeds, variants or {})
 
 
 EXAMPLE1 = _preset(
