@@ -10,6 +10,7 @@ from fedwatch.cli import (
     compare_cmd,
     plugins_cmd,
     presets_cmd,
+    reproduce_cmd,
     serve_cmd,
     simulate_cmd,
     sync_cmd,
@@ -24,6 +25,7 @@ COMMANDS: list[ModuleType] = [
     serve_cmd,
     worker_cmd,
     compare_cmd,
+    reproduce_cmd,
     plugins_cmd,
     sync_cmd,
 ]

@@ -40,6 +40,9 @@ class Preset:
     compare: tuple[Method, ...]
     seeds: tuple[int, ...] = (0,)
     variants: dict[str, list[str]] = field(default_factory=dict)
+    paper: str = ""  # the publication the preset reproduces
+    # figures the paper publishes: algorithm -> figure (`worker.reproduction.figures`) -> %
+    published: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def run_config(self, assignments: list[str] | None = None) -> RunConfig:
         return build_config({"name": self.name, **self.config}, assignments)
@@ -56,9 +59,11 @@ def _preset(
     compare: tuple[str | Method, ...],
     seeds: tuple[int, ...] = (0,),
     variants: dict[str, list[str]] | None = None,
+    paper: str = "",
+    published: dict[str, dict[str, float]] | None = None,
 ) -> Preset:
     methods = tuple(m if isinstance(m, Method) else Method(m) for m in compare)
-    return Preset(name, description, config, methods, seeds, variants or {})
+    return Preset(name, description, config, methods, seeds, variants or {}, paper, published or {})
 
 
 EXAMPLE1 = _preset(

@@ -96,6 +96,28 @@ def paired_p(a: Sequence[float | None], b: Sequence[float | None]) -> float | No
     return p if math.isfinite(p) else None
 
 
+@dataclass(frozen=True)
+class WelchTest:
+    """Two independent samples (e.g. FedWatch's runs against the reference code's): the
+    mean difference a − b and the two-sided p-value of Welch's t-test (None with fewer
+    than two values on a side, or no spread at all)."""
+
+    mean_diff: float | None
+    p_value: float | None
+
+
+def welch_test(a: Sequence[float], b: Sequence[float]) -> WelchTest:
+    if not a or not b:
+        return WelchTest(None, None)
+    diff = float(np.mean(a) - np.mean(b))
+    if len(a) < 2 or len(b) < 2:
+        return WelchTest(diff, None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # no spread: p is NaN
+        p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+    return WelchTest(diff, p if math.isfinite(p) else None)
+
+
 def paired_test(
     spec: MetricSpec, group: str, mine: list[Sample], reference: str, theirs: list[Sample]
 ) -> PairedTest:

@@ -1,0 +1,68 @@
+"""`fedwatch reproduce PRESET [--seeds N] [--set k=v ...] [--out DIR] [--jobs J]`.
+
+Runs a paper preset's comparison set over the paper's seeds (as `fedwatch compare`),
+then writes the reproduction report (`worker/reproduction/`): `report.md` with the
+figures of FedWatch, of the authors' code where reference runs are bundled and of the
+paper, `curves.svg` and `report.json`, and prints the Markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from fedwatch.cli.compare_cmd import plan, run_all
+from fedwatch.cli.config_source import add_set_argument
+from fedwatch.cli.errors import CliError
+from worker.engine import ConfigError
+from worker.engine.presets import get_preset
+from worker.reproduction.figures import Curve, run_curve
+from worker.reproduction.plot import svg
+from worker.reproduction.report import build, markdown
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "reproduce", help="run a paper preset's comparison and report it against the paper"
+    )
+    p.add_argument("preset", help="a preset name (see `fedwatch presets`)")
+    p.add_argument("--seeds", type=int, help="number of seeds (default: the paper's)")
+    add_set_argument(p, "override a dotted config key in every run (repeatable)")
+    p.add_argument("--out", type=Path, help="directory for the report (var/reproduce/PRESET)")
+    p.add_argument("--jobs", type=int, help="parallel processes (default: CPU count)")
+    p.add_argument("--variant", help="the preset's variant to reproduce (default: its first)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        preset = get_preset(args.preset)
+    except ConfigError as err:
+        raise CliError(str(err)) from None
+    if preset.variants:
+        args.variant = [args.variant or next(iter(preset.variants))]
+    elif args.variant:
+        raise CliError(f"--variant: {preset.name} has no variants")
+    out: Path = args.out or Path("var/reproduce") / preset.name
+    out.mkdir(parents=True, exist_ok=True)
+    jobs = plan(preset, args, out)
+    workers = max(1, min(args.jobs or os.cpu_count() or 1, len(jobs)))
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    total = sum(preset.run_config(list(j.assignments)).rounds for j in jobs)
+    print(f"{preset.name}: {len(jobs)} runs on {workers} process(es) -> {out}", file=sys.stderr)
+    results = run_all(jobs, workers, threads, total, preset.name)
+    curves: dict[str, list[Curve]] = {}
+    for result in results:
+        record = json.loads(Path(result["path"]).read_text())
+        rounds = [(r["round"], r) for r in record["rounds"]]
+        curves.setdefault(result["algorithm"], []).append(run_curve(result["seed"], rounds))
+    report = build(preset, curves)
+    text = markdown(report, plot="curves.svg")
+    (out / "report.md").write_text(text)
+    (out / "curves.svg").write_text(svg(report))
+    (out / "report.json").write_text(json.dumps(report.to_json()))
+    print(text)
+    return 0

@@ -1,0 +1,161 @@
+"""The reproduction report of a preset: for each method of its comparison set,
+FedWatch's figures over its runs, the authors' code's over the reference runs (where
+bundled), the published ones (where the preset declares them), the differences with
+Welch's p-values, and both mean curves.
+
+The same report comes out of `fedwatch reproduce` (Markdown, SVG) and
+`GET /api/experiments/{id}/reproduction` (JSON).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from worker.engine.presets import Preset
+from worker.engine.stats import Stat, WelchTest, mean_std, welch_test
+from worker.reproduction.figures import FIGURES, LABELS, Curve, figures, mean_curve, rmse
+from worker.reproduction.references import Reference, reference
+
+DEFINITION = (
+    "Figures of each run's accuracy curve at the rounds it evaluated, the initial model's "
+    "included (round 0): max, time-average = the mean of those points, std 2nd half = the "
+    "population std of the points at round ≥ rounds/2; mean ± sample std over the seeds. "
+    "Δ = FedWatch − official, with Welch's two-sided p-value."
+)
+
+
+@dataclass(frozen=True)
+class MethodRow:
+    algorithm: str
+    settings: dict[str, Any]
+    fedwatch: dict[str, Stat]
+    official: dict[str, Stat] | None
+    published: dict[str, float]
+    tests: dict[str, WelchTest]
+    curve_rmse: float | None  # of the mean curves, as a fraction
+    curve: tuple[list[int], list[float]]
+    official_curve: tuple[list[int], list[float]] | None
+    seeds: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Report:
+    preset: str
+    paper: str
+    rounds: int
+    definition: str
+    source: str | None
+    rows: list[MethodRow]
+    runs_done: int
+    runs_total: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def build(
+    preset: Preset, curves: Mapping[str, Sequence[Curve]], runs_total: int | None = None
+) -> Report:
+    """The report of `preset` from FedWatch's curves per algorithm (finished runs)."""
+    rounds = preset.run_config().rounds
+    ref = reference(preset.name)
+    rows = [_row(preset, m.algorithm, m.set, list(curves.get(m.algorithm, [])), rounds, ref)
+            for m in preset.compare]  # fmt: skip
+    done = sum(len(c) for c in curves.values())
+    return Report(
+        preset.name,
+        preset.paper,
+        rounds,
+        DEFINITION,
+        ref.source if ref else None,
+        rows,
+        done,
+        done if runs_total is None else runs_total,
+    )
+
+
+def _row(
+    preset: Preset,
+    algorithm: str,
+    settings: dict[str, Any],
+    runs: list[Curve],
+    rounds: int,
+    ref: Reference | None,
+) -> MethodRow:
+    ours = [figures(c, rounds) for c in runs]
+    official_curves = ref.curves(algorithm) if ref else []
+    theirs = [figures(c, rounds) for c in official_curves]
+    curve = mean_curve(runs)
+    official_curve = mean_curve(official_curves) if official_curves else None
+    return MethodRow(
+        algorithm,
+        settings,
+        {f: mean_std([x[f] for x in ours]) for f in FIGURES},
+        {f: mean_std([x[f] for x in theirs]) for f in FIGURES} if theirs else None,
+        preset.published.get(algorithm, {}),
+        {f: welch_test([x[f] for x in ours], [x[f] for x in theirs]) for f in FIGURES},
+        rmse(curve, official_curve) if official_curve and curve[0] else None,
+        curve,
+        official_curve,
+        [c.seed for c in runs],
+    )
+
+
+def _pct(stat: Stat | None) -> str:
+    if stat is None or stat.mean is None:
+        return "–"
+    std = "" if stat.std is None else f" ± {100 * stat.std:.2f}"
+    return f"{100 * stat.mean:.2f}{std} (n={stat.n})"
+
+
+def _delta(test: WelchTest) -> str:
+    if test.mean_diff is None:
+        return "–"
+    p = "" if test.p_value is None else f" (p={test.p_value:.2g})"
+    return f"{100 * test.mean_diff:+.2f}{p}"
+
+
+def markdown(report: Report, plot: str | None = None) -> str:
+    """The report as Markdown; `plot` names an image of the curves to link."""
+    lines = [f"# Reproduction: {report.preset}", ""]
+    if report.paper:
+        lines += [f"Paper: {report.paper}", ""]
+    lines += [
+        f"{report.runs_done} of {report.runs_total} runs, {report.rounds} rounds each. "
+        + report.definition,
+        "",
+    ]
+    if report.source:
+        lines += [f"Official runs: {report.source}", ""]
+    for figure in FIGURES:
+        lines += [
+            f"## {LABELS[figure]} (%)",
+            "",
+            "| method | settings | FedWatch | official code | Δ (p) | published |",
+            "|---|---|---|---|---|---|",
+        ]
+        for row in report.rows:
+            settings = ", ".join(f"{k}={v}" for k, v in row.settings.items()) or "–"
+            published = row.published.get(figure)
+            lines.append(
+                f"| {row.algorithm} | {settings} | {_pct(row.fedwatch[figure])} | "
+                f"{_pct(row.official[figure] if row.official else None)} | "
+                f"{_delta(row.tests[figure])} | "
+                f"{'–' if published is None else f'{published:.2f}'} |"
+            )
+        lines.append("")
+    rmses = [r for r in report.rows if r.curve_rmse is not None]
+    if rmses:
+        lines += ["## Mean curves", ""]
+        lines += [
+            f"- {r.algorithm}: RMSE {100 * (r.curve_rmse or math.nan):.2f} pp between FedWatch's "
+            f"and the official mean curve over {len(r.curve[0])} shared rounds"
+            for r in rmses
+        ]
+        lines.append("")
+    if plot:
+        lines += [f"![mean accuracy curves, FedWatch and the official code]({plot})", ""]
+    return "\n".join(lines)
