@@ -25,6 +25,7 @@ from api.routes import (
     health,
     ingest,
     metrics,
+    reproduce,
     runs,
     static,
 )
@@ -45,6 +46,7 @@ API_ROUTERS = (
     clients.router,
     events.router,
     experiments.router,
+    reproduce.router,
     compare.router,
 )
 

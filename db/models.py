@@ -73,6 +73,7 @@ class Experiment(Base):
     seeds: Mapped[list[int]] = mapped_column(JSON)
     # explicit cells ({"label", "set"}) crossed with the grid; [] = the grid alone
     cells: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    preset: Mapped[str | None] = mapped_column(String(100), nullable=True)  # it reproduces
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 

@@ -34,6 +34,18 @@ def public(session: SessionDep, experiment: Experiment) -> ExperimentPublic:
 def create_experiment(
     body: ExperimentCreate, session: SessionDep, dispatcher: DispatcherDep, settings: SettingsDep
 ) -> ExperimentPublic:
+    return create(body, session, dispatcher, settings)
+
+
+def create(
+    body: ExperimentCreate,
+    session: SessionDep,
+    dispatcher: DispatcherDep,
+    settings: SettingsDep,
+    preset: str | None = None,
+) -> ExperimentPublic:
+    """Validate every run of `body`, then create the experiment and its runs (all or
+    none) and queue them; `preset`: the paper preset it reproduces."""
     size = len(body.seeds) * max(1, len(body.cells))
     for values in body.grid.values():
         size *= max(1, len(values))
@@ -59,6 +71,7 @@ def create_experiment(
         grid=body.grid,
         seeds=body.seeds,
         cells=[c.model_dump() for c in body.cells],
+        preset=preset,
     )
     session.add(experiment)
     session.flush()

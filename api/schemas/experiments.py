@@ -60,6 +60,9 @@ class ExperimentPublic(BaseModel):
     grid: dict[str, list[Any]]
     cells: list[ExperimentCell]
     seeds: list[int]
+    preset: str | None = Field(
+        description="The paper preset this experiment reproduces (it has a report)."
+    )
     run_ids: list[int]
     created_at: datetime
 
@@ -67,3 +70,12 @@ class ExperimentPublic(BaseModel):
 class ExperimentsPublic(BaseModel):
     data: list[ExperimentPublic]
     count: int
+
+
+class ReproduceRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    seeds: list[Seed] | None = Field(
+        None, min_length=1, max_length=100, description="Default: the paper's seeds."
+    )
+    variant: str | None = Field(None, description="The preset's variant (default: its first).")

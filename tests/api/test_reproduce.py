@@ -1,0 +1,60 @@
+"""Reproductions over REST: a paper preset's comparison set as an experiment, and its
+report, the same computation as `fedwatch reproduce`'s."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.api.helpers import wait_final
+from worker.engine.presets import get_preset
+
+OFFICIAL_TIME_AVG = {"cafed": 71.79, "unbiased": 71.38, "adafed": 72.01, "f3ast": 71.36}
+
+
+def test_reproduce_runs_every_method_and_reports_against_the_official_runs(
+    client: TestClient,
+) -> None:
+    response = client.post("/api/presets/cafed-synthetic/reproduce", json={"seeds": [12]})
+    assert response.status_code == 201, response.text
+    experiment = response.json()
+    preset = get_preset("cafed-synthetic")
+
+    assert experiment["preset"] == "cafed-synthetic"
+    assert [c["set"] for c in experiment["cells"]] == [m.assignments() for m in preset.compare]
+    runs = [wait_final(client, i) for i in experiment["run_ids"]]
+    assert [r["algorithm"] for r in runs] == preset.algorithms
+    assert all(r["status"] == "succeeded" for r in runs)
+    for run, method in zip(runs, preset.compare, strict=True):
+        for key, value in method.set.items():
+            section, field = key.split(".", 1)
+            assert run["config"][section][field] == value
+
+    report = client.get(f"/api/experiments/{experiment['id']}/reproduction").json()
+
+    assert (report["runs_done"], report["runs_total"]) == (4, 4)
+    for row, run in zip(report["rows"], runs, strict=True):
+        assert row["algorithm"] == run["algorithm"]
+        ours = row["fedwatch"]["time_avg"]
+        assert ours["n"] == 1
+        assert ours["mean"] == pytest.approx(run["summary"]["time_avg_test_acc"])
+        official = row["official"]["time_avg"]
+        assert official["n"] == 3
+        assert 100 * official["mean"] == pytest.approx(
+            OFFICIAL_TIME_AVG[row["algorithm"]], abs=0.005
+        )
+        assert row["tests"]["time_avg"]["mean_diff"] == pytest.approx(
+            ours["mean"] - official["mean"]
+        )
+        assert row["official_curve"][0][0] == 0 and len(row["official_curve"][0]) == 28
+
+
+def test_errors(client: TestClient) -> None:
+    assert client.post("/api/presets/nope/reproduce").status_code == 404
+    response = client.post("/api/presets/fedar-cifar10/reproduce", json={"variant": "x"})
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["body", "variant"]
+    plain = client.post("/api/experiments", json={"name": "plain", "base": {"rounds": 1}})
+    reply = client.get(f"/api/experiments/{plain.json()['id']}/reproduction")
+    assert reply.status_code == 404
+    assert "reproduces no preset" in reply.json()["detail"]
