@@ -135,3 +135,34 @@ def test_missing_dataset_names_the_files(tmp_path: Path) -> None:
 
     with pytest.raises(DatasetMissing, match=r"data\.root: cifar10 not found .*data_batch_1"):
         load_data(cfg, seed=0)
+
+
+def test_data_seed_draws_from_default_rng_of_that_seed() -> None:
+    cfg = DataConfig(
+        dataset="mean_estimation",
+        n_clients=2,
+        partition="iid",
+        means=[1.0, -1.0],
+        sigma=1.0,
+        train_per_client=1,
+        test_per_client=1,
+        seed=7,
+    )
+
+    data = load_data(cfg, seed=0)
+
+    # train ξ = e + σ·z for the first two normals of default_rng(7), then the test ξ
+    z = np.random.default_rng(7).normal(size=4)
+    assert data.y_train.tolist() == pytest.approx([1 + z[0], -1 + z[1]], abs=1e-6)
+    assert data.y_test.tolist() == pytest.approx([1 + z[2], -1 + z[3]], abs=1e-6)
+
+
+def test_a_fixed_data_seed_gives_the_same_data_for_every_run_seed() -> None:
+    fixed = DataConfig(n_clients=4, seed=42)
+    derived = DataConfig(n_clients=4)
+
+    a, b = load_data(fixed, seed=0), load_data(fixed, seed=1)
+    c, d = load_data(derived, seed=0), load_data(derived, seed=1)
+
+    assert torch.equal(a.x_train, b.x_train) and torch.equal(a.y_test, b.y_test)
+    assert not torch.equal(c.x_train, d.x_train)
