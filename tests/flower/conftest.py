@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("flwr.serverapp.strategy", reason="flwr is not installed here: `make test-flower` runs these")
+pytest.importorskip(
+    "flwr.serverapp.strategy", reason="flwr is not installed here: `make test-flower` runs these"
+)
 
 from tests.client.conftest import server  # noqa: F401  (the fixture)
