@@ -1,10 +1,15 @@
+import pytest
 import torch
 from torch.testing import assert_close
 
-from worker.engine.availability.base import Always
+from worker.engine import ConfigError, build_config
+from worker.engine.availability.base import Always, AvailabilityFacts
 from worker.engine.availability.bernoulli import Bernoulli, BernoulliParams, bernoulli_probabilities
 from worker.engine.availability.diurnal import Diurnal, DiurnalParams, diurnal_from_config
 from worker.engine.availability.markov import Markov, MarkovParams, cafed_population
+from worker.engine.data import load_data
+from worker.engine.data.population import Population
+from worker.engine.loop import build_availability
 
 
 def masks(model: object, rounds: int) -> torch.Tensor:
@@ -102,3 +107,54 @@ def test_markov_resumes_from_state() -> None:
     tail = torch.stack([second.mask(t) for t in range(15, 30)])
 
     assert torch.equal(torch.cat([head, tail]), straight)
+
+
+def test_markov_dataset_population_by_hand() -> None:
+    population = Population(
+        torch.tensor([0.1, 0.9], dtype=torch.float64),
+        torch.tensor([0.9, 0.005], dtype=torch.float64),
+    )
+    facts = AvailabilityFacts(2, torch.zeros(2, dtype=torch.long), 2, 3, population)
+
+    model = Markov.from_params(MarkovParams(population="dataset"), facts)
+
+    assert model.lam is not None
+    assert_close(model.pi, population.pi)
+    assert_close(model.lam, population.lam)
+
+
+def test_markov_dataset_population_without_one_names_the_field() -> None:
+    facts = AvailabilityFacts(2, torch.zeros(2, dtype=torch.long), 2, 3)
+
+    with pytest.raises(ConfigError, match=r"^availability\.markov\.population: "):
+        Markov.from_params(MarkovParams(population="dataset"), facts)
+    with pytest.raises(ConfigError, match=r"availability\.markov\.population: .*'mean_estimation'"):
+        build_config(
+            {"data": {"dataset": "mean_estimation", "n_clients": 4}, "model": {"name": "scalar"}},
+            [
+                "algorithm.participation=2",
+                "availability.kind=markov",
+                "availability.markov.population=dataset",
+            ],
+        )
+
+
+def test_markov_follows_the_datasets_population() -> None:
+    config = build_config(
+        {"data": {"seed": 42}},
+        ["availability.kind=markov", "availability.markov.population=dataset"],
+    )
+    data = load_data(config.data, config.seed)
+    assert data.population is not None
+    pi, lam = data.population.pi, data.population.lam
+
+    m = masks(build_availability(config, data), 20_000).double()
+
+    share = m.mean(dim=0)
+    centred = m - share
+    lag1 = (centred[1:] * centred[:-1]).mean(dim=0) / centred.var(dim=0, unbiased=False)
+    stable = lam == 0.9
+    assert int(stable.sum()) == 6
+    assert_close(share, pi, atol=0.04, rtol=0)
+    assert_close(lag1[stable], lam[stable], atol=0.05, rtol=0)
+    assert_close(lag1[~stable], lam[~stable], atol=0.05, rtol=0)

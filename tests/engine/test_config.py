@@ -101,6 +101,6 @@ def test_image_presets_switch_to_offline_digits(name: str) -> None:
 
     summary = simulate(cfg, sink)
 
-    assert cfg.algorithm.name in preset.compare
+    assert cfg.algorithm.name in preset.algorithms
     assert [r.round for r in sink.records] == [0, 1]
     assert summary.final_test_acc is not None

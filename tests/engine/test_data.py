@@ -97,6 +97,7 @@ def test_mean_estimation_optimum_is_the_mean_of_client_means() -> None:
 
     assert data.optimum == pytest.approx(-1.0)
     assert data.task == "regression" and data.client_class.tolist() == [0, 1]
+    assert data.population is None
 
 
 def write_idx(path: Path, array: np.ndarray) -> None:
@@ -135,3 +136,68 @@ def test_missing_dataset_names_the_files(tmp_path: Path) -> None:
 
     with pytest.raises(DatasetMissing, match=r"data\.root: cifar10 not found .*data_batch_1"):
         load_data(cfg, seed=0)
+
+
+def test_data_seed_draws_from_default_rng_of_that_seed() -> None:
+    cfg = DataConfig(
+        dataset="mean_estimation",
+        n_clients=2,
+        partition="iid",
+        means=[1.0, -1.0],
+        sigma=1.0,
+        train_per_client=1,
+        test_per_client=1,
+        seed=7,
+    )
+
+    data = load_data(cfg, seed=0)
+
+    # train ξ = e + σ·z for the first two normals of default_rng(7), then the test ξ
+    z = np.random.default_rng(7).normal(size=4)
+    assert data.y_train.tolist() == pytest.approx([1 + z[0], -1 + z[1]], abs=1e-6)
+    assert data.y_test.tolist() == pytest.approx([1 + z[2], -1 + z[3]], abs=1e-6)
+
+
+def test_a_fixed_data_seed_gives_the_same_data_for_every_run_seed() -> None:
+    fixed = DataConfig(n_clients=4, seed=42)
+    derived = DataConfig(n_clients=4)
+
+    a, b = load_data(fixed, seed=0), load_data(fixed, seed=1)
+    c, d = load_data(derived, seed=0), load_data(derived, seed=1)
+
+    assert torch.equal(a.x_train, b.x_train) and torch.equal(a.y_test, b.y_test)
+    assert not torch.equal(c.x_train, d.x_train)
+
+
+def test_synthetic_clustered_draws_in_the_official_order() -> None:
+    cfg = DataConfig(n_clients=4, train_per_client=3, test_per_client=2, dimension=2, seed=5)
+    cfg.synthetic_clustered.hetero = 0.3  # type: ignore[attr-defined]
+
+    data = load_data(cfg, seed=0)
+
+    # w*, train x, test x, then labels by binomial, train first; cluster 1 is noisy
+    gen = np.random.default_rng(5)
+    w = gen.normal(size=2)
+    x, xt = gen.normal(size=(4, 3, 2)), gen.normal(size=(4, 2, 2))
+    s, st = 1 / (1 + np.exp(-(x @ w))), 1 / (1 + np.exp(-(xt @ w)))
+    s[2:], st[2:] = 0.3 * (1 - s[2:]) + 0.7 * s[2:], 0.3 * (1 - st[2:]) + 0.7 * st[2:]
+    y, yt = gen.binomial(1, s), gen.binomial(1, st)
+    assert torch.equal(data.x_train, torch.as_tensor(x.reshape(-1, 2), dtype=torch.float32))
+    assert torch.equal(data.x_test, torch.as_tensor(xt.reshape(-1, 2), dtype=torch.float32))
+    assert data.y_train.tolist() == y.reshape(-1).tolist()
+    assert data.y_test.tolist() == yt.reshape(-1).tolist()
+
+
+def test_synthetic_clustered_every_further_cluster_flips_with_hetero_one() -> None:
+    cfg = DataConfig(n_clients=6, n_clusters=3, train_per_client=4000, seed=1)
+    cfg.synthetic_clustered.hetero = 1.0  # type: ignore[attr-defined]
+
+    data = load_data(cfg, seed=0)
+
+    w = np.random.default_rng(1).normal(size=10)  # the first draw
+    x, y = data.x_train.double().numpy(), data.y_train.numpy()
+    agree = ((x @ w > 0) == (y == 1)).reshape(6, -1).mean(axis=1)
+    # cluster 0: y ~ Bernoulli(σ), mostly on the side of <w*, x>; clusters 1, 2: 1 − σ
+    assert data.cluster.tolist() == [0, 0, 1, 1, 2, 2]
+    assert (agree[:2] > 0.75).all() and (agree[2:] < 0.25).all()
+    assert data.population is not None and len(data.population.pi) == 6

@@ -2,10 +2,12 @@
 
 `stored/configs_v0.json` holds, as that version stored them (`model_dump(mode="json")`),
 every preset with its variants and its comparison set, every algorithm and every
-availability model with their defaults. `stored/runs_v0.json` holds 6-round runs of
-every algorithm (Markov availability, per-client evaluation) as that version recorded
-them: the same configs must give the same rounds and summary. The CA-Fed run was
-recorded again when CA-Fed took its authors' loss filter (reports fill, then smooth)
+availability model with their defaults. `stored/runs_v1.json` holds 6-round runs of
+every algorithm (Markov availability, per-client evaluation) on synthetic_clustered:
+the same configs must give the same rounds and summary. They were recorded by that
+version (`runs_v0.json`) and re-recorded, from the same configs, when
+synthetic_clustered switched to the official CA-Fed generator's random calls; the
+CA-Fed run also when CA-Fed took its authors' loss filter (reports fill, then smooth)
 and their order of exclusions (by |λ̂|).
 """
 
@@ -22,7 +24,7 @@ from worker.engine import ListSink, RunConfig, simulate
 
 STORED = Path(__file__).parent / "stored"
 CONFIGS: dict[str, dict[str, Any]] = json.loads((STORED / "configs_v0.json").read_text())
-RUNS: dict[str, dict[str, Any]] = json.loads((STORED / "runs_v0.json").read_text())
+RUNS: dict[str, dict[str, Any]] = json.loads((STORED / "runs_v1.json").read_text())
 
 
 def contains(stored: Any, now: Any, path: str = "") -> list[str]:

@@ -3,7 +3,11 @@ import torch
 from torch.testing import assert_close
 
 from worker.engine import ConfigError, build_config
-from worker.engine.availability.trace import Trace, parse_trace
+from worker.engine.availability.base import AvailabilityFacts
+from worker.engine.availability.trace import Trace, TraceParams, parse_trace
+from worker.engine.data import load_data
+from worker.engine.data.population import Population
+from worker.engine.loop import build_availability
 
 CSV = """client,start_round,end_round,period
 0,0,3,4
@@ -61,3 +65,50 @@ def test_errors_name_the_line(text: str, message: str) -> None:
 def test_config_rejects_an_empty_trace() -> None:
     with pytest.raises(ConfigError, match=r"availability\.trace\.csv"):
         build_config({}, ["availability.kind=trace"])
+
+
+def test_dataset_population_sets_pi_and_lam_but_not_the_draws() -> None:
+    population = Population(
+        torch.tensor([0.2, 0.6, 0.9], dtype=torch.float64),
+        torch.tensor([0.9, 0.0, 0.5], dtype=torch.float64),
+    )
+    facts = AvailabilityFacts(3, torch.zeros(3, dtype=torch.long), 2, 0, population)
+    params = TraceParams(csv=CSV, population="dataset")
+
+    model = Trace.from_params(params, facts)
+
+    assert_close(model.pi, population.pi)
+    assert_close(model.lam, population.lam)
+    plain = Trace(parse_trace(CSV), n=3)
+    assert all(torch.equal(model.mask(t), plain.mask(t)) for t in range(8))
+
+
+def test_dataset_population_of_a_run_is_the_datasets() -> None:
+    config = build_config(
+        {"data": {"seed": 42}},
+        [
+            "availability.kind=trace",
+            f"availability.trace.csv={CSV}",
+            "availability.trace.population=dataset",
+        ],
+    )
+    data = load_data(config.data, config.seed)
+
+    model = build_availability(config, data)
+
+    assert data.population is not None and model.lam is not None
+    assert torch.equal(model.pi, data.population.pi) and torch.equal(model.lam, data.population.lam)
+    assert model.mask(1).int().tolist()[:3] == [1, 0, 1]
+
+
+def test_dataset_population_needs_a_dataset_that_declares_one() -> None:
+    with pytest.raises(ConfigError, match=r"availability\.trace\.population: .*'mean_estimation'"):
+        build_config(
+            {"data": {"dataset": "mean_estimation", "n_clients": 4}, "model": {"name": "scalar"}},
+            [
+                "algorithm.participation=2",
+                "availability.kind=trace",
+                "availability.trace.csv=0,0,1",
+                "availability.trace.population=dataset",
+            ],
+        )

@@ -49,7 +49,9 @@ def resolve_backend(name: str, module: torch.nn.Module) -> str:
 def build_availability(config: RunConfig, data: FederatedData) -> Availability:
     """The availability model `config` selects, for the clients of `data`."""
     entry, params = selected(config.availability, AVAILABILITY)
-    facts = AvailabilityFacts(data.n_clients, data.client_class, data.n_classes, config.seed)
+    facts = AvailabilityFacts(
+        data.n_clients, data.client_class, data.n_classes, config.seed, data.population
+    )
     model: Availability = entry.component.from_params(params, facts)
     return model
 

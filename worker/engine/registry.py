@@ -49,6 +49,8 @@ class DatasetFacts:
     that returns a pool (x, y, x_test, y_test) is partitioned by the engine; one that
     returns `FederatedData` partitions itself. `shape`, `train`, `test`: a sample's
     shape and the pool's sizes where they are fixed (the run's estimates use them).
+    `population`: whether its `FederatedData` carries the clients' π and λ (a
+    `Population`, which availability models may take with `population = dataset`).
     """
 
     n_classes: int
@@ -58,6 +60,7 @@ class DatasetFacts:
     shape: tuple[int, ...] | None = None
     train: int | None = None
     test: int | None = None
+    population: bool = False
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,13 @@ class DataSection(Params):
     """`data`: the dataset, how it is split, and the built-in datasets' own fields."""
 
     dataset: str = Field("synthetic_clustered", description="Dataset to partition.")
+    seed: int | None = Field(
+        None,
+        ge=0,
+        le=MAX_SEED,
+        description="Seed of the data alone (generation and partition), the same for "
+        "every run seed; none: derived from the run seed.",
+    )
     n_clients: int = Field(24, ge=1, le=100_000, description="Number of clients N.")
     partition: PartitionName = Field(
         "auto",

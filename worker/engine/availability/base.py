@@ -9,6 +9,9 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from worker.engine.data.population import Population
+from worker.engine.errors import ConfigError
+from worker.engine.params import RunShape
 from worker.engine.registry import availability
 
 
@@ -16,12 +19,30 @@ from worker.engine.registry import availability
 class AvailabilityFacts:
     """What an availability model is built from besides its params: the number of
     clients, each client's smallest label (`client_class`, what label-driven models
-    group by), the dataset's number of classes, and the run's seed."""
+    group by), the dataset's number of classes, the run's seed, and the clients' π and
+    λ where the dataset declares them (`population`, see `dataset_population`)."""
 
     n: int
     client_class: Tensor
     n_classes: int
     seed: int
+    population: Population | None = None
+
+
+def check_dataset_population(field: str, run: RunShape) -> None:
+    """`field` = dataset needs a dataset that declares a population."""
+    if not run.data.population:
+        raise ConfigError(
+            f"{field}: 'dataset' takes π and λ from the dataset, and data.dataset "
+            f"{run.dataset!r} declares none"
+        )
+
+
+def dataset_population(field: str, facts: AvailabilityFacts) -> Population:
+    """The dataset's population, for a model whose `field` is dataset."""
+    if facts.population is None:
+        raise ConfigError(f"{field}: 'dataset' takes π and λ from the dataset, which has none")
+    return facts.population
 
 
 class Availability(ABC):

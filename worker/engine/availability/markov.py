@@ -2,25 +2,41 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import torch
 from pydantic import Field
 from torch import Tensor
 
-from worker.engine.availability.base import Availability, AvailabilityFacts
-from worker.engine.params import Params
+from worker.engine.availability.base import (
+    Availability,
+    AvailabilityFacts,
+    check_dataset_population,
+    dataset_population,
+)
+from worker.engine.params import Params, RunShape
 from worker.engine.registry import availability
 from worker.engine.rng import torch_gen
 
+FIELD = "availability.markov.population"
+
 
 class MarkovParams(Params):
+    population: Literal["halves", "dataset"] = Field(
+        "halves",
+        description="halves: π and λ from the fields below (CA-Fed's two halves); "
+        "dataset: the dataset's own population (synthetic_clustered's population_g/nu).",
+    )
     g: float = Field(0.4, ge=0, lt=0.5, description="π = ½ ± g for more/less available.")
     nu: float = Field(0.9, ge=0, lt=1, description="λ of the correlated clients.")
     correlated_share: float = Field(
         0.5, ge=0, le=1, description="Share of each group that is correlated (λ = ν)."
     )
     weak_lambda: float = Field(0.0, ge=0, lt=1, description="λ of the weakly correlated.")
+
+    def check_run(self, run: RunShape) -> None:
+        if self.population == "dataset":
+            check_dataset_population(FIELD, run)
 
 
 @availability("markov", params=MarkovParams, label="Markov")
@@ -39,6 +55,9 @@ class Markov(Availability):
 
     @classmethod
     def from_params(cls, params: MarkovParams, facts: AvailabilityFacts) -> Availability:
+        if params.population == "dataset":
+            population = dataset_population(FIELD, facts)
+            return cls(population.pi, population.lam, facts.seed)
         pi, lam = cafed_population(params, facts.n)
         return cls(pi, lam, facts.seed)
 

@@ -11,19 +11,26 @@ from __future__ import annotations
 import csv
 import io
 import math
+from typing import Literal
 
 import numpy as np
 import torch
 from pydantic import Field
 from torch import Tensor
 
-from worker.engine.availability.base import Availability, AvailabilityFacts
+from worker.engine.availability.base import (
+    Availability,
+    AvailabilityFacts,
+    check_dataset_population,
+    dataset_population,
+)
 from worker.engine.availability.intervals import covered, merge
 from worker.engine.errors import ConfigError
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import availability
 
 FIELD = "availability.trace.csv"
+POPULATION_FIELD = "availability.trace.population"
 MAX_HORIZON = 100_000  # longest cycle of periods π is averaged over exactly
 LARGEST = 2**62  # rounds and ids beyond this overflow the int64 arithmetic
 
@@ -36,10 +43,17 @@ class TraceParams(Params):
     csv: str = Field(
         "", description="CSV text: client,start_round,end_round[,period] (end exclusive)."
     )
+    population: Literal["trace", "dataset"] = Field(
+        "trace",
+        description="π and λ that estimators read: the trace's long-run shares (no λ), or "
+        "the dataset's population (the on/off draws stay the trace's).",
+    )
 
     def check_run(self, run: RunShape) -> None:
         if not self.csv.strip():
             raise ValueError(f"{FIELD}: a trace needs at least one interval")
+        if self.population == "dataset":
+            check_dataset_population(POPULATION_FIELD, run)
 
 
 def parse_trace(text: str) -> Tensor:
@@ -177,7 +191,13 @@ class Trace(Availability):
 
     @classmethod
     def from_params(cls, params: TraceParams, facts: AvailabilityFacts) -> Availability:
-        return cls(parse_trace(params.csv), facts.n)
+        """With `population = dataset`, `pi` and `lam` are the dataset's population
+        (what oracle estimators read) while `mask` still replays the trace."""
+        model = cls(parse_trace(params.csv), facts.n)
+        if params.population == "dataset":
+            population = dataset_population(POPULATION_FIELD, facts)
+            model.pi, model.lam = population.pi, population.lam
+        return model
 
     def _active(self, t: int) -> Tensor:
         """Trace ids of the clients available in round t."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+import numpy as np
+
 from worker.engine.data.federated import FederatedData, assemble
 from worker.engine.data.partitions import PartitionError, apply_label_swap, partition
 from worker.engine.data.vision import DatasetMissing
@@ -25,7 +27,10 @@ __all__ = ["DatasetMissing", "FederatedData", "PartitionError", "load_data"]
 
 
 def load_data(cfg: DataSection, seed: int) -> FederatedData:
-    rng = numpy_gen(seed, "data")
+    """The clients' data. Every random draw (generation, partition) comes from one
+    generator: `np.random.default_rng(data.seed)` when set, so the data do not depend
+    on the run seed `seed`; otherwise one derived from `seed`."""
+    rng = np.random.default_rng(cfg.seed) if cfg.seed is not None else numpy_gen(seed, "data")
     entry, params = selected(cfg, DATASETS)
     loaded = entry.component(params, cfg, rng)
     if isinstance(loaded, FederatedData):

@@ -9,6 +9,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from worker.engine.data.population import Population
+
 Task = Literal["classification", "regression"]
 
 
@@ -19,7 +21,8 @@ class FederatedData:
     Test samples are sorted the same way (test_offsets); rows past test_offsets[-1]
     belong to no client but still count for the global test metrics.
     `client_class` is the smallest label each client holds (what label-driven
-    availability models group by); `cluster` the client's cluster id.
+    availability models group by); `cluster` the client's cluster id; `population`
+    the clients' π and λ where the dataset declares them (`DatasetFacts.population`).
     """
 
     x_train: Tensor
@@ -33,6 +36,7 @@ class FederatedData:
     client_class: Tensor
     cluster: Tensor
     optimum: float | None = None
+    population: Population | None = None
 
     @property
     def n_clients(self) -> int:

@@ -6,53 +6,82 @@ from typing import Any
 
 import numpy as np
 import torch
+from pydantic import Field
 
 from worker.engine.data.federated import FederatedData, offsets
 from worker.engine.data.partitions import contiguous_clusters
+from worker.engine.data.population import draw_cafed_population
+from worker.engine.params import Params
 from worker.engine.registry import DatasetFacts, dataset
 from worker.engine.sections import DataSection
 
 
+class SyntheticClusteredParams(Params):
+    hetero: float = Field(
+        0.2,
+        ge=0,
+        le=1,
+        description="h: in the clusters after the first, y ~ Bernoulli(h(1−σ) + (1−h)σ).",
+    )
+    population_g: float = Field(
+        0.4,
+        ge=0,
+        lt=0.5,
+        description="The population's π = ½ ± g for available / unavailable clients.",
+    )
+    population_nu: float = Field(
+        0.9, ge=0, lt=1, description="The population's λ of the stable clients (ν)."
+    )
+
+
 @dataset(
     "synthetic_clustered",
-    facts=DatasetFacts(2, "vector", "generated", partitions=("clusters",)),
+    facts=DatasetFacts(2, "vector", "generated", partitions=("clusters",), population=True),
+    params=SyntheticClusteredParams,
     label="synthetic clustered (CA-Fed)",
 )
-def synthetic_clustered(params: Any, cfg: DataSection, rng: np.random.Generator) -> FederatedData:
-    """x ~ N(0, I); y ~ Bernoulli(σ(<w*, x>)) in cluster 0, Bernoulli(0.8σ + 0.2(1-σ)) else.
+def synthetic_clustered(
+    params: SyntheticClusteredParams, cfg: DataSection, rng: np.random.Generator
+) -> FederatedData:
+    """CA-Fed's generator (`generate_synthetic_clustered`), with its random calls in order:
 
-    Clusters are contiguous blocks of clients, so they line up with availability
-    groups defined on client order (CA-Fed's "more available" first half). Both labels
-    occur in every client, so label-driven availability groups clients by cluster
-    (`client_class` = cluster id).
+    w* ~ N(0, I_d); the train x, then the test x, ~ N(0, I_d) for every client;
+    then the train labels, then the test labels, y ~ Bernoulli(p) with p = σ(<w*, x>)
+    in cluster 0 and p = h(1−σ) + (1−h)σ in the others; then the population
+    (`population.draw_cafed_population`). Clusters are contiguous blocks of clients
+    (`contiguous_clusters`), so for N a multiple of `n_clusters` the draws in client
+    order are CA-Fed's (clusters, clients per cluster, ...) arrays, and with 2 clusters
+    the data and population are CA-Fed's exactly; other cluster counts (which CA-Fed
+    does not support) make every cluster after the first equally noisy. The blocks line
+    up with availability groups defined on client order (the Markov "halves"). Both
+    labels occur in every client, so label-driven availability groups clients by
+    cluster (`client_class` = cluster id).
     """
-    n, dim = cfg.n_clients, cfg.dimension
+    n, dim, h = cfg.n_clients, cfg.dimension, params.hetero
     w_star = rng.normal(size=dim)
     cluster = contiguous_clusters(n, cfg.n_clusters)
+    x_train = rng.normal(size=(n, cfg.train_per_client, dim))
+    x_test = rng.normal(size=(n, cfg.test_per_client, dim))
+    noisy = (cluster > 0)[:, None]
 
-    def draw(per_client: int) -> tuple[torch.Tensor, torch.Tensor]:
-        x = rng.normal(size=(n, per_client, dim))
+    def labels(x: np.ndarray) -> np.ndarray:
         s = 1 / (1 + np.exp(-(x @ w_star)))
-        noisy = (cluster > 0)[:, None]
-        p = np.where(noisy, 0.8 * s + 0.2 * (1 - s), s)
-        y = (rng.random(p.shape) < p).astype(np.int64)
-        return torch.as_tensor(x.reshape(-1, dim), dtype=torch.float32), torch.as_tensor(
-            y.reshape(-1)
-        )
+        return rng.binomial(n=1, p=np.where(noisy, h * (1 - s) + (1 - h) * s, s))
 
-    x_train, y_train = draw(cfg.train_per_client)
-    x_test, y_test = draw(cfg.test_per_client)
+    y_train, y_test = labels(x_train), labels(x_test)
+    population = draw_cafed_population(n, params.population_g, params.population_nu, rng)
     return FederatedData(
-        x_train=x_train,
-        y_train=y_train,
+        x_train=torch.as_tensor(x_train.reshape(-1, dim), dtype=torch.float32),
+        y_train=torch.as_tensor(y_train.reshape(-1), dtype=torch.long),
         train_offsets=offsets([cfg.train_per_client] * n),
-        x_test=x_test,
-        y_test=y_test,
+        x_test=torch.as_tensor(x_test.reshape(-1, dim), dtype=torch.float32),
+        y_test=torch.as_tensor(y_test.reshape(-1), dtype=torch.long),
         test_offsets=offsets([cfg.test_per_client] * n),
         n_classes=2,
         task="classification",
         client_class=torch.as_tensor(cluster),
         cluster=torch.as_tensor(cluster),
+        population=population,
     )
 
 
