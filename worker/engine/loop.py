@@ -20,6 +20,7 @@ from worker.engine.records import ClientWeights, RoundRecord, Summary
 from worker.engine.registry import ALGORITHMS, AVAILABILITY, selected
 from worker.engine.rng import torch_gen
 from worker.engine.sections import EvalConfig
+from worker.engine.server import ServerOptimizer
 from worker.engine.sink import Sink
 from worker.engine.tracker import Tracker
 from worker.engine.training.evaluate import evaluate, per_client_accuracy
@@ -107,6 +108,7 @@ class Simulation:
         self.declared = {spec.name for spec in self.algorithm.metrics}
         self.tracker = Tracker(alpha, config.eval.target_acc)
         self.w = self.model.initial().to(self.device)
+        self.server = ServerOptimizer(config.server, self.model.dim, self.device)
         self.start_round = 0
         self.wall_s = 0.0
 
@@ -151,8 +153,7 @@ class Simulation:
         else:
             deltas = torch.zeros(0, self.model.dim, device=self.device)
         step = self.algorithm.aggregate(t, self.w, plan, deltas, lr)
-        if step.direction is not None:
-            self.w = self.w + self.config.server.lr * step.direction
+        self.w = self.server.step(self.w, step.direction)
         if undeclared := step.metrics.keys() - self.declared:
             raise RuntimeError(
                 f"algorithm {self.config.algorithm.name!r} reported metrics its class does "
@@ -215,6 +216,7 @@ class Simulation:
             "round": next_round,
             "w": self.w.detach().cpu().clone(),
             "buffers": {n: b.detach().cpu().clone() for n, b in self.model.buffers.items()},
+            "server": self.server.state_dict(),
             "algorithm": self.algorithm.state_dict(),
             "availability": self.availability.state_dict(),
             "tracker": self.tracker.state_dict(),
@@ -228,6 +230,7 @@ class Simulation:
         self.w = state["w"].to(self.device)
         for n, b in self.model.buffers.items():  # batch-norm statistics
             b.copy_(state["buffers"][n])
+        self.server.load_state_dict(state.get("server", {}))  # absent: from before it
         self.algorithm.load_state_dict(state["algorithm"])
         self.availability.load_state_dict(state["availability"])
         self.tracker.load_state_dict(state["tracker"])

@@ -104,6 +104,16 @@ class ClientConfig(Params):
 
 class ServerConfig(Params):
     lr: float = Field(1.0, gt=0, description="Server learning rate η_s.")
+    momentum: float = Field(
+        0.0,
+        ge=0,
+        lt=1,
+        description="Server SGD momentum m on the pseudo-gradient −Δ: b ← m·b − Δ + λ·w, "
+        "w ← w − η_s·b (0: w ← w + η_s·Δ).",
+    )
+    weight_decay: float = Field(
+        0.0, ge=0, description="Server SGD weight decay λ, added to the pseudo-gradient as λ·w."
+    )
 
 
 class EvalConfig(Params):

@@ -9,8 +9,10 @@ Round t, as the loop (`worker/engine/loop.py`) runs it:
    the data) train from w with `plan.correction` and `plan.prox_mu`, giving deltas
    Δ (K, d) = trained − w;
 3. `step = algorithm.aggregate(t, w, plan, deltas, lr)`;
-4. w ← w + η_s · step.direction (unchanged when `direction` is None); `step.weights`
-   and `step.metrics` go into the round's record.
+4. w ← w + η_s · step.direction (unchanged when `direction` is None; with server
+   momentum or weight decay, an SGD step on the pseudo-gradient −direction, see
+   `worker/engine/server.py`); `step.weights` and `step.metrics` go into the round's
+   record.
 """
 
 from __future__ import annotations

@@ -65,7 +65,8 @@ def _data(run: RunSizes) -> list[Term]:
 def _model(run: RunSizes) -> list[Term]:
     c, fp = run.config, run.footprint
     d_field = driver(c, *run.d_fields)
-    vectors = 4 + fp.vectors  # parameters, the global model, its next value, a step
+    # parameters, the global model, its next value, a step; the server's momentum
+    vectors = 4 + fp.vectors + (c.server.momentum > 0)
     label = f"model and server vectors: {vectors} × d"
     terms = [Term(d_field, label, vectors * run.d * FLOAT, device=True)]
     if fp.client_rows:
@@ -127,7 +128,8 @@ def _evaluation(run: RunSizes) -> list[Term]:
 
 def _bookkeeping(run: RunSizes, held_rounds: int, held_states: int) -> list[Term]:
     c, fp = run.config, run.footprint
-    state = (fp.client_rows * run.n + 1 + fp.vectors) * run.d * FLOAT + run.n * 64
+    vectors = 1 + fp.vectors + (c.server.momentum > 0)
+    state = (fp.client_rows * run.n + vectors) * run.d * FLOAT + run.n * 64
     record = RECORD_BYTES + 3 * LONG * run.n + LONG * run.k
     accuracies = (
         math.ceil(held_rounds / c.eval.client_every) * 32 * run.n if c.eval.client_every else 0
