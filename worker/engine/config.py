@@ -137,12 +137,17 @@ def _check_data(c: RunSection) -> None:
 
 
 def _check_model(c: RunSection) -> None:
-    kind = DATASETS.get(c.data.dataset).facts.kind
+    data: DatasetFacts = DATASETS.get(c.data.dataset).facts
     fits: ModelFacts = MODELS.get(c.model.name).facts
-    if kind not in fits.inputs:
+    if data.kind not in fits.inputs:
         raise ValueError(
             f"model.name: {c.model.name} needs {' or '.join(fits.inputs)} data; "
-            f"{c.data.dataset} is {kind} data"
+            f"{c.data.dataset} is {data.kind} data"
+        )
+    if fits.binary and data.n_classes != 2:
+        raise ValueError(
+            f"model.name: {c.model.name} needs a 2-class dataset; "
+            f"{c.data.dataset} has {data.n_classes}"
         )
 
 

@@ -15,7 +15,7 @@ from worker.engine.availability import Availability, AvailabilityFacts
 from worker.engine.config import RunConfig
 from worker.engine.data import FederatedData, load_data
 from worker.engine.errors import ConfigError
-from worker.engine.models import build_model, has_buffers
+from worker.engine.models import build_model, has_buffers, objective
 from worker.engine.records import ClientWeights, RoundRecord, Summary
 from worker.engine.registry import ALGORITHMS, AVAILABILITY, selected
 from worker.engine.rng import torch_gen
@@ -83,7 +83,7 @@ class Simulation:
         module = build_model(config.model, data.input_shape, data.n_classes)
         self.backend = resolve_backend(config.backend, module)
         self.data = data.to(self.device)
-        self.model = FlatModel(module, data.task).to(self.device)
+        self.model = FlatModel(module, objective(config.model, data.task)).to(self.device)
         self.trainer = Trainer(config, self.data, self.model, self.backend)
         self.availability = build_availability(config, data)
         alpha = target_weights(config, data).to(self.device)

@@ -65,9 +65,12 @@ class DatasetFacts:
 
 @dataclass(frozen=True)
 class ModelFacts:
-    """The kinds of data (`DatasetFacts.kind`) a model can be trained on."""
+    """The kinds of data (`DatasetFacts.kind`) a model can be trained on; `binary`: it
+    outputs one logit, trained with binary cross-entropy, so fits 2-class data only
+    (`training/objective.py`)."""
 
     inputs: tuple[DataKind, ...] = ("image", "vector")
+    binary: bool = False
 
 
 @dataclass(frozen=True)

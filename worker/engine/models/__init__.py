@@ -9,8 +9,10 @@ import pkgutil
 
 from torch import nn
 
-from worker.engine.registry import MODELS, selected
+from worker.engine.data.federated import Task
+from worker.engine.registry import MODELS, ModelFacts, selected
 from worker.engine.sections import ModelSection
+from worker.engine.training.objective import Objective
 
 for _module in pkgutil.iter_modules(__path__):
     if _module.name != "profile":  # measures models; imports this package
@@ -21,6 +23,13 @@ def build_model(cfg: ModelSection, shape: tuple[int, ...], n_classes: int) -> nn
     entry, params = selected(cfg, MODELS)
     module: nn.Module = entry.component(params, cfg, shape, n_classes)
     return module
+
+
+def objective(cfg: ModelSection, task: Task) -> Objective:
+    """What the model's output is trained against: the data's task, or binary
+    cross-entropy for a model that declares one logit (`ModelFacts.binary`)."""
+    facts: ModelFacts = MODELS.get(cfg.name).facts
+    return "binary" if facts.binary else task
 
 
 def has_buffers(model: nn.Module) -> bool:

@@ -10,14 +10,14 @@ from typing import Any
 
 import torch
 from torch import nn
-from torch.nn import functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 from torch.utils.flop_counter import flop_registry
 
 from worker.engine.config import ModelConfig
-from worker.engine.models import build_model
+from worker.engine.models import build_model, objective
 from worker.engine.training.flat import FlatModel
+from worker.engine.training.objective import loss
 from worker.engine.training.stacked import stack
 
 
@@ -71,16 +71,17 @@ def model_profile(
     """The model of the `model` section `model_json` (JSON, so that it can key the
     cache) built on the meta device: d, and per sample its operations (forward, and
     forward with backward) and the bytes of the tensors its forward pass makes."""
+    cfg = ModelConfig.model_validate_json(model_json)
+    kind = objective(cfg, "regression" if regression else "classification")
     with torch.device("meta"):
-        module = build_model(ModelConfig.model_validate_json(model_json), shape, n_classes)
+        module = build_model(cfg, shape, n_classes)
         x = torch.empty(PROBE_BATCH, *shape)
         y = torch.empty(PROBE_BATCH) if regression else torch.zeros(PROBE_BATCH, dtype=torch.long)
     with _Counter() as forward:
         out = module(x)
     with _Counter() as backward:
-        loss = ((out - y) ** 2).mean() if regression else F.cross_entropy(out, y)
-        loss.backward()
-    flat = FlatModel(module, "regression" if regression else "classification")
+        loss(kind, out, y).backward()
+    flat = FlatModel(module, kind)
     return ModelProfile(
         module=module,
         d=flat.dim,

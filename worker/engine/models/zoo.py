@@ -27,7 +27,8 @@ class Scalar(nn.Module):
 
 
 class Linear(nn.Module):
-    """Logistic / softmax regression on the flattened input."""
+    """An affine map of the flattened input: softmax regression's logits, or with one
+    output the logit of logistic regression."""
 
     def __init__(self, in_features: int, n_classes: int) -> None:
         super().__init__()
@@ -100,9 +101,16 @@ def scalar(params: Any, cfg: ModelSection, shape: tuple[int, ...], n_classes: in
     return Scalar(cfg.init or 0.0)
 
 
-@model("linear", label="linear / logistic")
+@model("linear", label="linear (softmax)")
 def linear(params: Any, cfg: ModelSection, shape: tuple[int, ...], n_classes: int) -> nn.Module:
     return Linear(features(shape), n_classes)
+
+
+@model("logistic", facts=ModelFacts(binary=True), label="logistic (one logit, 2 classes)")
+def logistic(params: Any, cfg: ModelSection, shape: tuple[int, ...], n_classes: int) -> nn.Module:
+    """`nn.Linear(features, 1)` on the flattened input: the logit z of class 1 (its
+    initial weights are those `nn.Linear(features, 1)` draws, as CA-Fed's model)."""
+    return Linear(features(shape), 1)
 
 
 @model("mlp", label="MLP")

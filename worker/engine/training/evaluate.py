@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from worker.engine.training import objective
 from worker.engine.training.flat import FlatModel
 
 
@@ -26,15 +27,13 @@ def evaluate(model: FlatModel, theta: Tensor, x: Tensor, y: Tensor, batch: int) 
     model.module.eval()
     starts = range(0, len(y), batch)
     losses = torch.empty(len(starts), device=x.device)
-    correct = None if model.task == "regression" else torch.empty(len(y), device=x.device)
+    correct = None if model.objective == "regression" else torch.empty(len(y), device=x.device)
     for i, lo in enumerate(starts):
         out = model.forward(theta, x[lo : lo + batch])
         yb = y[lo : lo + batch]
-        if correct is None:
-            losses[i] = ((out - yb) ** 2).sum()
-        else:
-            losses[i] = torch.nn.functional.cross_entropy(out, yb, reduction="sum")
-            correct[lo : lo + batch] = out.argmax(dim=1) == yb
+        losses[i] = objective.loss(model.objective, out, yb, "sum")
+        if correct is not None:
+            correct[lo : lo + batch] = objective.correct(model.objective, out, yb)
     model.module.train(was_training)
     loss = float(losses.sum()) / len(y)
     if correct is None:

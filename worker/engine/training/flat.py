@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import torch
 from torch import Tensor, nn
 from torch.func import functional_call
-from torch.nn import functional as F
 
-from worker.engine.data.federated import Task
+from worker.engine.training import objective
+from worker.engine.training.objective import Objective
 from worker.engine.training.stacked import StackedModel, stack
 
 
 class FlatModel:
-    def __init__(self, module: nn.Module, task: Task) -> None:
+    """`objective`: what the output is trained and scored against (`objective.py`)."""
+
+    def __init__(self, module: nn.Module, objective: Objective) -> None:
         self.module = module
-        self.task = task
+        self.objective = objective
         named = list(module.named_parameters())
         self.names = [n for n, _ in named]
         self.shapes = [tuple(p.shape) for _, p in named]
@@ -43,12 +44,8 @@ class FlatModel:
         return functional_call(self.module, {**self.unflatten(theta), **self.buffers}, (x,))
 
     def loss(self, theta: Tensor, x: Tensor, y: Tensor) -> Tensor:
-        return self.criterion()(self.forward(theta, x), y)
-
-    def criterion(self) -> Callable[[Tensor, Tensor], Tensor]:
-        if self.task == "regression":
-            return lambda out, y: ((out - y) ** 2).mean()
-        return F.cross_entropy
+        """The mean loss of θ on the batch (x, y)."""
+        return objective.loss(self.objective, self.forward(theta, x), y)
 
     def stacked(self, sample_shape: tuple[int, ...]) -> StackedModel | None:
         """K clients' copies of this model as one (see `stacked.py`), or None."""

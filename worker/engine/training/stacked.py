@@ -21,6 +21,8 @@ import torch
 from torch import Tensor, fx, nn
 from torch.nn import functional as F
 
+from worker.engine.training import objective
+
 if TYPE_CHECKING:
     from worker.engine.training.flat import FlatModel
 
@@ -64,7 +66,7 @@ class StackedModel:
                 env[node] = _stack_input(x)
             elif node.op == "output":
                 out = env[node.args[0]].reshape(k * b, -1)
-                per_sample = F.cross_entropy(out, y.reshape(-1), reduction="none")
+                per_sample = objective.loss(self.flat.objective, out, y.reshape(-1), "none")
                 return per_sample.view(k, b).mean(dim=1)
             else:
                 env[node] = self._run(node, env[node.args[0]], params, k, b)
@@ -87,7 +89,7 @@ class StackedModel:
 def stack(flat: FlatModel, sample_shape: tuple[int, ...]) -> StackedModel | None:
     """The stacked form of `flat` on inputs of `sample_shape`, or None where the model
     has a layer, or an input, that stacking does not cover."""
-    if flat.task != "classification" or flat.buffers or len(sample_shape) not in (1, 3):
+    if flat.objective == "regression" or flat.buffers or len(sample_shape) not in (1, 3):
         return None
     try:
         graph = fx.symbolic_trace(flat.module).graph
