@@ -56,8 +56,8 @@ def main() -> None:
 
     def spec(seed: int) -> LocalSpec:
         gen = torch.Generator().manual_seed(seed)
-        rows, mask = batch_indices(starts, sizes, args.steps, "steps", args.batch, gen)
-        return LocalSpec(w=w, batches=rows.to(device), mask=mask, lr=0.01)
+        batches = batch_indices(starts, sizes, args.steps, "steps", args.batch, gen)
+        return LocalSpec(w=w, batches=batches.rows.to(device), mask=batches.mask, lr=0.01)
 
     check = spec(0)
     d_vmap, _ = BACKENDS["vmap"](model, x, y, check)

@@ -13,9 +13,10 @@ from worker.engine.training.local import LocalSpec, train_sequential, train_vmap
 def test_step_batches_stay_inside_each_clients_rows() -> None:
     starts, sizes = torch.tensor([0, 10, 13]), torch.tensor([10, 3, 7])
 
-    rows, mask = batch_indices(starts, sizes, 4, "steps", 5, torch.Generator().manual_seed(0))
+    batches = batch_indices(starts, sizes, 4, "steps", 5, torch.Generator().manual_seed(0))
+    rows = batches.rows
 
-    assert rows.shape == (3, 4, 5) and bool(mask.all())
+    assert rows.shape == (3, 4, 5) and bool(batches.mask.all()) and batches.real is None
     for k in range(3):
         assert bool((rows[k] >= starts[k]).all() and (rows[k] < starts[k] + sizes[k]).all())
 
@@ -23,10 +24,14 @@ def test_step_batches_stay_inside_each_clients_rows() -> None:
 def test_epoch_batches_cover_every_row_and_mask_short_clients() -> None:
     starts, sizes = torch.tensor([0, 10]), torch.tensor([10, 3])
 
-    rows, mask = batch_indices(starts, sizes, 2, "epochs", 4, torch.Generator().manual_seed(0))
+    batches = batch_indices(starts, sizes, 2, "epochs", 4, torch.Generator().manual_seed(0))
+    rows, mask = batches.rows, batches.mask
 
     # client 0: 2 epochs × ⌈10/4⌉ = 6 steps; client 1: 2 × ⌈3/4⌉ = 2 steps
     assert mask.sum(dim=1).tolist() == [6.0, 2.0]
+    # real rows: client 0's epochs end with 10 − 2·4 = 2, client 1's with its 3
+    assert batches.real is not None
+    assert batches.real.tolist() == [[4, 4, 2, 4, 4, 2], [3, 3, 4, 4, 4, 4]]
     assert set(rows[0, :3].flatten().tolist()) == set(range(10))
     assert set(rows[1, :1].flatten().tolist()) == {10, 11, 12}
 
@@ -64,7 +69,7 @@ def test_vmap_equals_sequential(model_name: str, unit: str) -> None:
     data = load_data(cfg.data, seed=0)
     model = FlatModel(build_model(cfg.model, data.input_shape, data.n_classes), data.task)
     clients = torch.tensor([0, 3, 7, 12])
-    rows, mask = batch_indices(
+    batches = batch_indices(
         data.train_offsets[clients],
         data.sizes[clients],
         2,
@@ -75,8 +80,9 @@ def test_vmap_equals_sequential(model_name: str, unit: str) -> None:
     w = model.initial()
     spec = LocalSpec(
         w=w,
-        batches=rows,
-        mask=mask,
+        batches=batches.rows,
+        mask=batches.mask,
+        real=batches.real,
         lr=0.05,
         momentum=0.9,
         weight_decay=1e-3,

@@ -94,7 +94,11 @@ class AlgorithmSection(Params):
 
 class ClientConfig(Params):
     local_steps: int = Field(5, ge=1, description="Local SGD steps (or epochs).")
-    unit: Literal["steps", "epochs"] = Field("steps", description="Unit of local_steps.")
+    unit: Literal["steps", "epochs"] = Field(
+        "steps",
+        description="Unit of local_steps: steps draw B rows with replacement; epochs pass "
+        "over a fresh permutation of the client's rows, the last batch holding what is left.",
+    )
     batch_size: int = Field(32, ge=1, description="Local mini-batch size.")
     lr: float = Field(0.01, gt=0, description="Local learning rate η_l.")
     lr_decay: float = Field(1.0, gt=0, le=1, description="η_l(t) = lr·decay^t.")

@@ -47,6 +47,11 @@ class FlatModel:
         """The mean loss of θ on the batch (x, y)."""
         return objective.loss(self.objective, self.forward(theta, x), y)
 
+    def weighted_loss(self, theta: Tensor, x: Tensor, y: Tensor, weights: Tensor) -> Tensor:
+        """Σ_j v_j ℓ_j / Σ_j v_j over the batch, with row weights v (0: a padding row)."""
+        losses = objective.loss(self.objective, self.forward(theta, x), y, "none")
+        return (losses * weights).sum() / weights.sum()
+
     def stacked(self, sample_shape: tuple[int, ...]) -> StackedModel | None:
         """K clients' copies of this model as one (see `stacked.py`), or None."""
         if sample_shape not in self._stacked:

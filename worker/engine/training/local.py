@@ -3,14 +3,18 @@
 Both run the same update per step, on the same batches:
     g = ∇f_i(θ; batch) + wd·θ + μ(θ − w) + c_i,   b = m·b + g,   θ ← θ − η_l·b
 where c_i is an optional per-client gradient correction (SCAFFOLD) and μ the proximal
-weight (FedProx). The sequential backend also trains models with buffers (batch norm):
-each client starts from the global buffers, and the global buffers become their mean
-over the round's clients. Both return the deltas θ_i − w as a (K, d) tensor and each client's
-mean training loss.
+weight (FedProx). f_i(θ; batch) is the mean loss over the batch's real rows: an
+epoch's last batch may hold fewer than B (`batches.py`); vmap weighs its padding rows
+0, sequential leaves them out (so batch norm never sees them). The sequential backend
+also trains models with buffers (batch norm): each client starts from the global
+buffers, and the global buffers become their mean over the round's clients. Both
+return the deltas θ_i − w as a (K, d) tensor and each client's mean training loss
+(the mean over its steps of each step's f_i).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
@@ -18,6 +22,7 @@ import torch
 from torch import Tensor
 from torch.func import grad_and_value, vmap
 
+from worker.engine.training.batches import row_weights
 from worker.engine.training.flat import FlatModel
 
 
@@ -27,6 +32,7 @@ class LocalSpec:
     batches: Tensor  # (K, S, B) row indices into x/y
     mask: Tensor  # (K, S) 1 where the client takes that step
     lr: float
+    real: Tensor | None = None  # (K, S) real rows of each batch, the first (None: all)
     momentum: float = 0.0
     weight_decay: float = 0.0
     prox_mu: float = 0.0
@@ -48,20 +54,17 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
     """All K clients at once: through the model's stacked form where it has one, else
     `torch.func.vmap`. The (K, d) state is updated in place: on a CPU a fresh (K, d)
     result per operation costs more in page faults than the arithmetic."""
-    k, steps = spec.mask.shape
+    k, steps, batch = spec.batches.shape
     theta = spec.w.expand(k, -1).clone()
-    stacked = model.stacked(tuple(x.shape[1:]))
-    step_fn = (
-        vmap(grad_and_value(model.loss))
-        if stacked is None
-        else partial(stacked.grad_and_loss, out=torch.empty_like(theta))
-    )
+    step_fn = _grad_and_loss(model, tuple(x.shape[1:]), theta, spec.real is not None)
+    weights = None if spec.real is None else row_weights(spec.real, batch).to(theta.device)
     buf = torch.zeros_like(theta) if spec.momentum else theta
     loss_sum = torch.zeros(k, device=theta.device)
     mask = spec.mask.to(theta.device)
     for s in range(steps):
         rows = spec.batches[:, s]
-        g, loss = step_fn(theta, x[rows], y[rows])
+        extra = () if weights is None else (weights[:, s],)
+        g, loss = step_fn(theta, x[rows], y[rows], *extra)
         g = _direction(spec, theta, g, spec.correction)
         m = mask[:, s, None]
         if spec.momentum:  # buf ← m·b + g where the client steps; unchanged where it does not
@@ -71,6 +74,17 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
         theta.addcmul_(m, buf, value=-spec.lr)
         loss_sum += loss.detach() * mask[:, s]
     return theta.sub_(spec.w), loss_sum / mask.sum(dim=1)
+
+
+def _grad_and_loss(
+    model: FlatModel, sample_shape: tuple[int, ...], theta: Tensor, weighted: bool
+) -> Callable[..., tuple[Tensor, Tensor]]:
+    """(θ (K, d), x, y[, row weights]) → per-client gradients and losses: the model's
+    stacked form where it has one, else `torch.func.vmap` of its (weighted) loss."""
+    stacked = model.stacked(sample_shape)
+    if stacked is not None:
+        return partial(stacked.grad_and_loss, out=torch.empty_like(theta))
+    return vmap(grad_and_value(model.weighted_loss if weighted else model.loss))
 
 
 def train_sequential(
@@ -90,6 +104,8 @@ def train_sequential(
             if spec.mask[i, s] == 0:
                 continue
             rows = spec.batches[i, s]
+            if spec.real is not None:
+                rows = rows[: int(spec.real[i, s])]
             theta.requires_grad_(True)
             loss = model.loss(theta, x[rows], y[rows])
             (g,) = torch.autograd.grad(loss, theta)

@@ -47,18 +47,23 @@ class StackedModel:
         self.modules = modules
 
     def grad_and_loss(
-        self, theta: Tensor, x: Tensor, y: Tensor, out: Tensor
+        self, theta: Tensor, x: Tensor, y: Tensor, weights: Tensor | None = None, *, out: Tensor
     ) -> tuple[Tensor, Tensor]:
         """Per-client gradients, written into `out` (K, d), and losses (K,) at
-        parameters θ (K, d), on each client's batch x (K, B, ...) with labels y (K, B)."""
+        parameters θ (K, d), on each client's batch x (K, B, ...) with labels y (K, B)
+        and row weights (K, B) where given (see `losses`)."""
         leaves = {n: p.detach().requires_grad_() for n, p in self.flat.unflatten(theta).items()}
-        losses = self.losses(leaves, x, y)
+        losses = self.losses(leaves, x, y, weights)
         grads = torch.autograd.grad(losses.sum(), list(leaves.values()))
         for grad, slot in zip(grads, self.flat.unflatten(out).values(), strict=True):
             slot.copy_(grad)  # one copy each, whatever the gradient's memory layout
         return out, losses.detach()
 
-    def losses(self, params: dict[str, Tensor], x: Tensor, y: Tensor) -> Tensor:
+    def losses(
+        self, params: dict[str, Tensor], x: Tensor, y: Tensor, weights: Tensor | None = None
+    ) -> Tensor:
+        """Each client's mean loss over its batch, or with row weights v (0: a padding
+        row) Σ_j v_j ℓ_j / Σ_j v_j."""
         k, b = y.shape
         env: dict[fx.Node, Tensor] = {}
         for node in self.graph.nodes:
@@ -67,7 +72,9 @@ class StackedModel:
             elif node.op == "output":
                 out = env[node.args[0]].reshape(k * b, -1)
                 per_sample = objective.loss(self.flat.objective, out, y.reshape(-1), "none")
-                return per_sample.view(k, b).mean(dim=1)
+                if weights is None:
+                    return per_sample.view(k, b).mean(dim=1)
+                return (per_sample.view(k, b) * weights).sum(dim=1) / weights.sum(dim=1)
             else:
                 env[node] = self._run(node, env[node.args[0]], params, k, b)
         raise AssertionError("an fx graph ends with its output node")

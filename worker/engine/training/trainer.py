@@ -38,12 +38,13 @@ class Trainer:
         starts, sizes = self._rows(clients)
         c = self.config.client
         gen = torch_gen(self.config.seed, "batches", t)
-        rows, mask = batch_indices(starts, sizes, c.local_steps, c.unit, c.batch_size, gen)
+        batches = batch_indices(starts, sizes, c.local_steps, c.unit, c.batch_size, gen)
         spec = LocalSpec(
             w=w,
-            batches=rows.to(w.device),
-            mask=mask,
+            batches=batches.rows.to(w.device),
+            mask=batches.mask,
             lr=self.lr(t),
+            real=batches.real,
             momentum=c.momentum,
             weight_decay=c.weight_decay,
             prox_mu=prox_mu,
@@ -56,8 +57,8 @@ class Trainer:
         """Loss of the model w on one batch of each client's data (no training)."""
         starts, sizes = self._rows(clients)
         gen = torch_gen(self.config.seed, "probe", t)
-        rows, _ = batch_indices(starts, sizes, 1, "steps", self.config.client.batch_size, gen)
-        rows = rows[:, 0].to(w.device)
+        batches = batch_indices(starts, sizes, 1, "steps", self.config.client.batch_size, gen)
+        rows = batches.rows[:, 0].to(w.device)
         was_training = self.model.module.training
         self.model.module.eval()  # batch norm: running statistics, left untouched
         losses = [self.model.loss(w, self.data.x_train[r], self.data.y_train[r]) for r in rows]
