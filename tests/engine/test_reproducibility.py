@@ -30,6 +30,18 @@ CASES = {
         "client.lr_decay=0.95",
         "client.momentum=0.5",
     ],
+    "cafed-official-optimisers": [
+        "algorithm.name=cafed",
+        "availability.kind=markov",
+        "model.name=logistic",
+        "client.unit=epochs",
+        "client.local_steps=1",
+        "client.batch_size=16",
+        "client.momentum=0.9",
+        "client.momentum_state=keep",
+        "server.momentum=0.9",
+        "server.weight_decay=0.01",
+    ],
     "fedvarp-digits-cnn": [
         "algorithm.name=fedvarp",
         "data.dataset=digits",

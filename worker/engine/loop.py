@@ -217,6 +217,7 @@ class Simulation:
             "w": self.w.detach().cpu().clone(),
             "buffers": {n: b.detach().cpu().clone() for n, b in self.model.buffers.items()},
             "server": self.server.state_dict(),
+            "trainer": self.trainer.state_dict(),
             "algorithm": self.algorithm.state_dict(),
             "availability": self.availability.state_dict(),
             "tracker": self.tracker.state_dict(),
@@ -230,7 +231,8 @@ class Simulation:
         self.w = state["w"].to(self.device)
         for n, b in self.model.buffers.items():  # batch-norm statistics
             b.copy_(state["buffers"][n])
-        self.server.load_state_dict(state.get("server", {}))  # absent: from before it
+        self.server.load_state_dict(state.get("server", {}))  # absent: from before them
+        self.trainer.load_state_dict(state.get("trainer", {}))
         self.algorithm.load_state_dict(state["algorithm"])
         self.availability.load_state_dict(state["availability"])
         self.tracker.load_state_dict(state["tracker"])

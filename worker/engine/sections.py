@@ -102,8 +102,15 @@ class ClientConfig(Params):
     batch_size: int = Field(32, ge=1, description="Local mini-batch size.")
     lr: float = Field(0.01, gt=0, description="Local learning rate η_l.")
     lr_decay: float = Field(1.0, gt=0, le=1, description="η_l(t) = lr·decay^t.")
-    momentum: float = Field(0.0, ge=0, lt=1)
-    weight_decay: float = Field(0.0, ge=0)
+    momentum: float = Field(
+        0.0, ge=0, lt=1, description="Local SGD momentum m: b ← m·b + g, θ ← θ − η_l·b."
+    )
+    momentum_state: Literal["reset", "keep"] = Field(
+        "reset",
+        description="Momentum buffer b at the start of a client's local training: reset to "
+        "0 every round, or kept from the client's last round (as a persistent optimiser).",
+    )
+    weight_decay: float = Field(0.0, ge=0, description="Local weight decay λ: g += λ·θ.")
 
 
 class ServerConfig(Params):

@@ -8,6 +8,7 @@ import math
 
 from worker.engine.availability.trace import FIELD as TRACE_FIELD
 from worker.engine.availability.trace import interval_count, parse_trace
+from worker.engine.config import RunConfig
 from worker.engine.registry import AVAILABILITY, selected
 from worker.engine.resources.sizes import RunSizes, dataset_facts, driver
 from worker.engine.resources.terms import Term
@@ -75,7 +76,16 @@ def _model(run: RunSizes) -> list[Term]:
         field = driver(c, "data.n_clients", *run.d_fields)
         memory = fp.client_rows * run.n * run.d * FLOAT
         terms.append(Term(field, label, memory, device=True))
+    if kept_momentum(c):
+        label = f"client momentum buffers: N × d = {run.n} × {run.d} floats"
+        field = driver(c, "data.n_clients", *run.d_fields)
+        terms.append(Term(field, label, run.n * run.d * FLOAT, device=True))
     return terms
+
+
+def kept_momentum(c: RunConfig) -> bool:
+    """Whether the run keeps every client's momentum buffer (`client.momentum_state`)."""
+    return c.client.momentum > 0 and c.client.momentum_state == "keep"
 
 
 def _training(run: RunSizes) -> list[Term]:
@@ -84,10 +94,12 @@ def _training(run: RunSizes) -> list[Term]:
     # per client: its parameters, their gradient as autograd returns it and as stored,
     # a contiguous copy of the weights for the batched products (measured), the
     # momentum buffer, the proximal difference; vmap trains the K clients at once,
-    # sequential one after the other into the (K, d) deltas
+    # sequential one after the other into the (K, d) deltas (and the K kept momentum
+    # buffers it starts from, which vmap updates in place)
     client = 4 + (c.client.momentum > 0) + fp.proximal
     vmap = run.backend == "vmap"
-    rows, vectors = (client + fp.round_rows, 0) if vmap else (1 + fp.round_rows, client)
+    sequential_rows = 1 + kept_momentum(c) + fp.round_rows
+    rows, vectors = (client + fp.round_rows, 0) if vmap else (sequential_rows, client)
     together = k if vmap else 1  # clients whose activations coexist
     activations = p.activation_bytes + 2 * p.largest_activation_bytes
     terms = [
@@ -129,7 +141,8 @@ def _evaluation(run: RunSizes) -> list[Term]:
 def _bookkeeping(run: RunSizes, held_rounds: int, held_states: int) -> list[Term]:
     c, fp = run.config, run.footprint
     vectors = 1 + fp.vectors + (c.server.momentum > 0)
-    state = (fp.client_rows * run.n + vectors) * run.d * FLOAT + run.n * 64
+    rows = fp.client_rows + kept_momentum(c)
+    state = (rows * run.n + vectors) * run.d * FLOAT + run.n * 64
     record = RECORD_BYTES + 3 * LONG * run.n + LONG * run.k
     accuracies = (
         math.ceil(held_rounds / c.eval.client_every) * 32 * run.n if c.eval.client_every else 0

@@ -2,14 +2,15 @@
 
 Both run the same update per step, on the same batches:
     g = ∇f_i(θ; batch) + wd·θ + μ(θ − w) + c_i,   b = m·b + g,   θ ← θ − η_l·b
-where c_i is an optional per-client gradient correction (SCAFFOLD) and μ the proximal
-weight (FedProx). f_i(θ; batch) is the mean loss over the batch's real rows: an
-epoch's last batch may hold fewer than B (`batches.py`); vmap weighs its padding rows
-0, sequential leaves them out (so batch norm never sees them). The sequential backend
-also trains models with buffers (batch norm): each client starts from the global
-buffers, and the global buffers become their mean over the round's clients. Both
-return the deltas θ_i − w as a (K, d) tensor and each client's mean training loss
-(the mean over its steps of each step's f_i).
+where c_i is an optional per-client gradient correction (SCAFFOLD), μ the proximal
+weight (FedProx), and b starts at 0 or at the client's kept buffer (`LocalSpec.buf`).
+f_i(θ; batch) is the mean loss over the batch's real rows: an epoch's last batch may
+hold fewer than B (`batches.py`); vmap weighs its padding rows 0, sequential leaves
+them out (so batch norm never sees them). The sequential backend also trains models
+with buffers (batch norm): each client starts from the global buffers, and the global
+buffers become their mean over the round's clients. Both return the deltas θ_i − w as
+a (K, d) tensor and each client's mean training loss (the mean over its steps of each
+step's f_i).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ class LocalSpec:
     lr: float
     real: Tensor | None = None  # (K, S) real rows of each batch, the first (None: all)
     momentum: float = 0.0
+    buf: Tensor | None = None  # (K, d) momentum buffers to start from (None: zeros), with
+    # momentum overwritten by each client's buffer after its last step
     weight_decay: float = 0.0
     prox_mu: float = 0.0
     correction: Tensor | None = None  # (K, d)
@@ -58,7 +61,9 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
     theta = spec.w.expand(k, -1).clone()
     step_fn = _grad_and_loss(model, tuple(x.shape[1:]), theta, spec.real is not None)
     weights = None if spec.real is None else row_weights(spec.real, batch).to(theta.device)
-    buf = torch.zeros_like(theta) if spec.momentum else theta
+    buf = theta
+    if spec.momentum:
+        buf = torch.zeros_like(theta) if spec.buf is None else spec.buf
     loss_sum = torch.zeros(k, device=theta.device)
     mask = spec.mask.to(theta.device)
     for s in range(steps):
@@ -98,7 +103,7 @@ def train_sequential(
         _load_buffers(model, start)
         corr = None if spec.correction is None else spec.correction[i]
         theta = spec.w.clone()
-        buf = torch.zeros_like(theta)
+        buf = torch.zeros_like(theta) if spec.buf is None else spec.buf[i].clone()
         total = torch.zeros((), device=spec.w.device)
         for s in range(steps):
             if spec.mask[i, s] == 0:
@@ -115,6 +120,8 @@ def train_sequential(
             theta = theta - spec.lr * buf
             total += loss.detach()  # summed on the device: no sync per step
         deltas[i] = theta - spec.w
+        if spec.buf is not None and spec.momentum:
+            spec.buf[i] = buf
         losses[i] = total / spec.mask[i].sum().clamp(min=1)
         finals.append(_buffers(model))
     _load_buffers(model, _mean_buffers(finals) if finals else start)

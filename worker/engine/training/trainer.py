@@ -1,6 +1,13 @@
-"""Runs one round's local training on the chosen backend, from the client's own rows."""
+"""Runs one round's local training on the chosen backend, from the client's own rows.
+
+With `client.momentum_state = "keep"` (and momentum m > 0) the trainer keeps every
+client's momentum buffer b_i, an (N, d) memory: a client's local training starts from
+its b_i and stores back the b_i of its last step; clients that do not train keep theirs.
+The central virtual client (id −1) starts from 0 and keeps nothing."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -21,6 +28,10 @@ class Trainer:
         self.train_fn = BACKENDS[backend]
         self.starts = data.train_offsets[:-1]
         self.sizes = data.sizes
+        c = config.client
+        kept = c.momentum > 0 and c.momentum_state == "keep"
+        device = data.x_train.device
+        self.momentum = torch.zeros(data.n_clients, model.dim, device=device) if kept else None
 
     def lr(self, t: int) -> float:
         c = self.config.client
@@ -39,6 +50,7 @@ class Trainer:
         c = self.config.client
         gen = torch_gen(self.config.seed, "batches", t)
         batches = batch_indices(starts, sizes, c.local_steps, c.unit, c.batch_size, gen)
+        kept = None if self.momentum is None or _central(clients) else self.momentum[clients]
         spec = LocalSpec(
             w=w,
             batches=batches.rows.to(w.device),
@@ -46,11 +58,15 @@ class Trainer:
             lr=self.lr(t),
             real=batches.real,
             momentum=c.momentum,
+            buf=kept,
             weight_decay=c.weight_decay,
             prox_mu=prox_mu,
             correction=correction,
         )
-        return self.train_fn(self.model, self.data.x_train, self.data.y_train, spec)
+        result = self.train_fn(self.model, self.data.x_train, self.data.y_train, spec)
+        if self.momentum is not None and kept is not None:
+            self.momentum[clients] = kept  # the buffers of the clients' last steps
+        return result
 
     @torch.no_grad()
     def probe_loss(self, w: Tensor, clients: Tensor, t: int) -> Tensor:
@@ -87,7 +103,21 @@ class Trainer:
             self.data.x_train, self.data.y_train, self.data.train_offsets, self.data.n_classes
         )
 
+    def state_dict(self) -> dict[str, Any]:
+        return {} if self.momentum is None else {"momentum": self.momentum.detach().cpu().clone()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """A state without kept buffers (an older checkpoint) leaves them at zero."""
+        if self.momentum is not None:
+            saved = state.get("momentum")
+            self.momentum.copy_(torch.zeros_like(self.momentum) if saved is None else saved)
+
     def _rows(self, clients: Tensor) -> tuple[Tensor, Tensor]:
-        if len(clients) == 1 and int(clients[0]) == -1:
+        if _central(clients):
             return torch.zeros(1, dtype=torch.long), torch.as_tensor([len(self.data.y_train)])
         return self.starts[clients], self.sizes[clients]
+
+
+def _central(clients: Tensor) -> bool:
+    """The one virtual client holding all the data (id −1)."""
+    return len(clients) == 1 and int(clients[0]) == -1
