@@ -23,6 +23,8 @@ def public(preset: Preset) -> dict[str, Any]:
         "methods": [{"algorithm": m.algorithm, "set": m.set} for m in preset.compare],
         "seeds": list(preset.seeds),
         "variants": preset.variants,
+        "paper": preset.paper,
+        "needs": preset.needs(),
     }
 
 

@@ -24,6 +24,11 @@ class PresetPublic(BaseModel):
     methods: list[MethodPublic] = Field(description="The comparison set with its settings.")
     seeds: list[int]
     variants: dict[str, list[str]]
+    paper: str = Field(description="The publication the preset reproduces.")
+    needs: str | None = Field(
+        description="The data files a run needs and where they must lie (None: generated "
+        "or bundled data)."
+    )
 
 
 class PresetDetail(PresetPublic):

@@ -16,4 +16,6 @@ def run(args: argparse.Namespace) -> int:
     width = max(len(name) for name in PRESETS)
     for name, preset in PRESETS.items():
         print(f"{name:<{width}}  {preset.description}")
+        if (need := preset.needs()) is not None:
+            print(f"{'':<{width}}  needs {need}")
     return 0

@@ -49,6 +49,10 @@ def run(args: argparse.Namespace) -> int:
     out: Path = args.out or Path("var/reproduce") / preset.name
     out.mkdir(parents=True, exist_ok=True)
     jobs = plan(preset, args, out)
+    try:
+        preset.check_data(list(jobs[0].assignments))
+    except ConfigError as err:
+        raise CliError(f"{preset.name}: {err}") from None
     workers = max(1, min(args.jobs or os.cpu_count() or 1, len(jobs)))
     threads = max(1, (os.cpu_count() or 1) // workers)
     total = sum(preset.run_config(list(j.assignments)).rounds for j in jobs)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from worker.engine.config import RunConfig
+from worker.engine.data.vision import EXPECTED_FILES, needs, require_files
 from worker.engine.overrides import ConfigError, build_config
 
 
@@ -50,6 +51,20 @@ class Preset:
     @property
     def algorithms(self) -> list[str]:
         return [m.algorithm for m in self.compare]
+
+    def needs(self) -> str | None:
+        """What data the preset needs and where it must lie, for a dataset read from
+        `data.root` (None: the data is generated or bundled)."""
+        data = self.run_config().data
+        if data.dataset not in EXPECTED_FILES:
+            return None
+        return needs(data.dataset, data.root)
+
+    def check_data(self, assignments: list[str] | None = None) -> None:
+        """Raise DatasetMissing (naming files and place) before any run would."""
+        data = self.run_config(assignments).data
+        if data.dataset in EXPECTED_FILES:
+            require_files(data.dataset, data.root, data.download)
 
 
 def _preset(
@@ -189,6 +204,11 @@ FEDAR_CIFAR10 = _preset(
     variants={"p_min=0.1": [], "p_min=0.5": ["availability.bernoulli.p_min=0.5"]},
 )
 
+CAFED_PAPER = (
+    "Rodio, Faticanti, Marfoq, Neglia, Leonardi: Federated Learning under Heterogeneous "
+    "and Correlated Client Availability, IEEE INFOCOM 2023; code: github.com/arodio/CA-Fed"
+)
+
 CAFED_COMMON: dict[str, Any] = {
     "rounds": 150,
     "availability": {"kind": "markov", "markov": {"g": 0.4, "nu": 0.9, "correlated_share": 0.5}},
@@ -198,11 +218,13 @@ CAFED_COMMON: dict[str, Any] = {
 
 CAFED_SYNTHETIC = _preset(
     "cafed-synthetic",
-    "CA-Fed synthetic: 24 clients, 2 clusters, Markov availability (g 0.4, ν 0.9), linear",
+    "CA-Fed synthetic as its authors' code runs it: 24 clients in 2 clusters (data seed 42), "
+    "Markov availability of the generator's population, one-logit logistic regression",
     {
-        **CAFED_COMMON,
+        "rounds": 150,
         "data": {
             "dataset": "synthetic_clustered",
+            "seed": 42,
             "n_clients": 24,
             "partition": "clusters",
             "n_clusters": 2,
@@ -210,13 +232,50 @@ CAFED_SYNTHETIC = _preset(
             "train_per_client": 50,
             "test_per_client": 150,
         },
-        "model": {"name": "linear"},
-        "algorithm": {"name": "cafed", "participation": 12, "cafed": {"beta": 0.2}},
-        "client": {**CAFED_COMMON["client"], "batch_size": 32, "lr": 0.01},
-        "server": {"lr": 0.3},
+        "model": {"name": "logistic"},
+        "availability": {"kind": "markov", "markov": {"population": "dataset"}},
+        "algorithm": {
+            "name": "cafed",
+            "participation": 12,
+            "cafed": {
+                "estimator": "oracle",
+                "beta": 0.001,
+                "tau": 0.0,
+                "loss_probe": "test_split",
+                "optimum": "local_solver",
+                "accept_ties": True,
+            },
+            "unbiased": {"estimator": "oracle"},
+            "adafed": {"estimator": "oracle"},
+            "f3ast": {"pi_estimate": "oracle_smoothed"},
+        },
+        "client": {
+            "local_steps": 2,
+            "unit": "epochs",
+            "batch_size": 32,
+            "lr": 0.01,
+            "momentum": 0.9,
+            "weight_decay": 1e-2,
+            "momentum_state": "keep",
+        },
+        "server": {"lr": 0.3, "momentum": 0.9, "weight_decay": 1e-2},
+        "eval": {
+            "schedule": "cafed_log",
+            "client_every": 10,
+            "checkpoint_every": 25,
+            "target_acc": 0.7,
+            "batch_size": 1024,
+        },
     },
-    ("cafed", "unbiased", "adafed", "f3ast"),
-    seeds=tuple(range(9)),
+    (
+        Method("cafed", {"client.lr": 0.01, "server.lr": 0.3}),
+        Method("unbiased", {"client.lr": 0.03, "server.lr": 0.03}),
+        Method("adafed", {"client.lr": 0.001, "server.lr": 1.0}),
+        Method("f3ast", {"client.lr": 0.03, "server.lr": 0.03}),
+    ),
+    seeds=(12, 123, 1234),
+    paper=CAFED_PAPER,
+    published={"cafed": {"time_avg": 76.22}},
 )
 
 CAFED_MNIST = _preset(

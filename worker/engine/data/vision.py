@@ -93,8 +93,18 @@ def digits_pool(rng: np.random.Generator) -> Pool:
     return x[train], y[train], x[test], y[test]
 
 
-def torchvision_pool(name: str, root: str, download: bool) -> Pool:
-    """Train and test tensors (N, C, H, W) normalised to [-1, 1], labels as long."""
+def needs(name: str, root: str) -> str:
+    """Where a dataset read from `data.root` must lie, in a sentence."""
+    files = ", ".join(EXPECTED_FILES[name])
+    return (
+        f"{name}: place {files} under {Path(root).resolve()} (data.root, torchvision's "
+        "layout), or set data.download=true where the network is reachable"
+    )
+
+
+def require_files(name: str, root: str, download: bool) -> None:
+    """Raise DatasetMissing, naming the files and the place, unless they are there (or
+    may be downloaded)."""
     root_path = Path(root)
     missing = [f for f in EXPECTED_FILES[name] if not (root_path / f).is_file()]
     if missing and not download:
@@ -103,6 +113,12 @@ def torchvision_pool(name: str, root: str, download: bool) -> Pool:
             f"{', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''}); "
             "set data.download=true or place the files there"
         )
+
+
+def torchvision_pool(name: str, root: str, download: bool) -> Pool:
+    """Train and test tensors (N, C, H, W) normalised to [-1, 1], labels as long."""
+    require_files(name, root, download)
+    root_path = Path(root)
     train = _load(name, root_path, True, download)
     test = _load(name, root_path, False, download)
     return (*train, *test)
