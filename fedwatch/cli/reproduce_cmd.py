@@ -12,15 +12,17 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
-from fedwatch.cli.compare_cmd import plan, run_all
+from fedwatch.cli.compare_cmd import Job, plan, run_all
 from fedwatch.cli.config_source import add_set_argument
 from fedwatch.cli.errors import CliError
 from worker.engine import ConfigError
-from worker.engine.presets import get_preset
+from worker.engine.presets import Preset, get_preset
 from worker.reproduction.figures import Curve, run_curve
 from worker.reproduction.plot import svg
+from worker.reproduction.references import reference
 from worker.reproduction.report import build, markdown
 
 
@@ -34,7 +36,29 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--out", type=Path, help="directory for the report (var/reproduce/PRESET)")
     p.add_argument("--jobs", type=int, help="parallel processes (default: CPU count)")
     p.add_argument("--variant", help="the preset's variant to reproduce (default: its first)")
+    p.add_argument(
+        "--official-draws",
+        action="store_true",
+        help="replay the availability each reference run of the authors' code drew (same "
+        "method and seed): run-for-run comparison instead of FedWatch's own draws",
+    )
     p.set_defaults(handler=run)
+
+
+def official(preset: Preset, job: Job) -> list[str]:
+    """The assignments replaying the availability of the reference run of `job`."""
+    ref = reference(preset.name)
+    if ref is None:
+        raise CliError(f"--official-draws: {preset.name} has no reference runs")
+    runs = {r.seed: r for r in ref.runs.get(job.algorithm, [])}
+    if job.seed not in runs:
+        seeds = ", ".join(map(str, sorted(runs))) or "none"
+        raise CliError(
+            f"--official-draws: no official {job.algorithm} run with seed {job.seed} "
+            f"(official seeds: {seeds})"
+        )
+    n_clients = preset.run_config(list(job.assignments)).data.n_clients
+    return runs[job.seed].replay(n_clients)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
     out: Path = args.out or Path("var/reproduce") / preset.name
     out.mkdir(parents=True, exist_ok=True)
     jobs = plan(preset, args, out)
+    if args.official_draws:
+        jobs = [replace(j, assignments=(*j.assignments, *official(preset, j))) for j in jobs]
     try:
         preset.check_data(list(jobs[0].assignments))
     except ConfigError as err:
@@ -63,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         record = json.loads(Path(result["path"]).read_text())
         rounds = [(r["round"], r) for r in record["rounds"]]
         curves.setdefault(result["algorithm"], []).append(run_curve(result["seed"], rounds))
-    report = build(preset, curves)
+    report = build(preset, curves, draws="official" if args.official_draws else "own")
     text = markdown(report, plot="curves.svg")
     (out / "report.md").write_text(text)
     (out / "curves.svg").write_text(svg(report))

@@ -8,6 +8,7 @@ from fedwatch.cli.compare_cmd import seed_list
 from fedwatch.cli.comparison import build_rows, cell, format_table, format_tests
 from fedwatch.cli.main import main
 from worker.engine import metrics
+from worker.engine.presets import get_preset
 from worker.engine.stats import mean_std, paired_p
 
 
@@ -69,14 +70,18 @@ def test_compare_runs_the_set_and_writes_json_and_table(
     assert code == 0
     files = sorted(p.name for p in tmp_path.glob("*-seed*.json"))
     algorithms = ("cafed", "unbiased", "adafed", "f3ast")
-    assert files == sorted(f"{a}-seed{s}.json" for a in algorithms for s in (0, 1))
-    run = json.loads((tmp_path / "f3ast-seed1.json").read_text())
-    assert run["config"]["seed"] == 1 and len(run["rounds"]) == 4
+    assert files == sorted(f"{a}-seed{s}.json" for a in algorithms for s in (12, 123))
+    run = json.loads((tmp_path / "f3ast-seed123.json").read_text())
+    assert run["config"]["seed"] == 123 and len(run["rounds"]) == 4
+    for method in get_preset("cafed-synthetic").compare:  # each with its paper's lrs
+        config = json.loads((tmp_path / f"{method.algorithm}-seed12.json").read_text())["config"]
+        assert config["client"]["lr"] == method.set["client.lr"]
+        assert config["server"]["lr"] == method.set["server.lr"]
     lines = out.split("\n\n")[0].splitlines()  # the table, then the t-tests
     assert [line.split()[0] for line in lines[1:]] == ["cafed*", "unbiased", "adafed", "f3ast"]
     table = json.loads((tmp_path / "table.json").read_text())
     assert table["columns"] == [c.name for c in metrics.compared()]
-    assert table["rows"][1]["seeds"] == [0, 1]
+    assert table["rows"][1]["seeds"] == [12, 123]
     tested = {c.name for c in metrics.compared() if c.better}
     assert {"time_avg_test_acc", "final_test_acc"} <= tested
     assert set(table["rows"][1]["p_values"]) == tested

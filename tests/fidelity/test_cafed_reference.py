@@ -13,10 +13,8 @@ official oracle estimator reads them).
 
 from __future__ import annotations
 
-import json
 from functools import cache
 
-import numpy as np
 import pytest
 
 from worker.engine import ListSink, simulate
@@ -30,25 +28,6 @@ BOUND_PP = {"unbiased": 0.5, "adafed": 0.5, "f3ast": 0.5, "cafed": 2.5}
 DETERMINISTIC = ("unbiased", "adafed", "f3ast")
 
 
-def trace_csv(official: ReferenceRun) -> str:
-    """The official run's availability as intervals client,start,end (end exclusive)."""
-    rows = []
-    n = 24
-    on = np.zeros((len(official.rounds) + 1, n), dtype=bool)
-    for t, record in enumerate(official.rounds):
-        on[t, record["active"]] = True
-    for k in range(n):
-        start = None
-        for t in range(len(on)):
-            if on[t, k] and start is None:
-                start = t
-            elif not on[t, k] and start is not None:
-                rows.append(f"{k},{start},{t}")
-                start = None
-    rows.append(f"{n - 1},{len(on)},{len(on) + 1}")  # past the run: the trace spans 24 ids
-    return "\n".join(rows)
-
-
 @cache
 def replayed(algorithm: str, seed: int) -> tuple[ReferenceRun, tuple[RoundRecord, ...]]:
     ref = reference(PRESET.name)
@@ -60,9 +39,7 @@ def replayed(algorithm: str, seed: int) -> tuple[ReferenceRun, tuple[RoundRecord
             *method.as_overrides(),
             f"seed={seed}",
             "device=cpu",
-            "availability.kind=trace",
-            "availability.trace.population=dataset",
-            f"availability.trace.csv={json.dumps(trace_csv(official))}",
+            *official.replay(24),
         ]
     )
     sink = ListSink()

@@ -10,6 +10,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+import numpy as np
+
 from worker.reproduction.figures import Curve
 
 
@@ -19,6 +21,24 @@ class ReferenceRun:
     seed: int
     curve: Curve
     rounds: list[dict[str, Any]]  # {"active": [...], "sampled": [...], "weights": [...]}
+
+    def replay(self, n_clients: int) -> list[str]:
+        """Assignments that make a run draw this run's availability: a trace of its
+        `active` sets (intervals client,start,end), with π and λ from the dataset's
+        population, which the authors' oracle estimator reads."""
+        on = np.zeros((len(self.rounds) + 1, n_clients), dtype=bool)
+        for t, record in enumerate(self.rounds):
+            on[t, record["active"]] = True
+        rows = []
+        for k in range(n_clients):
+            changes = np.flatnonzero(np.diff(np.concatenate([[0], on[:, k].astype(int)])))
+            rows += [f"{k},{a},{b}" for a, b in zip(changes[::2], changes[1::2], strict=True)]
+        rows.append(f"{n_clients - 1},{len(on)},{len(on) + 1}")  # past the run: N ids
+        return [
+            "availability.kind=trace",
+            "availability.trace.population=dataset",
+            f"availability.trace.csv={json.dumps(chr(10).join(rows))}",
+        ]
 
 
 @dataclass(frozen=True)

@@ -51,15 +51,20 @@ class Report:
     rows: list[MethodRow]
     runs_done: int
     runs_total: int
+    draws: str = "own"  # "official": each run replayed its reference run's availability
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
 def build(
-    preset: Preset, curves: Mapping[str, Sequence[Curve]], runs_total: int | None = None
+    preset: Preset,
+    curves: Mapping[str, Sequence[Curve]],
+    runs_total: int | None = None,
+    draws: str = "own",
 ) -> Report:
-    """The report of `preset` from FedWatch's curves per algorithm (finished runs)."""
+    """The report of `preset` from FedWatch's curves per algorithm (finished runs);
+    `draws`: FedWatch's own availability draws, or the official runs' replayed."""
     rounds = preset.run_config().rounds
     ref = reference(preset.name)
     rows = [_row(preset, m.algorithm, m.set, list(curves.get(m.algorithm, [])), rounds, ref)
@@ -74,6 +79,7 @@ def build(
         rows,
         done,
         done if runs_total is None else runs_total,
+        draws,
     )
 
 
@@ -130,6 +136,17 @@ def markdown(report: Report, plot: str | None = None) -> str:
     ]
     if report.source:
         lines += [f"Official runs: {report.source}", ""]
+    lines += [
+        "Availability: "
+        + (
+            "each FedWatch run replayed the draws of the official run of the same method "
+            "and seed (run for run)."
+            if report.draws == "official"
+            else "FedWatch's own draws of the same availability model (statistically, not "
+            "run for run, comparable)."
+        ),
+        "",
+    ]
     for figure in FIGURES:
         lines += [
             f"## {LABELS[figure]} (%)",
