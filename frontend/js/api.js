@@ -13,10 +13,13 @@
  * }} Run
  * @typedef {{round: number[], last: (number|null)[], min: (number|null)[], max: (number|null)[]}} Series
  * @typedef {{clients: number[], rounds: number[], values: (number|null)[][]}} Matrix
- * @typedef {{name: string, description: string, compare: string[], seeds: number[],
- *   variants: Record<string, string[]>, config: Record<string, any>|null}} Preset
+ * @typedef {{algorithm: string, set: Record<string, any>}} Method a paper's method: its settings
+ * @typedef {{name: string, description: string, compare: string[], methods: Method[],
+ *   seeds: number[], variants: Record<string, string[]>, config: Record<string, any>|null}} Preset
+ * @typedef {{label: string, set: Record<string, any>}} Cell an experiment's explicit cell
  * @typedef {{id: number, name: string, base: Record<string, any>, grid: Record<string, any[]>,
- *   seeds: number[], runIds: number[], createdAt: Date|null}} Experiment
+ *   cells: Cell[], seeds: number[], preset: string|null, runIds: number[],
+ *   createdAt: Date|null}} Experiment
  * @typedef {{path: string, message: string}} FieldError
  */
 
@@ -187,7 +190,9 @@ function toExperiment(w) {
     name: w.name ?? "",
     base: w.base ?? {},
     grid: w.grid ?? {},
+    cells: (w.cells ?? []).map((/** @type {any} */ c) => ({ label: c.label ?? "", set: c.set ?? {} })),
     seeds: w.seeds ?? [],
+    preset: w.preset ?? null,
     runIds: w.run_ids ?? [],
     createdAt: date(w.created_at),
   };
@@ -199,9 +204,50 @@ function toPreset(w) {
     name: w.name,
     description: w.description ?? "",
     compare: w.compare ?? [],
+    methods: (w.methods ?? (w.compare ?? []).map((/** @type {string} */ a) => ({ algorithm: a }))).map(
+      (/** @type {any} */ m) => ({ algorithm: m.algorithm, set: m.set ?? {} })),
     seeds: w.seeds ?? [0],
     variants: w.variants ?? {},
     config: w.config ?? null,
+  };
+}
+
+/**
+ * @typedef {{mean: number|null, std: number|null, n: number}} FigureStat fractions
+ * @typedef {{algorithm: string, settings: Record<string, any>, fedwatch: Record<string, FigureStat>,
+ *   official: Record<string, FigureStat>|null, published: Record<string, number>,
+ *   tests: Record<string, {meanDiff: number|null, pValue: number|null}>, curveRmse: number|null,
+ *   curve: {rounds: number[], acc: number[]}, officialCurve: {rounds: number[], acc: number[]}|null,
+ *   seeds: number[]}} ReproductionRow published values in percent, the others fractions
+ * @typedef {{preset: string, paper: string, rounds: number, definition: string, source: string|null,
+ *   runsDone: number, runsTotal: number, rows: ReproductionRow[]}} Reproduction
+ */
+
+/** @param {any} c @returns {{rounds: number[], acc: number[]}} */
+const toCurve = (c) => ({ rounds: c?.[0] ?? [], acc: c?.[1] ?? [] });
+
+/** @param {any} w @returns {Reproduction} */
+export function toReproduction(w) {
+  return {
+    preset: w.preset ?? "",
+    paper: w.paper ?? "",
+    rounds: w.rounds ?? 0,
+    definition: w.definition ?? "",
+    source: w.source ?? null,
+    runsDone: w.runs_done ?? 0,
+    runsTotal: w.runs_total ?? 0,
+    rows: (w.rows ?? []).map((/** @type {any} */ r) => ({
+      algorithm: r.algorithm,
+      settings: r.settings ?? {},
+      fedwatch: r.fedwatch ?? {},
+      official: r.official ?? null,
+      published: r.published ?? {},
+      tests: Object.fromEntries(Object.entries(r.tests ?? {}).map(([f, t]) => [f, { meanDiff: t?.mean_diff ?? null, pValue: t?.p_value ?? null }])),
+      curveRmse: r.curve_rmse ?? null,
+      curve: toCurve(r.curve),
+      officialCurve: r.official_curve ? toCurve(r.official_curve) : null,
+      seeds: r.seeds ?? [],
+    })),
   };
 }
 
@@ -357,10 +403,19 @@ export const api = {
   /** @param {number} id @returns {Promise<Experiment>} */
   experiment: async (id) => toExperiment(await request("GET", `/api/experiments/${id}`)),
   /**
-   * @param {{name: string, base: Record<string, any>, grid: Record<string, any[]>, seeds: number[]}} spec
+   * @param {{name: string, base: Record<string, any>, grid: Record<string, any[]>, cells?: Cell[], seeds: number[]}} spec
    * @returns {Promise<Experiment>}
    */
   createExperiment: async (spec) => toExperiment(await request("POST", "/api/experiments", spec)),
+  /**
+   * Run a paper preset's methods over its seeds (or `seeds`), as an experiment with a report.
+   * @param {string} name @param {{variant?: string, seeds?: number[]}} [opts]
+   * @returns {Promise<Experiment>}
+   */
+  reproduce: async (name, opts = {}) =>
+    toExperiment(await request("POST", `/api/presets/${encodeURIComponent(name)}/reproduce`, { variant: opts.variant || undefined, seeds: opts.seeds })),
+  /** The reproduction report of an experiment so far. @param {number} id @returns {Promise<Reproduction>} */
+  reproduction: async (id) => toReproduction(await request("GET", `/api/experiments/${id}/reproduction`)),
 
   /**
    * @param {{runs: number[], metric: string, groupBy: string, x: string, maxPoints?: number, reference?: string}} p

@@ -4,6 +4,7 @@ import { errorBox, h, replace } from "./dom.js";
 import { parseRoute } from "./router.js";
 import * as comparePage from "./pages/compare.js";
 import * as newRunPage from "./pages/new-run.js";
+import * as reproductionPage from "./pages/reproduction.js";
 import * as runPage from "./pages/run.js";
 import * as runsPage from "./pages/runs.js";
 
@@ -15,7 +16,10 @@ const PAGES = {
   new: { mount: newRunPage.mount, title: "New run" },
   run: { mount: runPage.mount, title: "Run" },
   compare: { mount: comparePage.mount, title: "Compare" },
+  reproduction: { mount: reproductionPage.mount, title: "Reproduction" },
 };
+/** The nav entry a page belongs under. @type {Record<string, string>} */
+const NAV = { run: "runs", reproduction: "compare" };
 
 const root = /** @type {HTMLElement} */ (document.getElementById("view"));
 let unmount = () => {};
@@ -26,7 +30,7 @@ function render() {
   const page = PAGES[route.page];
   document.title = `${page.title} · FedWatch`;
   for (const link of document.querySelectorAll("nav a[data-page]")) {
-    link.classList.toggle("active", /** @type {HTMLElement} */ (link).dataset.page === (route.page === "run" ? "runs" : route.page));
+    link.classList.toggle("active", /** @type {HTMLElement} */ (link).dataset.page === (NAV[route.page] ?? route.page));
   }
   const container = h("div", { class: `page page-${route.page}` });
   replace(root, container);

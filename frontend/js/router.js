@@ -1,4 +1,5 @@
-// Hash routes: #/runs, #/new, #/runs/<id>, #/compare?runs=1,2&metric=test_acc.
+// Hash routes: #/runs, #/new, #/runs/<id>, #/compare?runs=1,2&metric=test_acc,
+// #/experiments/<id>/reproduction.
 
 /** @typedef {{page: string, id: number|null, query: URLSearchParams}} Route */
 
@@ -9,6 +10,9 @@ export function parseRoute(hash) {
   const parts = path.split("/").filter(Boolean);
   const query = new URLSearchParams(search);
   if (parts[0] === "runs" && parts[1] && /^\d+$/.test(parts[1])) return { page: "run", id: Number(parts[1]), query };
+  if (parts[0] === "experiments" && parts[1] && /^\d+$/.test(parts[1]) && parts[2] === "reproduction") {
+    return { page: "reproduction", id: Number(parts[1]), query };
+  }
   if (parts[0] === "new" || parts[0] === "compare") return { page: parts[0], id: null, query };
   return { page: "runs", id: null, query };
 }

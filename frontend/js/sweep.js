@@ -1,7 +1,10 @@
-// Sweep editor: a grid over chosen config fields × seeds, posted as an experiment.
+// Sweep editor: explicit cells (a paper's methods with their settings) × a grid over chosen
+// config fields × seeds, posted as an experiment.
 import { h, replace } from "./dom.js";
 
 /** @typedef {import("./schema-form.js").Leaf} Leaf */
+/** @typedef {import("./api.js").Cell} Cell */
+/** @typedef {import("./api.js").FieldError} FieldError */
 
 /**
  * Parse "0, 1, 2" into values of a field's kind; unparsable items are kept as text so that
@@ -14,9 +17,35 @@ export function parseValues(text, kind) {
   return items;
 }
 
-/** Number of runs a sweep creates. @param {Record<string, any[]>} grid @param {number[]} seeds */
-export function sweepSize(grid, seeds) {
-  return Object.values(grid).reduce((n, values) => n * values.length, 1) * seeds.length;
+/**
+ * Number of runs a sweep creates: cells (none: one) × grid combinations × seeds.
+ * @param {Record<string, any[]>} grid @param {any[]} seeds @param {Cell[]} [cells]
+ */
+export function sweepSize(grid, seeds, cells = []) {
+  return Math.max(1, cells.length) * Object.values(grid).reduce((n, values) => n * values.length, 1) * seeds.length;
+}
+
+/** A preset's methods as cells: each labelled with its algorithm. @param {import("./api.js").Method[]} methods @returns {Cell[]} */
+export function methodCells(methods) {
+  return methods.map((m) => ({ label: m.algorithm, set: { "algorithm.name": m.algorithm, ...m.set } }));
+}
+
+/** "cafed — client.lr = 0.01, server.lr = 0.3": a cell's settings beyond its label. @param {Cell} cell */
+export function cellText(cell) {
+  const settings = Object.entries(cell.set)
+    .filter(([k, v]) => !(k === "algorithm.name" && v === cell.label))
+    .map(([k, v]) => `${k} = ${typeof v === "string" ? v : JSON.stringify(v)}`);
+  return [cell.label, settings.join(", ")].filter(Boolean).join(" — ");
+}
+
+/**
+ * A cell's error in plain words: the setting it is about, without the "label, seed=N: "
+ * the server puts first (the row names the cell).
+ * @param {string} key @param {string} message
+ */
+export function cellError(key, message) {
+  const text = message.replace(/^(?:[^:]*, )?seed=\d+: /, "");
+  return key ? `${key}: ${text}` : text;
 }
 
 /**
@@ -27,6 +56,13 @@ export function sweepEditor(leaves, onChange) {
   const sweepable = leaves.filter((l) => l.type.kind !== "list");
   /** @type {{path: () => string, values: () => any[], el: HTMLElement}[]} */
   let rows = [];
+  /** @type {{cell: Cell, el: HTMLElement, error: HTMLElement}[]} */
+  let cells = [];
+  const cellList = h("div", { class: "sweep-cells" });
+  const cellBox = h("div", { class: "sweep-cells-box", hidden: true },
+    h("div", { class: "field-name" }, "methods"),
+    h("div", { class: "help" }, "Each method runs with its paper's settings, crossed with the fields below and the seeds."),
+    cellList);
   const list = h("div", { class: "sweep-rows" });
   const name = h("input", { type: "text", name: "experiment-name", placeholder: "experiment name", maxLength: 200 });
   const seeds = h("input", { type: "text", name: "seeds", value: "0, 1", placeholder: "0, 1, 2" });
@@ -39,6 +75,7 @@ export function sweepEditor(leaves, onChange) {
     h("div", { class: "fields" },
       h("div", { class: "field" }, h("label", { class: "field-name" }, "experiment name"), name),
       h("div", { class: "field" }, h("label", { class: "field-name" }, "seeds"), seeds, h("div", { class: "help" }, "Comma-separated; paired t-tests pair runs by seed."))),
+    cellBox,
     list,
     h("button", { type: "button", class: "add-row", on: { click: () => addRow("algorithm.name", []) } }, "+ sweep another field"),
   );
@@ -82,23 +119,83 @@ export function sweepEditor(leaves, onChange) {
     onChange();
   }
 
+  /** A read-only row of an explicit cell, removable. @param {Cell} cell */
+  function addCell(cell) {
+    const error = h("div", { class: "field-error", role: "alert", hidden: true });
+    const entry = {
+      cell,
+      error,
+      el: h("div", { class: "sweep-cell", dataset: { label: cell.label } },
+        h("span", { class: "cell-text" }, cellText(cell)),
+        h("button", { type: "button", class: "link", "aria-label": `remove ${cell.label}`, on: { click: () => removeCell(entry) } }, "remove"),
+        error),
+    };
+    cells.push(entry);
+    cellList.appendChild(entry.el);
+  }
+
+  /** @param {(typeof cells)[number]} entry */
+  function removeCell(entry) {
+    cells = cells.filter((c) => c !== entry);
+    entry.el.remove();
+    cellBox.hidden = !cells.length;
+    onChange();
+  }
+
+  function clearErrors() {
+    for (const c of cells) {
+      c.error.hidden = true;
+      c.el.classList.remove("invalid");
+    }
+  }
+
   return {
     element,
-    /** @param {{name: string, grid: Record<string, any[]>, seeds: number[]}} spec */
+    /** @param {{name: string, grid: Record<string, any[]>, seeds: number[], cells?: Cell[]}} spec */
     set(spec) {
       rows = [];
       list.replaceChildren();
+      cells = [];
+      cellList.replaceChildren();
       name.value = spec.name;
       seeds.value = spec.seeds.join(", ");
+      for (const cell of spec.cells ?? []) addCell(cell);
+      cellBox.hidden = !cells.length;
       for (const [path, values] of Object.entries(spec.grid)) addRow(path, values);
       onChange();
     },
-    /** @returns {{name: string, grid: Record<string, any[]>, seeds: any[]}} */
+    /** @returns {{name: string, grid: Record<string, any[]>, cells: Cell[], seeds: any[]}} */
     value() {
       /** @type {Record<string, any[]>} */
       const grid = {};
       for (const r of rows) grid[r.path()] = r.values();
-      return { name: name.value.trim(), grid, seeds: parseValues(seeds.value, "int") };
+      return { name: name.value.trim(), grid, cells: cells.map((c) => c.cell), seeds: parseValues(seeds.value, "int") };
+    },
+    clearErrors,
+    /**
+     * Show errors about cells (`cells.<i>[.set.<key>]`, as posted by `value()`) at their
+     * rows; returns the others.
+     * @param {FieldError[]} errors @returns {FieldError[]}
+     */
+    showErrors(errors) {
+      clearErrors();
+      /** @type {Map<number, Set<string>>} */
+      const byCell = new Map();
+      const rest = errors.filter((e) => {
+        const m = /^cells\.(\d+)(?:\.set\.(.+)|\.(.+))?$/.exec(e.path);
+        if (!m || !cells[Number(m[1])]) return true;
+        const messages = byCell.get(Number(m[1])) ?? new Set();
+        messages.add(cellError(m[2] ?? m[3] ?? "", e.message));
+        byCell.set(Number(m[1]), messages);
+        return false;
+      });
+      for (const [i, messages] of byCell) {
+        replace(cells[i].error, [...messages].map((t) => h("div", {}, t)));
+        cells[i].error.hidden = false;
+        cells[i].el.classList.add("invalid");
+      }
+      cellList.querySelector(".invalid")?.scrollIntoView({ block: "center" });
+      return rest;
     },
   };
 }

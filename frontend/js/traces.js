@@ -309,3 +309,26 @@ export function compareTraces(c, o = {}) {
   }
   return traces;
 }
+
+/**
+ * A reproduction's mean accuracy curves (in %): per method, FedWatch's solid and the
+ * official code's dashed, in the same colour; a curve without points yet is left out.
+ * @param {import("./api.js").ReproductionRow[]} rows
+ */
+export function reproductionTraces(rows) {
+  /** @type {any[]} */
+  const traces = [];
+  rows.forEach((r, i) => {
+    const color = PALETTE[i % PALETTE.length];
+    const curves = [["fedwatch", "FedWatch", r.curve, "solid"], ["official", "official code", r.officialCurve, "dash"]];
+    for (const [source, name, curve, dash] of /** @type {[string, string, {rounds: number[], acc: number[]}|null, string][]} */ (curves)) {
+      if (!curve?.rounds.length) continue;
+      traces.push({
+        type: "scatter", mode: "lines", x: curve.rounds, y: curve.acc.map((a) => 100 * a),
+        name: plotText(`${r.algorithm} · ${name}`), line: { color, width: 2, dash },
+        legendgroup: r.algorithm, meta: { algorithm: r.algorithm, source },
+      });
+    }
+  });
+  return traces;
+}

@@ -89,12 +89,17 @@ def test_assignments_and_paths(modules_page: Any) -> None:
 
 def test_routes(modules_page: Any) -> None:
     route = "r => ({page: r.page, id: r.id, q: Object.fromEntries(r.query)})"
-    hashes = "['', '#/runs/12', '#/compare?runs=1,2&x=wall_s']"
+    hashes = (
+        "['', '#/runs/12', '#/compare?runs=1,2&x=wall_s', '#/experiments/3/reproduction',"
+        " '#/experiments/x/reproduction']"
+    )
     parse = f"m => {hashes}.map(m.parseRoute).map({route})"
     assert js(modules_page, "router.js", parse) == [
         {"page": "runs", "id": None, "q": {}},
         {"page": "run", "id": 12, "q": {}},
         {"page": "compare", "id": None, "q": {"runs": "1,2", "x": "wall_s"}},
+        {"page": "reproduction", "id": 3, "q": {}},
+        {"page": "runs", "id": None, "q": {}},
     ]
     assert js(modules_page, "router.js", "m => m.idList('3, x,0,7,2.5')") == [3, 7]
 
@@ -113,6 +118,50 @@ def test_sweep_size_and_values(modules_page: Any) -> None:
         "x",
         2,
     ]
+
+
+def test_cells_of_a_presets_methods(modules_page: Any) -> None:
+    methods = (
+        "[{algorithm: 'cafed', set: {'client.lr': 0.01, 'server.lr': 0.3}},"
+        " {algorithm: 'f3ast', set: {}}]"
+    )
+    out = js(
+        modules_page,
+        "sweep.js",
+        f"""m => {{ const cells = m.methodCells({methods});
+          return [cells, cells.map(m.cellText), m.sweepSize({{}}, [0, 1, 2], cells),
+            m.sweepSize({{lr: [1, 2]}}, [0], cells), m.sweepSize({{lr: [1, 2]}}, [0], []),
+            m.cellError('client.lr', 'cafed, seed=3: Input should be greater than 0'),
+            m.cellError('', 'seed=0: unknown algorithm')]; }}""",
+    )
+    assert out == [
+        [
+            {
+                "label": "cafed",
+                "set": {"algorithm.name": "cafed", "client.lr": 0.01, "server.lr": 0.3},
+            },
+            {"label": "f3ast", "set": {"algorithm.name": "f3ast"}},
+        ],
+        ["cafed — client.lr = 0.01, server.lr = 0.3", "f3ast"],
+        6,
+        4,
+        2,
+        "client.lr: Input should be greater than 0",
+        "unknown algorithm",
+    ]
+
+
+def test_reproduction_figures_in_percent(modules_page: Any) -> None:
+    out = js(
+        modules_page,
+        "format.js",
+        """m => [m.percentStat({mean: 0.71789, std: 0.0025, n: 3}),
+          m.percentStat({mean: 0.7, std: null, n: 1}), m.percentStat(null),
+          m.percentDelta({meanDiff: 0.0041, pValue: 0.5312}),
+          m.percentDelta({meanDiff: -0.0869, pValue: null}),
+          m.percentDelta({meanDiff: null, pValue: null}), m.percent(undefined)]""",
+    )
+    assert out == ["71.79 ± 0.25 (n=3)", "70.00 (n=1)", "–", "+0.41 (p=0.53)", "-8.69", "–", "–"]
 
 
 def test_run_names_from_a_preset_say_what_differs(modules_page: Any) -> None:

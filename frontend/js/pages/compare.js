@@ -137,7 +137,10 @@ export function mount(root, route) {
   /** @param {import("../api.js").Experiment[]} experiments */
   function renderChips(experiments) {
     replace(chips,
-      experiments.map((e) => chip(`experiment #${e.id} ${e.name}`, () => { state.experiments = state.experiments.filter((x) => x !== e.id); reload(); })),
+      experiments.map((e) => [
+        chip(`experiment #${e.id} ${e.name}`, () => { state.experiments = state.experiments.filter((x) => x !== e.id); reload(); }),
+        e.preset && h("a", { class: "report-link", href: `#/experiments/${e.id}/reproduction` }, "Reproduction report"),
+      ]),
       state.runs.map((id) => chip(`run #${id}`, () => { state.runs = state.runs.filter((x) => x !== id); reload(); })));
   }
 

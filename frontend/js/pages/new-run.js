@@ -1,11 +1,11 @@
-// New run: the schema-generated config form, presets to start from, and a sweep mode
-// that creates an experiment.
+// New run: the schema-generated config form, presets to start from (their comparison as a
+// sweep, or their paper reproduced), and a sweep mode that creates an experiment.
 import { ApiError, api } from "../api.js";
 import { errorBox, h, loading, replace } from "../dom.js";
 import { applyAssignments } from "../paths.js";
 import { runName } from "../run-name.js";
 import { schemaForm } from "../schema-form.js";
-import { sweepEditor, sweepSize } from "../sweep.js";
+import { methodCells, sweepEditor, sweepSize } from "../sweep.js";
 import { go } from "../router.js";
 
 /** @type {import("../app.js").Mount} */
@@ -35,6 +35,8 @@ function build(root, schema, presets, query) {
   const variantSelect = /** @type {HTMLSelectElement} */ (h("select", { name: "variant", "aria-label": "variant", hidden: true }));
   const presetInfo = h("div", { class: "preset-info" });
   const compareBtn = h("button", { type: "button", hidden: true, on: { click: () => presetComparison() } }, "");
+  const reproduceBtn = h("button", { type: "button", hidden: true, on: { click: () => confirmReproduction() } }, "Reproduce");
+  const reproduceBox = h("div", { class: "confirm-box", role: "group", "aria-label": "reproduce", hidden: true });
   const singleTab = h("button", { type: "button", class: "tab", role: "tab", on: { click: () => setMode("single") } }, "Single run");
   const sweepTab = h("button", { type: "button", class: "tab", role: "tab", on: { click: () => setMode("sweep") } }, "Sweep (experiment)");
   const sweep = sweepEditor(form.leaves, () => updateSubmit());
@@ -44,11 +46,15 @@ function build(root, schema, presets, query) {
   const submit = h("button", { type: "submit", class: "primary" }, "Start run");
 
   presetSelect.addEventListener("change", () => loadPreset(presetSelect.value));
-  variantSelect.addEventListener("change", () => applyPreset());
+  variantSelect.addEventListener("change", () => {
+    closeReproduction();
+    applyPreset();
+  });
 
   const formEl = h("form", { class: "new-run", novalidate: true, on: { submit: (/** @type {Event} */ e) => { e.preventDefault(); send(); } } },
     h("div", { class: "toolbar" },
-      h("label", { class: "inline" }, "Start from ", presetSelect), variantSelect, compareBtn),
+      h("label", { class: "inline" }, "Start from ", presetSelect), variantSelect, compareBtn, reproduceBtn),
+    reproduceBox,
     presetInfo,
     h("div", { class: "tabs", role: "tablist" }, singleTab, sweepTab),
     sweep.element,
@@ -63,6 +69,8 @@ function build(root, schema, presets, query) {
     preset = null;
     variantSelect.hidden = true;
     compareBtn.hidden = true;
+    reproduceBtn.hidden = true;
+    closeReproduction();
     replace(presetInfo);
     if (!name) {
       form.set({});
@@ -80,6 +88,7 @@ function build(root, schema, presets, query) {
     if (preset.compare.length) {
       compareBtn.textContent = `Compare ${preset.compare.join(", ")}`;
       compareBtn.hidden = false;
+      reproduceBtn.hidden = false;
     }
     replace(presetInfo, h("p", { class: "help" }, preset.description));
     applyPreset();
@@ -103,9 +112,41 @@ function build(root, schema, presets, query) {
   function presetComparison() {
     if (!preset) return;
     const variant = variantSelect.hidden ? "" : ` (${variantSelect.value})`;
-    sweep.set({ name: `${preset.name} comparison${variant}`, grid: { "algorithm.name": preset.compare }, seeds: preset.seeds });
+    // Cells, not a grid over algorithm.name: each method keeps its paper's settings.
+    sweep.set({ name: `${preset.name} comparison${variant}`, grid: {}, cells: methodCells(preset.methods), seeds: preset.seeds });
     setMode("sweep");
     sweep.element.scrollIntoView({ block: "start" });
+  }
+
+  /** Say what reproducing the preset launches, with buttons to go ahead or not. */
+  function confirmReproduction() {
+    if (!preset) return;
+    const p = preset;
+    const variant = variantSelect.hidden ? "" : variantSelect.value;
+    const n = p.methods.length * p.seeds.length;
+    const launch = h("button", { type: "button", class: "primary", on: { click: () => reproduce(p, variant, launch) } }, `Launch ${n} runs`);
+    replace(reproduceBox,
+      h("p", {}, `Reproduce ${p.name}${variant ? ` (${variant})` : ""}: ${p.methods.length} methods × ${p.seeds.length} seeds = ${n} runs, each method with its paper's settings.`),
+      h("div", { class: "actions" }, launch, h("button", { type: "button", on: { click: closeReproduction } }, "Cancel")));
+    reproduceBox.hidden = false;
+  }
+
+  function closeReproduction() {
+    reproduceBox.hidden = true;
+    replace(reproduceBox);
+  }
+
+  /** @param {import("../api.js").Preset} p @param {string} variant @param {HTMLElement} button */
+  async function reproduce(p, variant, button) {
+    /** @type {HTMLButtonElement} */ (button).disabled = true;
+    reproduceBox.querySelector(".state-error")?.remove();
+    try {
+      const experiment = await api.reproduce(p.name, { variant });
+      go(`/experiments/${experiment.id}/reproduction`);
+    } catch (err) {
+      reproduceBox.appendChild(errorBox(err, () => reproduce(p, variant, button)));
+      /** @type {HTMLButtonElement} */ (button).disabled = false;
+    }
   }
 
   /** @param {string} m */
@@ -126,12 +167,13 @@ function build(root, schema, presets, query) {
       return;
     }
     const spec = sweep.value();
-    const n = sweepSize(spec.grid, spec.seeds);
+    const n = sweepSize(spec.grid, spec.seeds, spec.cells);
     submit.textContent = `Launch ${n} run${n === 1 ? "" : "s"}`;
   }
 
   async function send() {
     form.clearErrors();
+    sweep.clearErrors();
     errors.hidden = true;
     submit.disabled = true;
     try {
@@ -144,7 +186,7 @@ function build(root, schema, presets, query) {
       } else {
         const spec = sweep.value();
         const base = form.value();
-        const experiment = await api.createExperiment({ name: spec.name || `${base.name} sweep`, base, grid: spec.grid, seeds: spec.seeds });
+        const experiment = await api.createExperiment({ name: spec.name || `${base.name} sweep`, base, grid: spec.grid, cells: spec.cells, seeds: spec.seeds });
         go("/compare", { experiment: experiment.id });
       }
     } catch (err) {
@@ -162,7 +204,7 @@ function build(root, schema, presets, query) {
       return;
     }
     const fields = err instanceof ApiError ? err.fields : [];
-    const unplaced = fields.length ? form.showErrors(fields) : [];
+    const unplaced = fields.length ? form.showErrors(sweep.showErrors(fields)) : [];
     const lines = fields.length
       ? [h("strong", {}, "Please fix the highlighted fields."), unplaced.map((f) => h("div", {}, f.path ? `${f.path}: ${f.message}` : f.message))]
       : [h("strong", {}, "The run was not created."), h("div", {}, err instanceof Error ? err.message : String(err))];
