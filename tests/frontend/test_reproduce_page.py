@@ -18,7 +18,6 @@ pytestmark = pytest.mark.browser
 
 PRESET = "cafed-synthetic"
 OFFICIAL_TIME_AVG = {"cafed": "71.79", "unbiased": "71.38", "adafed": "72.01", "f3ast": "71.36"}
-LRS = {"cafed": 0.01, "unbiased": 0.03, "adafed": 0.001, "f3ast": 0.003}
 FINAL = {"succeeded", "failed", "cancelled"}
 
 
@@ -43,7 +42,7 @@ def test_reproduce_button_confirms_then_creates_every_method_times_the_seeds(
     open_preset(page, server, PRESET)
     page.click("button:has-text('Reproduce')")
     box = page.locator(".confirm-box")
-    assert f"4 methods × 9 seeds = {n} runs" in box.inner_text()
+    assert f"4 methods × {len(preset['seeds'])} seeds = {n} runs" in box.inner_text()
     box.locator("button:has-text('Cancel')").click()
     box.wait_for(state="hidden")
     page.click("button:has-text('Reproduce')")
@@ -122,16 +121,16 @@ def test_a_plain_experiment_has_no_report(page: Any, server: str, page_errors: l
 
 
 def test_compare_posts_the_methods_as_cells_with_their_settings(page: Any, server: str) -> None:
-    with_settings(page, server, {a: {"client.lr": lr} for a, lr in LRS.items()})
+    """The preset's own settings: CA-Fed's scripts tune the learning rates per method."""
     open_preset(page, server, PRESET)
     page.fill('[name="rounds"]', "10")
     page.click("button:has-text('Compare cafed')")
     cells = page.locator(".sweep-cell")
     assert cells.first.inner_text().startswith("cafed — client.lr = 0.01")
     assert cells.count() == 4 and page.locator(".sweep-row").count() == 0
-    page.locator("button:has-text('Launch 36 runs')").wait_for()
+    page.locator("button:has-text('Launch 12 runs')").wait_for()  # 4 methods × 3 seeds
     page.click(".sweep-cell[data-label=f3ast] button:has-text('remove')")
-    page.locator("button:has-text('Launch 27 runs')").wait_for()
+    page.locator("button:has-text('Launch 9 runs')").wait_for()
     page.fill('[name="seeds"]', "0")
     page.click("button:has-text('Launch 3 runs')")
     page.wait_for_url(re.compile(r"#/compare\?experiment=\d+"))
@@ -141,8 +140,11 @@ def test_compare_posts_the_methods_as_cells_with_their_settings(page: Any, serve
     assert [c["label"] for c in experiment["cells"]] == ["cafed", "unbiased", "adafed"]
     assert experiment["grid"] == {} and experiment["seeds"] == [0]
     runs = [wait_status(server, i, FINAL) for i in experiment["run_ids"]]
-    lrs = {r["config"]["algorithm"]["name"]: r["config"]["client"]["lr"] for r in runs}
-    assert lrs == {"cafed": 0.01, "unbiased": 0.03, "adafed": 0.001}
+    lrs = {
+        r["config"]["algorithm"]["name"]: (r["config"]["client"]["lr"], r["config"]["server"]["lr"])
+        for r in runs
+    }
+    assert lrs == {"cafed": (0.01, 0.3), "unbiased": (0.03, 0.03), "adafed": (0.001, 1.0)}
     for run, cell in zip(runs, experiment["cells"], strict=True):
         for key, value in cell["set"].items():
             section, field = key.split(".", 1)

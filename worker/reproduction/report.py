@@ -110,6 +110,12 @@ def _row(
     )
 
 
+def shared(row: MethodRow) -> list[int]:
+    """The rounds both mean curves of `row` have (where its RMSE is taken)."""
+    theirs = set(row.official_curve[0]) if row.official_curve else set()
+    return [r for r in row.curve[0] if r in theirs]
+
+
 def _pct(stat: Stat | None) -> str:
     if stat is None or stat.mean is None:
         return "–"
@@ -169,7 +175,7 @@ def markdown(report: Report, plot: str | None = None) -> str:
         lines += ["## Mean curves", ""]
         lines += [
             f"- {r.algorithm}: RMSE {100 * (r.curve_rmse or math.nan):.2f} pp between FedWatch's "
-            f"and the official mean curve over {len(r.curve[0])} shared rounds"
+            f"and the official mean curve over {len(shared(r))} shared rounds"
             for r in rmses
         ]
         lines.append("")
