@@ -17,16 +17,16 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import Manager, get_context
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
-from tqdm import tqdm
-
-from fedwatch.cli.comparison import build_rows, format_table, format_tests, rows_json
 from fedwatch.cli.config_source import add_set_argument
 from fedwatch.cli.errors import CliError
-from worker.engine import ConfigError, ListSink, RoundRecord, metrics, simulate
-from worker.engine.presets import Preset, get_preset
+from worker.engine import ConfigError, ListSink, RoundRecord
+
+if TYPE_CHECKING:  # torch, scipy and the engine load once a command runs
+    from tqdm import tqdm
+
+    from worker.engine.presets import Preset
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -110,6 +110,11 @@ class QueueSink(ListSink):
 
 def execute(job: Job, progress: Any, threads: int) -> dict[str, Any]:
     """Run one job (in a worker process), write its JSON, return its summary values."""
+    import torch
+
+    from worker.engine import simulate
+    from worker.engine.presets import get_preset
+
     torch.set_num_threads(threads)
     config = get_preset(job.preset).run_config(list(job.assignments))
     sink = QueueSink(progress, max(1, config.rounds // 50))
@@ -128,6 +133,10 @@ def execute(job: Job, progress: Any, threads: int) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fedwatch.cli.comparison import build_rows, format_table, format_tests, rows_json
+    from worker.engine import metrics
+    from worker.engine.presets import get_preset
+
     try:
         preset = get_preset(args.preset)
     except ConfigError as err:
@@ -156,6 +165,8 @@ def run(args: argparse.Namespace) -> int:
 def run_all(
     jobs: list[Job], workers: int, threads: int, total: int, name: str
 ) -> list[dict[str, Any]]:
+    from tqdm import tqdm
+
     bar = tqdm(total=total, desc=f"compare {name}", unit="round")
     try:
         with Manager() as manager:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fedwatch.cli.errors import CliError
-from worker.engine import ConfigError, RunConfig, build_config
-from worker.engine.presets import PRESETS
+
+if TYPE_CHECKING:
+    from worker.engine import RunConfig
 
 
 def add_set_argument(parser: argparse.ArgumentParser, help_text: str) -> None:
@@ -24,6 +26,9 @@ def add_set_argument(parser: argparse.ArgumentParser, help_text: str) -> None:
 
 
 def load_config(source: str, assignments: list[str]) -> RunConfig:
+    from worker.engine import ConfigError, build_config  # torch: only once a run needs it
+    from worker.engine.presets import PRESETS
+
     try:
         if source in PRESETS:
             return PRESETS[source].run_config(assignments)

@@ -6,8 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
-from fedwatch.plugins import PluginReport, report
+if TYPE_CHECKING:
+    from fedwatch.plugins import PluginReport
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,6 +33,8 @@ def format_report(found: PluginReport) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fedwatch.plugins import report
+
     found = report()
     if args.json:
         out = {

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from worker.engine.presets import PRESETS
-
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("presets", help="list the paper presets")
@@ -13,6 +11,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from worker.engine.presets import PRESETS
+
     width = max(len(name) for name in PRESETS)
     for name, preset in PRESETS.items():
         print(f"{name:<{width}}  {preset.description}")

@@ -14,16 +14,16 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fedwatch.cli.compare_cmd import Job, plan, run_all
 from fedwatch.cli.config_source import add_set_argument
 from fedwatch.cli.errors import CliError
 from worker.engine import ConfigError
-from worker.engine.presets import Preset, get_preset
-from worker.reproduction.figures import Curve, run_curve
-from worker.reproduction.plot import svg
-from worker.reproduction.references import reference
-from worker.reproduction.report import build, markdown
+
+if TYPE_CHECKING:  # the engine, torch and scipy load once the command runs
+    from worker.engine.presets import Preset
+    from worker.reproduction.figures import Curve
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -47,6 +47,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def official(preset: Preset, job: Job) -> list[str]:
     """The assignments replaying the availability of the reference run of `job`."""
+    from worker.reproduction.references import reference
+
     ref = reference(preset.name)
     if ref is None:
         raise CliError(f"--official-draws: {preset.name} has no reference runs")
@@ -62,6 +64,11 @@ def official(preset: Preset, job: Job) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from worker.engine.presets import get_preset
+    from worker.reproduction.figures import run_curve
+    from worker.reproduction.plot import svg
+    from worker.reproduction.report import build, markdown
+
     try:
         preset = get_preset(args.preset)
     except ConfigError as err:

@@ -6,13 +6,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fedwatch.cli.config_source import add_set_argument, load_config
 from fedwatch.cli.errors import CliError
-from fedwatch.cli.progress import ProgressSink
-from worker.engine import ConfigError, RunConfig, Summary, simulate
-from worker.engine.resources import estimate
+
+if TYPE_CHECKING:
+    from fedwatch.cli.progress import ProgressSink
+    from worker.engine import RunConfig, Summary
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,6 +30,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fedwatch.cli.progress import ProgressSink
+    from worker.engine import ConfigError, simulate
+    from worker.engine.resources import estimate
+
     config = load_config(args.source, args.assignments)
     if args.estimate:
         try:  # this command keeps every round's record, the last checkpoint and the next
