@@ -30,31 +30,17 @@ def marks_between(first: int, end: int) -> int:
     return max(0, end // MARK_EVERY - first // MARK_EVERY)
 
 
-def totals_from_history(
-    t: int, last_selected: np.ndarray, ids: np.ndarray, gaps: np.ndarray, n_clients: int
-) -> np.ndarray:
-    """S_k(t) from the selections before t (ids and their gaps), L_k(t − 1) given.
-
-    Between consecutive selections a client's staleness runs 0, 1, …, g − 1 (g the gap;
-    the first segment starts at round −1, where it is 0), so each selection closes a
-    segment worth g(g − 1)/2 and the open one since L_k(t − 1) adds (t − L)(t − L − 1)/2.
-    """
-    g = gaps.astype(np.int64)
-    closed = np.bincount(ids, weights=g * (g - 1) // 2, minlength=n_clients).astype(np.int64)
-    open_ = (t - last_selected) * (t - last_selected - 1) // 2
-    return closed + open_
-
-
 class SelectionTally:
     """Each client's last selection L_k and accumulated staleness S_k(t), moved on by the
     recorder's writer a batch of rounds at a time: gives each round's selection gaps
     and, every MARK_EVERY rounds, a staleness mark row. Rounds that were never recorded
     count as rounds in which nobody was selected.
 
-    It keeps S_k(t) as `closed` + (t − L_k)(t − L_k − 1)/2: a selection after a gap g
-    adds g(g − 1)/2 to the client's `closed` part (see `totals_from_history`), so a
-    round touches only the selected clients and S is computed for all of them only
-    when a mark is due.
+    It keeps S_k(t) as `closed` + (t − L_k)(t − L_k − 1)/2: between consecutive
+    selections a client's staleness runs 0, 1, …, g − 1 (g the gap; the first segment
+    starts at round −1), so a selection closes a segment worth g(g − 1)/2, added to the
+    client's `closed` part; a round touches only the selected clients and S is computed
+    for all of them only when a mark is due.
     """
 
     def __init__(

@@ -8,7 +8,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from db import marks, matrices
-from db.marks import SelectionTally, totals_from_history, unpack_mark
+from db.marks import SelectionTally, unpack_mark
 from db.models import StalenessMark
 from tests.db.records import make_run, record, write
 from tests.db.test_matrices import brute_force_staleness, bucket_means, random_selections
@@ -43,18 +43,6 @@ def test_rounds_never_recorded_count_as_rounds_without_selection(
     for m in due:
         total, _ = unpack_mark(m["total"], m["last"])
         assert total.tolist() == full[:, : m["round"]].sum(axis=1).tolist()
-
-
-def test_totals_from_history_equal_the_tally() -> None:
-    n, rounds = 13, 90
-    tally = SelectionTally.empty(1, n)
-    events: list[tuple[int, int, int]] = []
-    for t, ids in enumerate(random_selections(8, n, rounds)):
-        gaps, _ = tally.advance(t, np.array(ids, dtype=np.int64))
-        events += [(t, c, g) for c, g in zip(ids, gaps.tolist(), strict=True)]
-    columns = [np.array(col, dtype=np.int64) for col in zip(*events, strict=True)]
-    got = totals_from_history(rounds, tally.last, columns[1], columns[2], n)
-    assert got.tolist() == tally.totals.tolist()
 
 
 @pytest.mark.parametrize("max_rounds", [1, 3, 7, 9, 100, 300])
