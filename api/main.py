@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import anyio
 from fastapi import Depends, FastAPI
-from fastapi.staticfiles import StaticFiles
 
 from api import errors
+from api.assets import Assets
 from api.deps import check_token
 from api.limits import BodySizeLimit
 from api.live import LiveFeed
@@ -76,6 +77,8 @@ def create_app(config: Settings = settings) -> FastAPI:
         # process: keep it out of the collector's full passes, which would otherwise
         # walk it and pause a request for a few hundred milliseconds.
         gc.freeze()
+        # Plotly's script compressed before the first page that plots asks for it.
+        threading.Thread(target=app.state.assets.warm, name="assets", daemon=True).start()
         poller = asyncio.create_task(feed.run())
         yield
         feed.close()
@@ -95,6 +98,7 @@ def create_app(config: Settings = settings) -> FastAPI:
     app.state.dispatcher = dispatcher
     app.state.feed = feed
     app.state.begin_shutdown = begin_shutdown
+    app.state.assets = Assets(config.frontend_dir, static.PLOTLY_JS)
     app.add_middleware(BodySizeLimit, max_bytes=config.max_body_bytes)
     errors.install(app)
     for router in OPEN_ROUTERS:
@@ -105,6 +109,4 @@ def create_app(config: Settings = settings) -> FastAPI:
             dependencies=[Depends(check_token), Depends(reject_unstorable)],
             responses=error_responses(401),
         )
-    if config.frontend_dir.is_dir():
-        app.mount("/static", StaticFiles(directory=config.frontend_dir), name="static")
     return app

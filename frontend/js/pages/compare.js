@@ -5,6 +5,7 @@ import { loadCatalog } from "../catalog.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { heading, label, meanStd as fmtMeanStd, num, pValue } from "../format.js";
 import { idList, replaceQuery } from "../router.js";
+import { preloadPlotly, purge, react } from "../plot.js";
 import { compareTraces, groupLabels, lineLayout } from "../traces.js";
 
 const REFRESH_MS = 2000;
@@ -129,7 +130,7 @@ export function mount(root, route) {
       if (runs.some((r) => r.active)) timer = setTimeout(refresh, REFRESH_MS);
     } catch (err) {
       if (!alive) return;
-      Plotly.purge(chart);
+      purge(chart);
       replace(chartBox, errorBox(err, reload));
     }
   }
@@ -161,7 +162,7 @@ export function mount(root, route) {
   function drawChart() {
     if (!last) return;
     if (!last.runs.some((r) => r.x.length)) {
-      Plotly.purge(chart);
+      purge(chart);
       replace(chartBox, empty(`No ${label(state.metric)} recorded yet.`, "The chart fills in as rounds land."));
       return;
     }
@@ -173,7 +174,7 @@ export function mount(root, route) {
     // With groups, the bands tell the story: 36 runs and 4 bands drawn at once were a blur.
     const lines = state.showRuns ?? !last.groups.some((g) => g.runIds.length > 1);
     showRuns.checked = lines;
-    Plotly.react(chart, compareTraces(last, { smooth: state.smooth, showRuns: lines }), layout, PLOT_CONFIG);
+    react(chart, compareTraces(last, { smooth: state.smooth, showRuns: lines }), layout, PLOT_CONFIG);
   }
 
   /**
@@ -224,11 +225,12 @@ export function mount(root, route) {
         h("td", { class: "num" }, String(r.seed)))))));
   }
 
+  preloadPlotly();  // downloads while the data does; runs once a plot is drawn
   refresh();
   return () => {
     alive = false;
     clearTimeout(timer);
-    Plotly.purge(chart);
+    purge(chart);
   };
 }
 

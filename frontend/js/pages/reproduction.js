@@ -4,6 +4,7 @@
 import { ApiError, api } from "../api.js";
 import { empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { percent, percentDelta, percentStat } from "../format.js";
+import { preloadPlotly, purge, react } from "../plot.js";
 import { lineLayout, reproductionTraces } from "../traces.js";
 
 const REFRESH_MS = 2000;
@@ -32,7 +33,7 @@ export function mount(root, route) {
       if (report.runsDone < report.runsTotal && runs.some((r) => r.active)) timer = setTimeout(refresh, REFRESH_MS);
     } catch (err) {
       if (!alive) return;
-      Plotly.purge(chart);
+      purge(chart);
       if (err instanceof ApiError && err.status === 404) {
         replace(body, empty(`Experiment #${id} has no reproduction report.`, `${err.message}. A report exists for experiments made by a preset's Reproduce button.`));
       } else {
@@ -63,15 +64,16 @@ export function mount(root, route) {
         h("div", { class: "plot-card wide" }, traces.length ? chart : empty("No curve yet.", "The chart fills in as runs finish."))));
     if (traces.length) {
       const layout = lineLayout("Mean test accuracy — FedWatch solid, official code dashed", { yTitle: "accuracy (%)", height: 440, uirevision: String(id) });
-      Plotly.react(chart, traces, layout, PLOT_CONFIG);
+      react(chart, traces, layout, PLOT_CONFIG);
     }
   }
 
+  preloadPlotly();  // downloads while the data does; runs once a plot is drawn
   refresh();
   return () => {
     alive = false;
     clearTimeout(timer);
-    Plotly.purge(chart);
+    purge(chart);
   };
 }
 

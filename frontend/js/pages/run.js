@@ -4,6 +4,7 @@ import { ApiError, RESUMABLE_STATUSES, api, authHeaders, toRun } from "../api.js
 import { loadCatalog } from "../catalog.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace, saveFile } from "../dom.js";
 import { duration, label, num, when } from "../format.js";
+import { extendTraces, preloadPlotly, purge, react } from "../plot.js";
 import { followEvents } from "../sse.js";
 import { binnedTrace, extension, histogramTrace, lineLayout, matrixTrace, panelTraces, panelsFor, PALETTE, wallTimes } from "../traces.js";
 
@@ -20,8 +21,7 @@ const PLOT_CONFIG = { responsive: true, displaylogo: false };
  * @param {HTMLElement} div @param {any[]} data @param {any} layout
  */
 function draw(div, data, layout) {
-  if (div.querySelector(":scope > .state")) div.replaceChildren();
-  Plotly.react(div, data, layout, PLOT_CONFIG);
+  react(div, data, layout, PLOT_CONFIG);
 }
 
 /** @type {import("../app.js").Mount} */
@@ -36,6 +36,7 @@ export function mount(root, route) {
   const plots = [];
 
   replace(root, loading(`Loading run #${id}…`));
+  preloadPlotly();  // downloads while the run's data does; runs once a plot is drawn
   start().catch((err) => {
     if (!alive) return;
     if (/** @type {any} */ (err)?.status === 404) {
@@ -103,7 +104,7 @@ export function mount(root, route) {
     stream?.close();
     clearInterval(flushTimer);
     clearInterval(viewsTimer);
-    for (const p of plots) Plotly.purge(p);
+    for (const p of plots) purge(p);
   };
 }
 
@@ -281,14 +282,14 @@ class RunView {
   drawCurves() {
     const panels = panelsFor(this.series.keys(), this.catalogue);
     if (!panels.length) {
-      for (const { div } of this.panels.values()) Plotly.purge(div);
+      for (const { div } of this.panels.values()) purge(div);
       this.panels.clear();
       replace(this.curves, this.run.active ? empty("Waiting for the first round…", "Curves appear here as rounds finish.") : empty("This run recorded no metrics."));
       return;
     }
     const ids = panels.map((p) => p.id).join();
     if (ids !== [...this.panels.keys()].join()) {
-      for (const { div } of this.panels.values()) Plotly.purge(div);
+      for (const { div } of this.panels.values()) purge(div);
       this.panels.clear();
       replace(this.curves);
       for (const p of panels) {
@@ -342,7 +343,7 @@ class RunView {
     }
     for (const slot of this.panels.values()) {
       const ext = extension(slot.traces, rows, this.xKey);
-      if (ext) Plotly.extendTraces(slot.div, ext.update, ext.indices);
+      if (ext) extendTraces(slot.div, ext.update, ext.indices);
     }
   }
 
@@ -441,6 +442,6 @@ function drawMatrix(div, result, title, opts) {
  * @param {HTMLElement} div @param {PromiseSettledResult<any>} result @param {string} title @param {string} why
  */
 function placeholder(div, result, title, why) {
-  Plotly.purge(div);
+  purge(div);
   replace(div, result.status === "rejected" ? errorBox(result.reason) : empty(title, why));
 }
