@@ -25,6 +25,10 @@ def public(preset: Preset) -> dict[str, Any]:
         "variants": preset.variants,
         "paper": preset.paper,
         "needs": preset.needs(),
+        "references": {
+            metric: [{"value": r.value, "label": r.label} for r in lines]
+            for metric, lines in preset.references.items()
+        },
     }
 
 

@@ -17,6 +17,18 @@ class MethodPublic(BaseModel):
     )
 
 
+class ReferencePublic(BaseModel):
+    """A value a metric's chart marks with a dashed line."""
+
+    value: float
+    label: str
+
+
+REFERENCES_DESCRIPTION = (
+    "Round metric -> the values its chart marks (a limit the paper derives, an optimum)."
+)
+
+
 class PresetPublic(BaseModel):
     name: str
     description: str
@@ -29,6 +41,7 @@ class PresetPublic(BaseModel):
         description="The data files a run needs and where they must lie (None: generated "
         "or bundled data)."
     )
+    references: dict[str, list[ReferencePublic]] = Field(description=REFERENCES_DESCRIPTION)
 
 
 class PresetDetail(PresetPublic):

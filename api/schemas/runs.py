@@ -20,9 +20,11 @@ from pydantic import Tag as UnionTag
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
+from api.schemas.catalog import REFERENCES_DESCRIPTION, ReferencePublic
 from api.schemas.ingest import ExternalRunCreate
 from db.models import EXTERNAL, utcnow
 from worker.engine import RunConfig, metrics
+from worker.engine.presets import references_for
 
 Status = Literal["queued", "running", "succeeded", "failed", "cancelled"]
 # What a run shows: its status, or `stalled` for a running external run gone silent.
@@ -132,6 +134,19 @@ class RunEdit(BaseModel):
 
 class RunPublic(RunItem):
     config: dict[str, Any]
+    references: dict[str, list[ReferencePublic]] = Field(
+        default_factory=dict,
+        description=f"{REFERENCES_DESCRIPTION} From the preset whose data and availability "
+        "the run has unchanged.",
+    )
+
+    @model_validator(mode="after")
+    def _references(self) -> Self:
+        self.references = {
+            metric: [ReferencePublic(value=r.value, label=r.label) for r in lines]
+            for metric, lines in references_for(self.config).items()
+        }
+        return self
 
 
 def _source(body: Any) -> Any:

@@ -9,8 +9,10 @@
  *   seed: number, experimentId: number|null, notes: string, createdAt: Date|null,
  *   startedAt: Date|null, finishedAt: Date|null, summary: Record<string, any>|null,
  *   error: string|null, worker: string|null, config: Record<string, any>|null,
- *   external: boolean, nClients: number, active: boolean, cancelling: boolean, tags: string[]
+ *   external: boolean, nClients: number, active: boolean, cancelling: boolean, tags: string[],
+ *   references: Record<string, Reference[]>
  * }} Run
+ * @typedef {{value: number, label: string}} Reference a value a metric's chart marks
  * @typedef {{round: number[], last: (number|null)[], min: (number|null)[], max: (number|null)[]}} Series
  * @typedef {{clients: number[], rounds: number[], values: (number|null)[][]}} Matrix
  * @typedef {{algorithm: string, set: Record<string, any>}} Method a paper's method: its settings
@@ -180,6 +182,7 @@ export function toRun(w) {
     active: !FINAL_STATUSES.includes(w.status),
     cancelling: !FINAL_STATUSES.includes(w.status) && Boolean(w.cancel_requested),
     tags: w.tags ?? [],
+    references: w.references ?? {},
   };
 }
 

@@ -30,7 +30,7 @@ export const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "
  */
 const PANEL_VIEWS = {
   accuracy: { title: "Test accuracy", yTitle: "accuracy" },
-  param: { title: "Parameter x (optimum x* = 0)", yTitle: "x" },
+  param: { title: "Parameter x", yTitle: "x" },
   gap: { title: "Optimality gap (x − x*)²", log: true },
   loss: { title: "Loss", yTitle: "loss" },
   "per-client": { title: "Per-client accuracy", yTitle: "accuracy" },
@@ -175,6 +175,26 @@ export function lineLayout(title, o = {}) {
     hoverlabel: { namelength: -1 },
     paper_bgcolor: "rgba(0,0,0,0)",
     plot_bgcolor: "#fff",
+  };
+}
+
+/**
+ * Layout additions that mark reference values on a chart (a paper's analytic limit, an
+ * optimum): a dashed horizontal line across the plot at each, labelled at its right end.
+ * @param {{value: number, label: string}[]} refs
+ * @returns {{shapes: any[], annotations: any[]}}
+ */
+export function referenceLines(refs) {
+  const color = (/** @type {number} */ i) => ["#444", "#2ca02c", "#9467bd", "#8c564b"][i % 4];
+  return {
+    shapes: refs.map((r, i) => ({
+      type: "line", xref: "paper", x0: 0, x1: 1, yref: "y", y0: r.value, y1: r.value,
+      line: { color: color(i), width: 1.5, dash: "dash" }, name: plotText(r.label),
+    })),
+    annotations: refs.map((r, i) => ({
+      xref: "paper", x: 1, xanchor: "right", yref: "y", y: r.value, yanchor: "bottom",
+      text: plotText(r.label), showarrow: false, font: { size: 11, color: color(i) }, bgcolor: "rgba(255,255,255,0.7)",
+    })),
   };
 }
 

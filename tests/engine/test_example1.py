@@ -1,15 +1,22 @@
 """FedLaAvg's Example 1: FedAvg is biased by availability, memory-based methods are not."""
 
+from typing import Any
+
 import pytest
 
 from worker.engine import ListSink, simulate
-from worker.engine.presets import get_preset
+from worker.engine.presets import get_preset, references_for
 
 
 def params(algorithm: str) -> list[float]:
     sink = ListSink()
     simulate(get_preset("example1").run_config([f"algorithm.name={algorithm}"]), sink)
     return [r.metrics["param"] for r in sink.records]
+
+
+def period_average(algorithm: str) -> Any:
+    config = get_preset("example1").run_config([f"algorithm.name={algorithm}", "rounds=1200"])
+    return simulate(config, ListSink()).to_dict()["period_avg_param"]
 
 
 def test_fedavg_oscillates_around_the_availability_weighted_mean() -> None:
@@ -23,3 +30,21 @@ def test_fedavg_oscillates_around_the_availability_weighted_mean() -> None:
 @pytest.mark.parametrize("algorithm", ["fedlaavg", "mifa", "fedvarp"])
 def test_memory_methods_converge_to_the_optimum(algorithm: str) -> None:
     assert abs(params(algorithm)[-1]) < 0.01
+
+
+def test_the_summary_gives_the_papers_result_not_the_last_x() -> None:
+    # The diurnal period is E₀ + E₁ = 30 + 10 rounds; FedAvg's mean over it is 0.5 while
+    # its last x is wherever the oscillation stopped.
+    assert period_average("fedavg") == pytest.approx(0.5, abs=1e-4)
+    assert period_average("fedlaavg") == pytest.approx(0.0, abs=1e-3)
+
+
+def test_the_preset_declares_the_lines_its_chart_marks() -> None:
+    preset = get_preset("example1")
+    lines = {r.value: r.label for r in preset.references["param"]}
+    assert lines == {0.5: "FedAvg's limit 0.5", 0.0: "optimum x* = 0"}
+    config = preset.run_config(["algorithm.name=mifa", "rounds=10", "seed=3"])
+    assert references_for(config.model_dump(mode="json")) == preset.references
+    moved = preset.run_config(["data.means=[2, -1]"]).model_dump(mode="json")
+    assert references_for(moved) == {}
+    assert references_for({"name": "external"}) == {}

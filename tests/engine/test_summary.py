@@ -57,10 +57,34 @@ def test_summary_by_hand() -> None:
 
 
 def test_every_summary_value_of_the_catalogue_in_its_order() -> None:
-    s = summarise(ROUNDS, rounds_done=4, wall_s=2.0, target_acc=0.6)
+    s = summarise(ROUNDS, rounds_done=4, wall_s=2.0, target_acc=0.6, period=2)
 
     assert list(s) == [spec.name for spec in metrics.catalogue() if spec.kind == "summary"]
     assert all(v is not None for v in s.values())
+
+
+def test_x_averaged_over_the_last_whole_period() -> None:
+    def average(period: int | None) -> float | None:
+        value = summarise(ROUNDS, 4, 2.0, None, period=period)["period_avg_param"]
+        assert value is None or isinstance(value, float)
+        return value
+
+    assert average(2) == -0.5  # rounds 2 and 3: x recorded in round 3 only
+    assert average(4) == pytest.approx((1.0 + 0.5 - 0.5) / 3)
+    assert average(5) is None  # 4 rounds recorded: not a whole period yet
+    assert average(None) is None  # availability that does not repeat
+
+
+def test_the_period_average_survives_a_checkpoint() -> None:
+    first = SummaryTracker(None, period=4)
+    for t, values in ROUNDS[:2]:
+        first.observe(t, values)
+    resumed = SummaryTracker(None, period=4)
+    resumed.load_state_dict(first.state_dict())
+    for t, values in ROUNDS[2:]:
+        resumed.observe(t, values)
+
+    assert resumed.summary(4, 2.0) == summarise(ROUNDS, 4, 2.0, None, period=4)
 
 
 def test_nothing_recorded_gives_none() -> None:

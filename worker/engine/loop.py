@@ -106,7 +106,7 @@ class Simulation:
         )
         self.algorithm: Algorithm = entry.component(params, facts)
         self.declared = {spec.name for spec in self.algorithm.metrics}
-        self.tracker = Tracker(alpha, config.eval.target_acc)
+        self.tracker = Tracker(alpha, config.eval.target_acc, self.availability.period)
         self.w = self.model.initial().to(self.device)
         self.server = ServerOptimizer(config.server, self.model.dim, self.device)
         self.start_round = 0

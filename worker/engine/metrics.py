@@ -148,6 +148,16 @@ SUMMARY_VALUES: tuple[MetricSpec, ...] = (
     _summary("final_client_acc_worst10", "worst 10 % clients", **HIGHER, **TABLE, **PERCENT),
     _summary("final_client_acc_best10", "best 10 % clients", **HIGHER, **TABLE, **PERCENT),
     _summary("final_param", "final x", **TABLE),
+    _summary(
+        "period_avg_param",
+        "x, mean over the last period",
+        short="x̄ last period",
+        description="The mean of x over the last full period of a periodic availability "
+        "model (diurnal: E₀ + E₁ rounds), where an oscillating x settles: FedLaAvg's "
+        "Example 1 gives it in closed form (FedAvg: 0.5, the optimum: 0). None without a "
+        "periodic model or before a whole period was recorded.",
+        **TABLE,
+    ),
     _summary("final_opt_gap", "final gap (x − x*)²", short="gap", **LOWER, **RANKED),
     _summary("rounds_done", "rounds done", unit="rounds"),
     _summary("wall_s", "wall time", short="wall s", unit="s", **LOWER, **RANKED),

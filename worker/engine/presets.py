@@ -7,7 +7,9 @@ form's Compare button and experiments all expand a preset through `Preset.method
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +36,15 @@ class Method:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """A value a metric's chart marks with a dashed line: a limit the paper derives, an
+    optimum."""
+
+    value: float
+    label: str
+
+
+@dataclass(frozen=True)
 class Preset:
     name: str
     description: str
@@ -44,6 +55,9 @@ class Preset:
     paper: str = ""  # the publication the preset reproduces
     # figures the paper publishes: algorithm -> figure (`worker.reproduction.figures`) -> %
     published: dict[str, dict[str, float]] = field(default_factory=dict)
+    # round metric -> the values its chart marks; they follow from the preset's data and
+    # availability, so a run with both unchanged gets them (`references_for`)
+    references: dict[str, tuple[Reference, ...]] = field(default_factory=dict)
 
     def run_config(self, assignments: list[str] | None = None) -> RunConfig:
         return build_config({"name": self.name, **self.config}, assignments)
@@ -76,9 +90,20 @@ def _preset(
     variants: dict[str, list[str]] | None = None,
     paper: str = "",
     published: dict[str, dict[str, float]] | None = None,
+    references: dict[str, tuple[Reference, ...]] | None = None,
 ) -> Preset:
     methods = tuple(m if isinstance(m, Method) else Method(m) for m in compare)
-    return Preset(name, description, config, methods, seeds, variants or {}, paper, published or {})
+    return Preset(
+        name,
+        description,
+        config,
+        methods,
+        seeds,
+        variants or {},
+        paper,
+        published or {},
+        references or {},
+    )
 
 
 EXAMPLE1 = _preset(
@@ -107,6 +132,11 @@ EXAMPLE1 = _preset(
         "eval": {"every": 1, "checkpoint_every": 100},
     },
     ("fedavg", "fedlaavg", "mifa"),
+    # FedAvg follows whichever client is available: over a period x averages
+    # (30·1 + 10·(−1)) / 40 = 0.5; the optimum is the clients' mean, 0.
+    references={
+        "param": (Reference(0.5, "FedAvg's limit 0.5"), Reference(0.0, "optimum x* = 0")),
+    },
 )
 
 FEDLAAVG_MNIST = _preset(
@@ -324,6 +354,24 @@ PRESETS: dict[str, Preset] = {
         CAFED_MNIST,
     )
 }
+
+
+@functools.cache
+def _problem(name: str) -> tuple[Any, Any]:
+    config = PRESETS[name].run_config().model_dump(mode="json")
+    return config["data"], config["availability"]
+
+
+def references_for(config: Mapping[str, Any]) -> dict[str, tuple[Reference, ...]]:
+    """The reference lines of the preset whose data and availability sections a run's
+    stored config has unchanged (its algorithm, rounds, seed or name may differ), {} if
+    none has."""
+    for preset in PRESETS.values():
+        if preset.references and (config.get("data"), config.get("availability")) == _problem(
+            preset.name
+        ):
+            return preset.references
+    return {}
 
 
 def get_preset(name: str) -> Preset:

@@ -8,6 +8,7 @@ None where the run recorded nothing to compute it from.
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -36,11 +37,16 @@ class SummaryTracker:
     target accuracy; `std_test_acc_second_half` is the population std of the accuracies
     evaluated from round `rounds_done // 2` on; `client_updates_per_s` is Σ `n_selected`
     over the wall time; `<name>_avg` averages a round metric over the rounds that
-    recorded it.
+    recorded it; `period_avg_param` is the mean of `param` over the last `period` rounds
+    (those after `last round − period`), once the rounds that recorded it reach back a
+    whole period (`period`: the availability model's, None when it has none).
     """
 
-    def __init__(self, target_acc: float | None) -> None:
+    def __init__(self, target_acc: float | None, period: int | None = None) -> None:
         self.target = target_acc
+        self.period = period
+        self.window: deque[tuple[int, float]] = deque()  # (round, param), the last period
+        self.first_param: int | None = None
         self.acc: list[tuple[int, float]] = []
         self.initial: float | None = None
         self.last: dict[str, float] = {}
@@ -55,6 +61,11 @@ class SummaryTracker:
         if "test_acc" in values:
             self.acc.append((t, float(values["test_acc"])))
         self.updates += float(values.get("n_selected", 0.0))
+        if "param" in values and self.period:
+            self.window.append((t, float(values["param"])))
+            while self.window[0][0] <= t - self.period:
+                self.window.popleft()
+            self.first_param = t if self.first_param is None else self.first_param
         for name, value in values.items():
             v = float(value)
             self.last[name] = v
@@ -69,12 +80,21 @@ class SummaryTracker:
             "rounds_done": rounds_done,
             "wall_s": wall_s,
             "client_updates_per_s": self.updates / wall_s if wall_s > 0 else 0.0,
+            "period_avg_param": self._period_average(),
         }
         for spec in metrics.catalogue():
             if spec.kind == "round" and spec.summary and self.counts.get(spec.name):
                 average = self.sums[spec.name] / self.counts[spec.name]
                 computed[metrics.summary_name(spec.name)] = average
         return {s.name: computed.get(s.name) for s in metrics.catalogue() if s.kind == "summary"}
+
+    def _period_average(self) -> float | None:
+        if not self.period or not self.window or self.first_param is None:
+            return None
+        last = self.window[-1][0]
+        if last - self.first_param + 1 < self.period:  # not a whole period recorded yet
+            return None
+        return math.fsum(v for _, v in self.window) / len(self.window)
 
     def _accuracy(self, rounds_done: int) -> dict[str, SummaryValue]:
         if not self.acc:
@@ -101,6 +121,8 @@ class SummaryTracker:
             "sums": dict(self.sums),
             "counts": dict(self.counts),
             "updates": self.updates,
+            "param_window": list(self.window),
+            "first_param": self.first_param,
         }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
@@ -109,6 +131,9 @@ class SummaryTracker:
         self.acc = [(int(t), float(a)) for t, a in state["acc"]]
         self.initial = state.get("initial")
         self.updates = float(state["updates"])
+        # Absent from checkpoints written before it: the period fills again after the resume.
+        self.window = deque((int(t), float(v)) for t, v in state.get("param_window", []))
+        self.first_param = state.get("first_param")
         if "last_values" not in state:
             loss = state["last_loss"]
             self.last = {} if loss is None else {"test_loss": float(loss)}
@@ -128,9 +153,10 @@ def summarise(
     rounds_done: int,
     wall_s: float,
     target_acc: float | None,
+    period: int | None = None,
 ) -> dict[str, SummaryValue]:
     """The summary of a stored series: `(round, metrics)` in increasing round order."""
-    tracker = SummaryTracker(target_acc)
+    tracker = SummaryTracker(target_acc, period)
     for t, values in rounds:
         tracker.observe(t, values)
     return tracker.summary(rounds_done, wall_s)

@@ -17,13 +17,13 @@ class Tracker:
     """Staleness of client k at round t = t − (last round its update entered the model);
     a client never heard from counts t + 1."""
 
-    def __init__(self, alpha: Tensor, target_acc: float | None) -> None:
+    def __init__(self, alpha: Tensor, target_acc: float | None, period: int | None = None) -> None:
         n = len(alpha)
         self.alpha = alpha.detach().cpu().double()
         self.last = torch.full((n,), -1, dtype=torch.long)
         self.p_sum = torch.zeros(n, dtype=torch.float64)
         self.p_rounds = 0
-        self.summary_tracker = SummaryTracker(target_acc)
+        self.summary_tracker = SummaryTracker(target_acc, period)
 
     def client_metrics(self, t: int, selected: Tensor, weights: Tensor) -> dict[str, float]:
         self.last[selected] = t

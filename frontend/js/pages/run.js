@@ -6,7 +6,7 @@ import { badge, empty, errorBox, h, loading, progressBar, replace, saveFile } fr
 import { duration, label, num, when } from "../format.js";
 import { extendTraces, preloadPlotly, purge, react } from "../plot.js";
 import { followEvents } from "../sse.js";
-import { binnedTrace, extension, histogramTrace, lineLayout, matrixTrace, panelTraces, panelsFor, PALETTE, wallTimes } from "../traces.js";
+import { binnedTrace, extension, histogramTrace, lineLayout, matrixTrace, panelTraces, panelsFor, PALETTE, referenceLines, wallTimes } from "../traces.js";
 
 /** @typedef {import("../api.js").Run} Run */
 /** @typedef {import("../api.js").Series} Series */
@@ -307,7 +307,8 @@ class RunView {
       slot.traces = panelTraces(p, this.series, x);
       slot.metrics = p.metrics;
       const layout = { yTitle: p.yTitle, log: p.log, uirevision: `run-${this.run.id}-${p.id}-${this.xKey}` };
-      draw(slot.div, slot.traces, lineLayout(p.title, { ...layout, xTitle: byWall ? "wall time (s)" : "round" }));
+      const refs = p.metrics.flatMap((m) => this.run.references[m] ?? []);
+      draw(slot.div, slot.traces, { ...lineLayout(p.title, { ...layout, xTitle: byWall ? "wall time (s)" : "round" }), ...referenceLines(refs) });
     }
   }
 
@@ -386,32 +387,72 @@ class RunView {
 
   renderDetails() {
     const s = this.run.summary;
-    const summary = s
-      ? h("table", { class: "kv" }, h("tbody", {}, summaryRows(s, this.catalogue).map(([k, v]) =>
-          h("tr", { dataset: { key: k } }, h("th", {}, label(k)), h("td", {}, k === "wall_s" ? duration(v) : num(v, 5))))))
+    const rows = s ? summaryRows(s, this.catalogue, this.run) : [];
+    const summary = rows.length
+      ? h("table", { class: "kv" }, h("tbody", {}, rows.map(([k, v]) =>
+          h("tr", { dataset: { key: k } }, h("th", {}, label(k)), h("td", {}, shownValue(k, v))))))
       : empty(this.run.active ? "The summary appears when the run ends." : "No summary.");
+    const config = this.run.config;
     replace(this.details,
       h("section", { class: "summary" }, h("h2", {}, "Summary"), summary),
       h("section", { class: "config" }, h("h2", {}, "Config"),
-        this.run.config ? h("pre", { class: "config-json" }, JSON.stringify(this.run.config, null, 2)) : empty("No config.")));
+        config
+          ? [h("pre", { class: "config-json" }, JSON.stringify(essentialConfig(config), null, 2)),
+            h("details", { class: "config-full" }, h("summary", {}, "Full config (with unset values and the parameters of components not selected)"),
+              h("pre", { class: "config-json" }, JSON.stringify(config, null, 2)))]
+          : empty("No config.")));
   }
 }
 
 /**
- * The summary values to show: the catalogue's in its order, then numbers it does not know
- * (a summary written by external code); flags such as `stopped` say nothing the status
- * does not.
+ * The summary values to show: the catalogue's in its order, then those it does not know (a
+ * summary written by external code). A row says something: a number, but not the rounds
+ * done where the head shows them already, or a flag that is set (`stopped: false` is not
+ * shown).
  * @param {Record<string, any>} summary @param {import("../api.js").MetricSpec[]} catalogue
- * @returns {[string, number][]}
+ * @param {Run} run
+ * @returns {[string, number|boolean][]}
  */
-function summaryRows(summary, catalogue) {
+function summaryRows(summary, catalogue, run) {
   const known = new Set(catalogue.map((m) => m.name));
   const names = [...catalogue.filter((m) => m.kind === "summary").map((m) => m.name), ...Object.keys(summary).filter((k) => !known.has(k))];
-  return names.filter((k) => typeof summary[k] === "number").map((k) => [k, summary[k]]);
+  /** @param {string} k @param {any} v */
+  const informative = (k, v) => {
+    if (k === "rounds_done") return v !== run.roundsDone;
+    return v === true || (typeof v === "number" && Number.isFinite(v));
+  };
+  return names.filter((k) => informative(k, summary[k])).map((k) => [k, summary[k]]);
 }
 
-/** @param {string} k @param {string} v */
+/** @param {string} k @param {number|boolean} v */
+function shownValue(k, v) {
+  if (typeof v === "boolean") return "yes";
+  return k === "wall_s" ? duration(v) : num(v, 5);
+}
+
+/**
+ * A run's config as it matters to the run: no unset (null) values, and in each section only
+ * the parameters of the component it selects (`algorithm.fedavg` of `algorithm.name =
+ * fedavg`; the schema gives every registered component its sub-object).
+ * @param {Record<string, any>} config @returns {Record<string, any>}
+ */
+export function essentialConfig(config) {
+  /** @param {any} v @returns {any} */
+  const pruned = (v) => {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+    return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, pruned(x)]));
+  };
+  return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== null).map(([key, section]) => {
+    if (section === null || typeof section !== "object" || Array.isArray(section)) return [key, section];
+    const chosen = new Set(Object.values(section).filter((v) => typeof v === "string"));
+    const kept = Object.entries(section).filter(([k, v]) => v !== null && (typeof v !== "object" || Array.isArray(v) || chosen.has(k)));
+    return [key, pruned(Object.fromEntries(kept))];
+  }));
+}
+
+/** A fact of the head; none for a value not there (not started, not finished). @param {string} k @param {string} v */
 function fact(k, v) {
+  if (!v || v === "—") return null;
   return h("div", {}, h("dt", {}, k), h("dd", {}, v));
 }
 

@@ -49,13 +49,15 @@ class Availability(ABC):
     """`mask(t)` is called with t = 0, 1, 2, ...; `pi` is the true availability π_k.
 
     `lam` is the correlation λ_k (second eigenvalue of the client's chain) where the
-    model defines one. Randomness for round t comes from a generator derived from
-    (seed, t) (`worker.engine.rng.torch_gen`), so only models with memory (Markov)
-    carry state across rounds, listed by `state_dict`.
+    model defines one; `period` the number of rounds after which a periodic model's
+    pattern repeats (diurnal: E₀ + E₁), None for the others. Randomness for round t
+    comes from a generator derived from (seed, t) (`worker.engine.rng.torch_gen`), so
+    only models with memory (Markov) carry state across rounds, listed by `state_dict`.
     """
 
     pi: Tensor
     lam: Tensor | None = None
+    period: int | None = None
 
     @classmethod
     def from_params(cls, params: Any, facts: AvailabilityFacts) -> Availability:

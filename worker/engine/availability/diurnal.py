@@ -42,6 +42,7 @@ class Diurnal(Availability):
         if bool(group0.all()) or not bool(group0.any()):
             raise ConfigError("availability.diurnal: both groups need at least one client")
         self.group0, self.e0, self.e1 = group0, e0, e1
+        self.period = e0 + e1
         share0 = e0 / (e0 + e1)
         self.pi = torch.where(group0, share0, 1 - share0).double()
 
