@@ -3,8 +3,9 @@
 // plots calls `preloadPlotly()` as it mounts (the script downloads while the page's data
 // does, without running), draws its frame and tables at once and hands its plots to
 // `react` here: the script runs after the next paint (parsing it takes the main thread for
-// a second or so), then the plots are drawn in call order. The server writes the script's
-// versioned URL into the page (`<meta name="fedwatch-plotly">`).
+// a second or so), then the plots are drawn in call order, a frame apart (the first one
+// shows without waiting for the others). The server writes the script's versioned URL
+// into the page (`<meta name="fedwatch-plotly">`).
 import { errorBox, loading, replace } from "./dom.js";
 
 /** The mark set when the document's first plot has rendered (`bench/paint.py` reads it). */
@@ -16,7 +17,7 @@ const DEFAULT_URL = "/vendor/plotly.min.js";
 /** @type {Promise<any>|null} */
 let pending = null;
 let preloaded = false;
-/** Plotly, once loaded and every call queued before that has run. @type {any} */
+/** Plotly, once loaded and the calls queued before have started to run. @type {any} */
 let ready = null;
 /** The latest react or purge of each plot: an older queued react is skipped. @type {WeakMap<HTMLElement, object>} */
 const latest = new WeakMap();
@@ -64,18 +65,47 @@ export function loadPlotly() {
     };
     document.head.appendChild(script);
   }));
-  // First of the callbacks: the calls queued meanwhile run after it, in their order.
-  pending.then((P) => { ready = P; }, () => {});
   return pending;
 }
 
+/** @type {{fn: (P: any) => void, failed: (err: unknown) => void}[]} calls waiting for Plotly */
+const queue = [];
+let draining = false;
+
 /**
- * `fn(Plotly)` now if it is loaded, else once it is, after the calls queued before.
+ * `fn(Plotly)` now if it is loaded and nothing waits, else once it is, after the calls
+ * queued before.
  * @param {(P: any) => void} fn @param {(err: unknown) => void} [failed]
  */
 function withPlotly(fn, failed = () => {}) {
-  if (ready) fn(ready);
-  else loadPlotly().then(fn, failed);
+  if (ready && !queue.length) {
+    fn(ready);
+    return;
+  }
+  queue.push({ fn, failed });
+  if (queue.length === 1 && !draining) loadPlotly().then(drain, (err) => {
+    for (const call of queue.splice(0)) call.failed(err);
+  });
+}
+
+/**
+ * Run the queued calls, a frame between two of them: the first plot shows as soon as it
+ * is drawn instead of once every plot of the page is.
+ * @param {any} P
+ */
+async function drain(P) {
+  draining = true;
+  ready = P;
+  while (queue.length) {
+    const call = /** @type {{fn: (P: any) => void}} */ (queue.shift());
+    try {
+      call.fn(P);
+    } catch (err) {
+      console.error(err);
+    }
+    if (queue.length) await afterPaint();
+  }
+  draining = false;
 }
 
 /**
