@@ -124,6 +124,7 @@ class Assets:
         self._signature: tuple[tuple[str, int, int], ...] | None = None
         self._version = ""
         self._lock = threading.Lock()
+        self._warming = False
 
     def _listing(self) -> list[Path]:
         found = []
@@ -154,8 +155,13 @@ class Assets:
         return hashlib.sha256(self.plotly_js.read_bytes()).hexdigest()[:12]
 
     def warm(self) -> None:
-        """Compress Plotly ahead of the first page that plots (called in a thread)."""
-        self.files.get(self.plotly_js)
+        """Compress Plotly's script in a thread, once, when the first page is served: it is
+        ready by the time a page that plots asks for it."""
+        with self._lock:
+            if self._warming:
+                return
+            self._warming = True
+        threading.Thread(target=self.files.get, args=(self.plotly_js,), daemon=True).start()
 
     def file(self, relative: str) -> tuple[Path, bool] | None:
         """The file a `/static/` path names and whether its version is the current one;
@@ -173,6 +179,7 @@ class Assets:
     def index(self) -> Encoded:
         """index.html with its URLs versioned and every module preloaded (the browser
         fetches the module graph at once instead of one import level at a time)."""
+        self.warm()
         page = (self.root / "index.html").read_text()
         prefix = f"/static/v-{self.version()}/"
         page = re.sub(r'((?:href|src)=")/static/', rf"\1{prefix}", page)

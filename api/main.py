@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -77,8 +76,6 @@ def create_app(config: Settings = settings) -> FastAPI:
         # process: keep it out of the collector's full passes, which would otherwise
         # walk it and pause a request for a few hundred milliseconds.
         gc.freeze()
-        # Plotly's script compressed before the first page that plots asks for it.
-        threading.Thread(target=app.state.assets.warm, name="assets", daemon=True).start()
         poller = asyncio.create_task(feed.run())
         yield
         feed.close()
