@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,9 +120,34 @@ def torchvision_pool(name: str, root: str, download: bool) -> Pool:
     """Train and test tensors (N, C, H, W) normalised to [-1, 1], labels as long."""
     require_files(name, root, download)
     root_path = Path(root)
-    train = _load(name, root_path, True, download)
-    test = _load(name, root_path, False, download)
+    try:
+        train = _load(name, root_path, True, download)
+        test = _load(name, root_path, False, download)
+    except (RuntimeError, ValueError, OSError, EOFError, pickle.UnpicklingError) as err:
+        raise unreadable(name, root_path, err) from None
     return (*train, *test)
+
+
+def unreadable(name: str, root: Path, err: BaseException) -> DatasetMissing:
+    """One line naming the files that fail torchvision's checksums (CIFAR-10, SVHN) or,
+    where it keeps none, the error, and what to do (torchvision's own message offers
+    `download=True`, of no use offline)."""
+    from torchvision.datasets import CIFAR10, SVHN
+    from torchvision.datasets.utils import check_integrity
+
+    if name == "cifar10":
+        folder = root / CIFAR10.base_folder
+        sums = [(folder / f, md5) for f, md5 in [*CIFAR10.train_list, *CIFAR10.test_list]]
+    elif name == "svhn":
+        sums = [(root / f, md5) for _, f, md5 in SVHN.split_list.values() if (root / f).exists()]
+    else:
+        sums = []
+    bad = [str(path.relative_to(root)) for path, md5 in sums if not check_integrity(str(path), md5)]
+    what = f"fail their checksums: {', '.join(bad)}" if bad else f"cannot be read ({err})"
+    return DatasetMissing(
+        f"data.root: {name} files under {root.resolve()} {what}; replace them with the "
+        "original files (torchvision's layout), or set data.download=true to fetch them again"
+    )
 
 
 def _load(name: str, root: Path, train: bool, download: bool) -> tuple[Tensor, Tensor]:
