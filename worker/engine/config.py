@@ -130,7 +130,9 @@ def _check_data(c: RunSection) -> None:
             f"data.partition: {d.dataset} supports {', '.join(map(repr, facts.partitions))}, "
             f"not {d.partition!r}"
         )
-    if d.means is not None and len(d.means) != d.n_clients:
+    # data.means belongs to mean_estimation: a preset used as a base for another dataset
+    # keeps its value, unused
+    if d.dataset == "mean_estimation" and d.means is not None and len(d.means) != d.n_clients:
         raise ValueError(f"data.means: {len(d.means)} values given for {d.n_clients} clients")
     if d.n_clusters > d.n_clients:
         raise ValueError("data.n_clusters: more clusters than clients")
