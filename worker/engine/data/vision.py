@@ -11,6 +11,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from worker.engine.data.cache import cached
 from worker.engine.errors import DatasetMissing
 from worker.engine.registry import DatasetFacts, DataSource, dataset
 from worker.engine.sections import DataSection
@@ -151,22 +152,27 @@ def unreadable(name: str, root: Path, err: BaseException) -> DatasetMissing:
 
 
 def _load(name: str, root: Path, train: bool, download: bool) -> tuple[Tensor, Tensor]:
+    """One split as (N, C, H, W) floats in [-1, 1] and long labels; the parsed bytes come
+    from the data root's cache after the first read (`cache.py`)."""
+    entry = f"{name}-{'train' if train else 'test'}"
+    x, y = cached(root, entry, EXPECTED_FILES[name], lambda: _read(name, root, train, download))
+    images = torch.from_numpy(np.array(x))  # a copy of the mapped file, as floats next
+    return (images.float() / 127.5 - 1.0).contiguous(), torch.from_numpy(np.array(y)).long()
+
+
+def _read(name: str, root: Path, train: bool, download: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Parse one split with torchvision: uint8 images (N, C, H, W), int64 labels."""
     from torchvision import datasets
 
     if name in ("mnist", "fashion_mnist"):
         cls = datasets.MNIST if name == "mnist" else datasets.FashionMNIST
         ds = cls(str(root), train=train, download=download)
-        x = ds.data.unsqueeze(1)
-        y = torch.as_tensor(ds.targets)
-    elif name == "cifar10":
+        return ds.data.unsqueeze(1).numpy(), np.asarray(ds.targets, dtype=np.int64)
+    if name == "cifar10":
         cds = datasets.CIFAR10(str(root), train=train, download=download)
-        x = torch.as_tensor(cds.data).permute(0, 3, 1, 2)
-        y = torch.as_tensor(cds.targets)
-    else:
-        sds = datasets.SVHN(str(root), split="train" if train else "test", download=download)
-        x = torch.as_tensor(sds.data)
-        y = torch.as_tensor(sds.labels)
-    return (x.float() / 127.5 - 1.0).contiguous(), y.long()
+        return cds.data.transpose(0, 3, 1, 2).copy(), np.asarray(cds.targets, dtype=np.int64)
+    sds = datasets.SVHN(str(root), split="train" if train else "test", download=download)
+    return sds.data, np.asarray(sds.labels, dtype=np.int64)
 
 
 def _from_root(name: str) -> Any:
