@@ -78,7 +78,7 @@ function dimension(label, values) {
   const dim = { label: plotText(label), values: coded, range: [lo - pad, hi + pad] };
   if (!numeric || ticks.length <= 12) {
     dim.tickvals = ticks;
-    dim.ticktext = text.map(plotText);
+    dim.ticktext = text;  // parcoords writes tick labels as plain text (its axis labels as HTML)
   }
   return dim;
 }

@@ -293,7 +293,7 @@ def test_parallel_coordinates_of_a_sweep(modules_page: Any) -> None:
         modules_page,
         "compare-view.js",
         f"""m => m.parcoordsTrace(['client.lr', 'algorithm.name'], {runs}, 'acc',
-              {{label: 'accuracy', better: 'lower'}})""",
+              {{label: 'accuracy <%>', better: 'lower'}})""",
     )
     assert trace["type"] == "parcoords"
     assert trace["meta"]["runs"] == [1, 2, 3, 5]  # one line per run with the value
@@ -305,10 +305,11 @@ def test_parallel_coordinates_of_a_sweep(modules_page: Any) -> None:
         "tickvals": [0.01, 0.1],
         "ticktext": ["0.01", "0.1"],
     }
-    # Categorical: sorted labels as ticks (escaped for Plotly), a missing field reads "—".
-    assert algorithm["ticktext"] == ["&lt;b&gt;x&lt;/b&gt;", "fedavg", "mifa", "—"]
+    # Categorical: sorted labels as ticks (plain text to parcoords), a missing field "—".
+    assert algorithm["ticktext"] == ["<b>x</b>", "fedavg", "mifa", "—"]
     assert algorithm["values"] == [2, 1, 0, 3] and algorithm["tickvals"] == [0, 1, 2, 3]
-    assert value == {"label": "accuracy", "values": [0.7, 0.9, 0.8, 0.6]}
+    # Axis labels are HTML to Plotly: escaped.
+    assert value == {"label": "accuracy &lt;&#37;&gt;", "values": [0.7, 0.9, 0.8, 0.6]}
     assert trace["line"]["color"] == [0.7, 0.9, 0.8, 0.6] and trace["line"]["reversescale"]
     one = js(
         modules_page,
