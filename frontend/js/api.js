@@ -258,14 +258,16 @@ function toMatrix(w) {
 
 /**
  * @typedef {{mean: number|null, std: number|null, n: number}} Stat
- * @typedef {{group: string, n: number, seeds: number[], stats: Record<string, Stat>}} CompareRow
+ * @typedef {{group: string, n: number, seeds: number[], stats: Record<string, Stat>,
+ *   config: Record<string, any[]>}} CompareRow config: per key of `configKeys`, the group's distinct values
  * @typedef {{group: string, reference: string, metric: string, pValue: number|null, nPairs: number,
  *   meanDiff: number|null, ciLow: number|null, ciHigh: number|null, effectSize: number|null,
  *   direction: "better"|"worse"|"equal"|null}} TTest
  * @typedef {{metric: string, x: string,
  *   runs: {id: number, name: string, group: string, x: number[], y: (number|null)[]}[],
  *   groups: {name: string, runIds: number[], x: number[], mean: (number|null)[], std: (number|null)[]}[],
- *   columns: string[], table: CompareRow[], ttests: TTest[]}} Comparison
+ *   columns: string[], table: CompareRow[], ttests: TTest[], configKeys: string[]}} Comparison
+ *   configKeys: the dotted config fields that differ between the compared runs
  * @typedef {{name: string, label: string, short: string, kind: "round"|"summary", unit: string,
  *   scale: number, panel: string, better: "higher"|"lower"|null, summary: boolean,
  *   compare: boolean, rank: boolean, description: string}} MetricSpec
@@ -285,7 +287,8 @@ function toComparison(w) {
       std: g.std ?? [],
     })),
     columns: w.columns ?? [],
-    table: (w.table ?? []).map((/** @type {any} */ row) => ({ group: String(row.group ?? ""), n: row.n ?? 0, seeds: row.seeds ?? [], stats: row.stats ?? {} })),
+    table: (w.table ?? []).map((/** @type {any} */ row) => ({ group: String(row.group ?? ""), n: row.n ?? 0, seeds: row.seeds ?? [], stats: row.stats ?? {}, config: row.config ?? {} })),
+    configKeys: w.config_keys ?? [],
     ttests: (w.ttests ?? []).map((/** @type {any} */ t) => ({
       group: String(t.group ?? ""),
       reference: String(t.reference ?? ""),

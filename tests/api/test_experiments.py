@@ -71,6 +71,12 @@ def test_grid_times_seeds(client: TestClient) -> None:
     finals = [r["summary"]["final_test_acc"] for r in fedavg_runs]
     assert row["n"] == 3
     assert row["stats"]["final_test_acc"]["mean"] == pytest.approx(sum(finals) / 3)
+    # What differs between the runs' configs (seeds pair the runs; client.lr is the same).
+    assert compare["config_keys"] == ["algorithm.name"]
+    assert [r["config"] for r in compare["table"]] == [
+        {"algorithm.name": ["fedavg"]},
+        {"algorithm.name": ["mifa"]},
+    ]
     by_seed: dict[str, dict[int, float]] = {r["algorithm"]: {} for r in runs}
     for r in runs:
         by_seed[r["algorithm"]][r["seed"]] = r["summary"]["time_avg_test_acc"]

@@ -4,6 +4,9 @@ import { loadCatalog, specOf } from "../catalog.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { heading, headline, num, when } from "../format.js";
 import { go, replaceQuery } from "../router.js";
+import { columnChooser, shownColumns } from "../columns.js";
+
+/** @typedef {import("../columns.js").Column & {heading?: string, cell: (run: import("../api.js").Run) => HTMLElement}} RunColumn */
 
 const STATUSES = ["", "queued", "running", "succeeded", "failed", "cancelled"];
 const PAGE_SIZE = 50;
@@ -37,11 +40,14 @@ export function mount(root, route) {
   const compareBtn = h("button", { type: "button", class: "primary", disabled: true, on: { click: () => go("/compare", { runs: [...picked] }) } }, "Compare selected");
   const body = h("div", { class: "table-wrap" }, loading("Loading runs…"));
   const pager = h("div", { class: "pager" });
+  // Re-rendered from the last list when the user shows or hides a column.
+  const chooser = columnChooser("runs", () => { shown = ""; refresh(); });
+  chooser.update(runColumns());
 
   replace(
     root,
     h("div", { class: "page-head" }, h("h1", {}, "Runs"), h("a", { class: "button primary", href: "#/new" }, "New run")),
-    h("form", { class: "filters", on: { submit: (/** @type {Event} */ e) => e.preventDefault() } }, status, algorithm, experiment, text, tagFilter, rank, compareBtn),
+    h("form", { class: "filters", on: { submit: (/** @type {Event} */ e) => e.preventDefault() } }, status, algorithm, experiment, text, tagFilter, rank, compareBtn, chooser.el),
     body,
     pager,
   );
@@ -121,30 +127,40 @@ export function mount(root, route) {
         : empty("No runs yet.", ["Start one from ", h("a", { href: "#/new" }, "New run"), ", or try the ", h("a", { href: "#/new?preset=example1" }, "example1 preset"), ": it takes seconds."]));
       return;
     }
-    const rows = runs.map((run) => h(
-      "tr", { dataset: { runId: String(run.id) } },
-      h("td", {}, h("input", {
+    const columns = shownColumns(runColumns(), chooser.choice());
+    const rows = runs.map((run) => h("tr", { dataset: { runId: String(run.id) } }, columns.map((c) => c.cell(run))));
+    replace(body, h("table", { class: "runs-table" },
+      h("thead", {}, h("tr", {}, columns.map((c) => h("th", { dataset: { key: c.key } }, c.heading ?? c.label)))),
+      h("tbody", {}, rows)));
+  }
+
+  /**
+   * The table's columns: fixed ones and those the "Columns" menu shows or hides (at
+   * 1440 px the default set fits without scrolling sideways).
+   * @returns {RunColumn[]}
+   */
+  function runColumns() {
+    return [
+      { key: "pick", label: "select", heading: "", cell: (run) => h("td", {}, h("input", {
         type: "checkbox", "aria-label": `select run ${run.id}`, checked: picked.has(run.id),
         on: { change: (/** @type {Event} */ e) => toggle(run.id, /** @type {HTMLInputElement} */ (e.target).checked) },
-      })),
-      h("td", { class: "num" }, String(run.id)),
-      h("td", { class: "name-cell" }, h("a", { href: `#/runs/${run.id}`, class: "run-name" }, run.name || `run ${run.id}`), run.notes && h("div", { class: "muted small" }, run.notes),
-        run.tags.length > 0 && h("div", { class: "tags" }, run.tags.map((t) => h("button", { type: "button", class: "tag", title: `only runs tagged ${t}`, on: { click: () => filterTag(t) } }, t)))),
-      h("td", {}, badge(run.cancelling ? "cancelling" : run.status)),
-      h("td", { class: "progress-cell" }, progressBar(run.progress, `${run.roundsDone} / ${run.roundsTotal}`)),
-      h("td", {}, run.algorithm),
-      h("td", {}, run.dataset),
-      h("td", {}, run.availability),
-      h("td", { class: "num" }, String(run.seed)),
-      h("td", {}, run.experimentId === null ? "—" : h("a", { href: `#/compare?experiment=${run.experimentId}` }, `#${run.experimentId}`)),
-      h("td", { class: "nowrap" }, rankedValue(filters.rankBy, run.summary) ?? headline(run.summary)),
-      h("td", { class: "nowrap small" }, when(run.createdAt)),
-      h("td", { class: "actions" },
+      })) },
+      { key: "id", label: "#", cell: (run) => h("td", { class: "num" }, String(run.id)) },
+      { key: "name", label: "name", cell: (run) => h("td", { class: "name-cell" }, h("a", { href: `#/runs/${run.id}`, class: "run-name" }, run.name || `run ${run.id}`), run.notes && h("div", { class: "muted small" }, run.notes),
+        run.tags.length > 0 && h("div", { class: "tags" }, run.tags.map((t) => h("button", { type: "button", class: "tag", title: `only runs tagged ${t}`, on: { click: () => filterTag(t) } }, t)))) },
+      { key: "status", label: "status", cell: (run) => h("td", {}, badge(run.cancelling ? "cancelling" : run.status)) },
+      { key: "progress", label: "progress", optional: true, cell: (run) => h("td", { class: "progress-cell" }, progressBar(run.progress, `${run.roundsDone} / ${run.roundsTotal}`)) },
+      { key: "algorithm", label: "algorithm", optional: true, cell: (run) => h("td", {}, run.algorithm) },
+      { key: "dataset", label: "dataset", optional: true, hidden: true, cell: (run) => h("td", {}, run.dataset) },
+      { key: "availability", label: "availability", optional: true, hidden: true, cell: (run) => h("td", {}, run.availability) },
+      { key: "seed", label: "seed", optional: true, hidden: true, cell: (run) => h("td", { class: "num" }, String(run.seed)) },
+      { key: "experiment", label: "experiment", optional: true, cell: (run) => h("td", {}, run.experimentId === null ? "—" : h("a", { href: `#/compare?experiment=${run.experimentId}` }, `#${run.experimentId}`)) },
+      { key: "result", label: "result", optional: true, cell: (run) => h("td", { class: "nowrap" }, rankedValue(filters.rankBy, run.summary) ?? headline(run.summary)) },
+      { key: "created", label: "created", optional: true, hidden: true, cell: (run) => h("td", { class: "nowrap small" }, when(run.createdAt)) },
+      { key: "actions", label: "actions", heading: "", cell: (run) => h("td", { class: "actions" },
         run.active && !run.cancelling && h("button", { type: "button", on: { click: () => cancel(run) } }, "Cancel"),
-        h("button", { type: "button", class: "danger", on: { click: () => remove(run) } }, "Delete")),
-    ));
-    const head = ["", "#", "name", "status", "progress", "algorithm", "dataset", "availability", "seed", "experiment", "result", "created", ""];
-    replace(body, h("table", { class: "runs-table" }, h("thead", {}, h("tr", {}, head.map((t) => h("th", {}, t)))), h("tbody", {}, rows)));
+        h("button", { type: "button", class: "danger", on: { click: () => remove(run) } }, "Delete")) },
+    ];
   }
 
   /** @param {number} count */
