@@ -4,6 +4,7 @@ import { loadCatalog, specOf } from "../catalog.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { heading, headline, num, when } from "../format.js";
 import { go, replaceQuery } from "../router.js";
+import { standing } from "../standing.js";
 
 const STATUSES = ["", "queued", "running", "succeeded", "failed", "cancelled"];
 const PAGE_SIZE = 50;
@@ -34,6 +35,8 @@ export function mount(root, route) {
   // Newest first, or best first by a summary value the catalogue ranks by (`rank_by`).
   const rank = select("rank", [["", "newest first"]], filters.rankBy);
   const tagFilter = h("span", { class: "tag-filter" });
+  // The experiment filtered by, as a whole: its progress page.
+  const experimentLink = h("a", { class: "experiment-link", hidden: true }, "");
   const compareBtn = h("button", { type: "button", class: "primary", disabled: true, on: { click: () => go("/compare", { runs: [...picked] }) } }, "Compare selected");
   const body = h("div", { class: "table-wrap" }, loading("Loading runs…"));
   const pager = h("div", { class: "pager" });
@@ -41,7 +44,7 @@ export function mount(root, route) {
   replace(
     root,
     h("div", { class: "page-head" }, h("h1", {}, "Runs"), h("a", { class: "button primary", href: "#/new" }, "New run")),
-    h("form", { class: "filters", on: { submit: (/** @type {Event} */ e) => e.preventDefault() } }, status, algorithm, experiment, text, tagFilter, rank, compareBtn),
+    h("form", { class: "filters", on: { submit: (/** @type {Event} */ e) => e.preventDefault() } }, status, algorithm, experiment, experimentLink, text, tagFilter, rank, compareBtn),
     body,
     pager,
   );
@@ -95,7 +98,10 @@ export function mount(root, route) {
     clearTimeout(timer);
     replaceQuery("/runs", { status: filters.status, algorithm: filters.algorithm, experiment: filters.experimentId, q: filters.q, rank: filters.rankBy, tag: filters.tag, offset: filters.offset || "" });
     try {
-      const { runs, count } = await api.listRuns({ ...filters, limit: PAGE_SIZE });
+      showExperimentLink();
+      // An experiment's runs as they progress: running, then queued in the order they start.
+      const order = filters.experimentId && !filters.rankBy ? "activity" : undefined;
+      const { runs, count } = await api.listRuns({ ...filters, order, limit: PAGE_SIZE });
       if (!alive) return;
       // Re-render only on change, so that an idle table does not swap buttons under the pointer.
       const key = JSON.stringify([runs, count, filters]);  // the empty state names the filters
@@ -130,7 +136,7 @@ export function mount(root, route) {
       h("td", { class: "num" }, String(run.id)),
       h("td", { class: "name-cell" }, h("a", { href: `#/runs/${run.id}`, class: "run-name" }, run.name || `run ${run.id}`), run.notes && h("div", { class: "muted small" }, run.notes),
         run.tags.length > 0 && h("div", { class: "tags" }, run.tags.map((t) => h("button", { type: "button", class: "tag", title: `only runs tagged ${t}`, on: { click: () => filterTag(t) } }, t)))),
-      h("td", {}, badge(run.cancelling ? "cancelling" : run.status)),
+      h("td", {}, badge(run.cancelling ? "cancelling" : run.status), standing(run)),
       h("td", { class: "progress-cell" }, progressBar(run.progress, `${run.roundsDone} / ${run.roundsTotal}`)),
       h("td", {}, run.algorithm),
       h("td", {}, run.dataset),
@@ -145,6 +151,13 @@ export function mount(root, route) {
     ));
     const head = ["", "#", "name", "status", "progress", "algorithm", "dataset", "availability", "seed", "experiment", "result", "created", ""];
     replace(body, h("table", { class: "runs-table" }, h("thead", {}, h("tr", {}, head.map((t) => h("th", {}, t)))), h("tbody", {}, rows)));
+  }
+
+  function showExperimentLink() {
+    experimentLink.hidden = !filters.experimentId;
+    experimentLink.setAttribute("href", `#/experiments/${filters.experimentId}`);
+    experimentLink.textContent = `experiment #${filters.experimentId} progress`;
+    rank.options[0].textContent = filters.experimentId ? "running first" : "newest first";
   }
 
   /** @param {number} count */
