@@ -5,6 +5,7 @@ import { errorBox, h, loading, replace } from "../dom.js";
 import { applyAssignments } from "../paths.js";
 import { runName } from "../run-name.js";
 import { schemaForm } from "../schema-form.js";
+import { sweepMessages } from "../field-errors.js";
 import { methodCells, sweepEditor, sweepSize } from "../sweep.js";
 import { go } from "../router.js";
 
@@ -162,8 +163,16 @@ function build(root, schema, presets, query) {
   }
 
   function updateSubmit() {
+    submit.disabled = false;
     if (mode === "single") {
       submit.textContent = "Start run";
+      return;
+    }
+    // What keeps the sweep from launching, said on the button instead of a count.
+    const problem = sweep.problem();
+    if (problem) {
+      submit.textContent = problem;
+      submit.disabled = true;
       return;
     }
     const spec = sweep.value();
@@ -192,7 +201,7 @@ function build(root, schema, presets, query) {
     } catch (err) {
       showError(err);
     } finally {
-      submit.disabled = false;
+      updateSubmit();
     }
   }
 
@@ -204,7 +213,11 @@ function build(root, schema, presets, query) {
       return;
     }
     const fields = err instanceof ApiError ? err.fields : [];
-    const unplaced = fields.length ? form.showErrors(sweep.showErrors(fields)) : [];
+    // At their fields, in plain words, each once: a sweep repeats an error of its base
+    // config for every one of its runs.
+    const spec = sweep.value();
+    const cells = mode === "sweep" ? sweepSize(spec.grid, [0], spec.cells) : 1;
+    const unplaced = fields.length ? form.showErrors(sweepMessages(sweep.showErrors(fields), cells)) : [];
     const lines = fields.length
       ? [h("strong", {}, "Please fix the highlighted fields."), unplaced.map((f) => h("div", {}, f.path ? `${f.path}: ${f.message}` : f.message))]
       : [h("strong", {}, "The run was not created."), h("div", {}, err instanceof Error ? err.message : String(err))];
