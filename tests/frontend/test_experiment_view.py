@@ -144,6 +144,10 @@ def test_a_reproduction_links_its_report_and_a_missing_one_says_so(
         "succeeded 1"
     )
 
+    report.click()  # the report links back to the progress page
+    back = f".page-head a.experiment-link[href='#/experiments/{experiment['id']}']"
+    page.locator(back).wait_for()
+
     page.goto(f"{server}/#/experiments/987654")
     page.locator("text=Experiment #987654 does not exist").wait_for()
 
