@@ -9,17 +9,20 @@
  *   seed: number, experimentId: number|null, notes: string, createdAt: Date|null,
  *   startedAt: Date|null, finishedAt: Date|null, summary: Record<string, any>|null,
  *   error: string|null, worker: string|null, config: Record<string, any>|null,
- *   external: boolean, nClients: number, active: boolean, cancelling: boolean, tags: string[]
- * }} Run
+ *   external: boolean, nClients: number, active: boolean, cancelling: boolean, tags: string[],
+ *   roundsPerS: number|null, queuePosition: number|null, etaS: number|null
+ * }} Run roundsPerS: measured speed; queuePosition: 1 = starts next; etaS: seconds to finish (the server's estimate)
  * @typedef {{round: number[], last: (number|null)[], min: (number|null)[], max: (number|null)[]}} Series
  * @typedef {{clients: number[], rounds: number[], values: (number|null)[][]}} Matrix
  * @typedef {{algorithm: string, set: Record<string, any>}} Method a paper's method: its settings
  * @typedef {{name: string, description: string, compare: string[], methods: Method[],
  *   seeds: number[], variants: Record<string, string[]>, config: Record<string, any>|null}} Preset
  * @typedef {{label: string, set: Record<string, any>}} Cell an experiment's explicit cell
+ * @typedef {{byStatus: Record<string, number>, roundsDone: number, roundsTotal: number,
+ *   roundsPerS: number|null, etaS: number|null}} ExperimentProgress its runs together; etaS: until the last active one ends
  * @typedef {{id: number, name: string, base: Record<string, any>, grid: Record<string, any[]>,
  *   cells: Cell[], seeds: number[], preset: string|null, runIds: number[],
- *   createdAt: Date|null}} Experiment
+ *   createdAt: Date|null, progress: ExperimentProgress}} Experiment
  * @typedef {{path: string, message: string}} FieldError
  */
 
@@ -180,6 +183,9 @@ export function toRun(w) {
     active: !FINAL_STATUSES.includes(w.status),
     cancelling: !FINAL_STATUSES.includes(w.status) && Boolean(w.cancel_requested),
     tags: w.tags ?? [],
+    roundsPerS: w.rounds_per_s ?? null,
+    queuePosition: w.queue_position ?? null,
+    etaS: w.eta_s ?? null,
   };
 }
 
@@ -195,6 +201,13 @@ function toExperiment(w) {
     preset: w.preset ?? null,
     runIds: w.run_ids ?? [],
     createdAt: date(w.created_at),
+    progress: {
+      byStatus: w.progress?.by_status ?? {},
+      roundsDone: w.progress?.rounds_done ?? 0,
+      roundsTotal: w.progress?.rounds_total ?? 0,
+      roundsPerS: w.progress?.rounds_per_s ?? null,
+      etaS: w.progress?.eta_s ?? null,
+    },
   };
 }
 
@@ -334,11 +347,11 @@ export const api = {
 
   /**
    * @param {{status?: string, algorithm?: string, experimentId?: number|string|null, q?: string,
-   *   rankBy?: string, limit?: number, offset?: number}} f
+   *   rankBy?: string, tag?: string, order?: "newest"|"activity", limit?: number, offset?: number}} f
    * @returns {Promise<{runs: Run[], count: number}>}
    */
   listRuns: async (f = {}) => {
-    const params = { status: f.status, algorithm: f.algorithm, experiment_id: f.experimentId, q: f.q, rank_by: f.rankBy, tag: f.tag, limit: f.limit ?? 50, offset: f.offset ?? 0 };
+    const params = { status: f.status, algorithm: f.algorithm, experiment_id: f.experimentId, q: f.q, rank_by: f.rankBy, tag: f.tag, order: f.order, limit: f.limit ?? 50, offset: f.offset ?? 0 };
     const body = await request("GET", `/api/runs${query(params)}`);
     return { runs: body.data.map(toRun), count: body.count };
   },

@@ -48,7 +48,16 @@ def test_grid_times_seeds(client: TestClient) -> None:
     assert {r["config"]["client"]["lr"] for r in runs} == {0.05}
     listed = client.get("/api/runs", params={"experiment_id": experiment["id"]}).json()
     assert listed["count"] == 6
-    assert client.get(f"/api/experiments/{experiment['id']}").json() == experiment
+    read = client.get(f"/api/experiments/{experiment['id']}").json()
+    assert read | {"progress": experiment["progress"]} == experiment
+    assert read["progress"] == {
+        "by_status": {"succeeded": 6},
+        "rounds_done": 48,
+        "rounds_total": 48,
+        "rounds_per_s": read["progress"]["rounds_per_s"],
+        "eta_s": None,
+    }
+    assert read["progress"]["rounds_per_s"] > 0
 
     compare = client.get(
         "/api/compare",

@@ -193,6 +193,7 @@ export function mount(root, route) {
     replace(chips,
       experiments.map((e) => [
         chip(`experiment #${e.id} ${e.name}`, () => { state.experiments = state.experiments.filter((x) => x !== e.id); reload(); }),
+        h("a", { class: "report-link experiment-link", href: `#/experiments/${e.id}` }, "Progress"),
         e.preset && h("a", { class: "report-link", href: `#/experiments/${e.id}/reproduction` }, "Reproduction report"),
       ]),
       state.runs.map((id) => chip(`run #${id}`, () => { state.runs = state.runs.filter((x) => x !== id); reload(); })));

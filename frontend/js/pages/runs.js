@@ -7,6 +7,7 @@ import { go, replaceQuery } from "../router.js";
 import { columnChooser, shownColumns } from "../columns.js";
 
 /** @typedef {import("../columns.js").Column & {heading?: string, cell: (run: import("../api.js").Run) => HTMLElement}} RunColumn */
+import { standing } from "../standing.js";
 
 const STATUSES = ["", "queued", "running", "succeeded", "failed", "cancelled"];
 const PAGE_SIZE = 50;
@@ -37,6 +38,8 @@ export function mount(root, route) {
   // Newest first, or best first by a summary value the catalogue ranks by (`rank_by`).
   const rank = select("rank", [["", "newest first"]], filters.rankBy);
   const tagFilter = h("span", { class: "tag-filter" });
+  // The experiment filtered by, as a whole: its progress page.
+  const experimentLink = h("a", { class: "experiment-link", hidden: true }, "");
   const compareBtn = h("button", { type: "button", class: "primary", disabled: true, on: { click: () => go("/compare", { runs: [...picked] }) } }, "Compare selected");
   const body = h("div", { class: "table-wrap" }, loading("Loading runs…"));
   const pager = h("div", { class: "pager" });
@@ -47,7 +50,7 @@ export function mount(root, route) {
   replace(
     root,
     h("div", { class: "page-head" }, h("h1", {}, "Runs"), h("a", { class: "button primary", href: "#/new" }, "New run")),
-    h("form", { class: "filters", on: { submit: (/** @type {Event} */ e) => e.preventDefault() } }, status, algorithm, experiment, text, tagFilter, rank, compareBtn, chooser.el),
+    h("form", { class: "filters", on: { submit: (/** @type {Event} */ e) => e.preventDefault() } }, status, algorithm, experiment, experimentLink, text, tagFilter, rank, compareBtn, chooser.el),
     body,
     pager,
   );
@@ -101,7 +104,10 @@ export function mount(root, route) {
     clearTimeout(timer);
     replaceQuery("/runs", { status: filters.status, algorithm: filters.algorithm, experiment: filters.experimentId, q: filters.q, rank: filters.rankBy, tag: filters.tag, offset: filters.offset || "" });
     try {
-      const { runs, count } = await api.listRuns({ ...filters, limit: PAGE_SIZE });
+      showExperimentLink();
+      // An experiment's runs as they progress: running, then queued in the order they start.
+      const order = filters.experimentId && !filters.rankBy ? "activity" : undefined;
+      const { runs, count } = await api.listRuns({ ...filters, order, limit: PAGE_SIZE });
       if (!alive) return;
       // Re-render only on change, so that an idle table does not swap buttons under the pointer.
       const key = JSON.stringify([runs, count, filters]);  // the empty state names the filters
@@ -148,19 +154,26 @@ export function mount(root, route) {
       { key: "id", label: "#", cell: (run) => h("td", { class: "num" }, String(run.id)) },
       { key: "name", label: "name", cell: (run) => h("td", { class: "name-cell" }, h("a", { href: `#/runs/${run.id}`, class: "run-name" }, run.name || `run ${run.id}`), run.notes && h("div", { class: "muted small" }, run.notes),
         run.tags.length > 0 && h("div", { class: "tags" }, run.tags.map((t) => h("button", { type: "button", class: "tag", title: `only runs tagged ${t}`, on: { click: () => filterTag(t) } }, t)))) },
-      { key: "status", label: "status", cell: (run) => h("td", {}, badge(run.cancelling ? "cancelling" : run.status)) },
+      { key: "status", label: "status", cell: (run) => h("td", {}, badge(run.cancelling ? "cancelling" : run.status), standing(run)) },
       { key: "progress", label: "progress", optional: true, cell: (run) => h("td", { class: "progress-cell" }, progressBar(run.progress, `${run.roundsDone} / ${run.roundsTotal}`)) },
       { key: "algorithm", label: "algorithm", optional: true, cell: (run) => h("td", {}, run.algorithm) },
       { key: "dataset", label: "dataset", optional: true, hidden: true, cell: (run) => h("td", {}, run.dataset) },
       { key: "availability", label: "availability", optional: true, hidden: true, cell: (run) => h("td", {}, run.availability) },
       { key: "seed", label: "seed", optional: true, hidden: true, cell: (run) => h("td", { class: "num" }, String(run.seed)) },
-      { key: "experiment", label: "experiment", optional: true, cell: (run) => h("td", {}, run.experimentId === null ? "—" : h("a", { href: `#/compare?experiment=${run.experimentId}` }, `#${run.experimentId}`)) },
+      { key: "experiment", label: "experiment", optional: true, cell: (run) => h("td", {}, run.experimentId === null ? "—" : h("a", { href: `#/experiments/${run.experimentId}` }, `#${run.experimentId}`)) },
       { key: "result", label: "result", optional: true, cell: (run) => h("td", { class: "nowrap" }, rankedValue(filters.rankBy, run.summary) ?? headline(run.summary)) },
       { key: "created", label: "created", optional: true, hidden: true, cell: (run) => h("td", { class: "nowrap small" }, when(run.createdAt)) },
       { key: "actions", label: "actions", heading: "", cell: (run) => h("td", { class: "actions" },
         run.active && !run.cancelling && h("button", { type: "button", on: { click: () => cancel(run) } }, "Cancel"),
         h("button", { type: "button", class: "danger", on: { click: () => remove(run) } }, "Delete")) },
     ];
+  }
+
+  function showExperimentLink() {
+    experimentLink.hidden = !filters.experimentId;
+    experimentLink.setAttribute("href", `#/experiments/${filters.experimentId}`);
+    experimentLink.textContent = `experiment #${filters.experimentId} progress`;
+    rank.options[0].textContent = filters.experimentId ? "running first" : "newest first";
   }
 
   /** @param {number} count */
