@@ -16,7 +16,8 @@
  * @typedef {{clients: number[], rounds: number[], values: (number|null)[][]}} Matrix
  * @typedef {{algorithm: string, set: Record<string, any>}} Method a paper's method: its settings
  * @typedef {{name: string, description: string, compare: string[], methods: Method[],
- *   seeds: number[], variants: Record<string, string[]>, config: Record<string, any>|null}} Preset
+ *   seeds: number[], variants: Record<string, string[]>, config: Record<string, any>|null,
+ *   paper: string, needs: string|null}} Preset
  * @typedef {{label: string, set: Record<string, any>}} Cell an experiment's explicit cell
  * @typedef {{byStatus: Record<string, number>, roundsDone: number, roundsTotal: number,
  *   roundsPerS: number|null, etaS: number|null}} ExperimentProgress its runs together; etaS: until the last active one ends
@@ -222,6 +223,8 @@ function toPreset(w) {
     seeds: w.seeds ?? [0],
     variants: w.variants ?? {},
     config: w.config ?? null,
+    paper: w.paper ?? "",
+    needs: w.needs ?? null,
   };
 }
 

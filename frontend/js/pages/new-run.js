@@ -139,7 +139,9 @@ function build(root, schema, presets, query) {
       compareBtn.hidden = false;
       reproduceBtn.hidden = false;
     }
-    replace(presetInfo, h("p", { class: "help" }, preset.description));
+    replace(presetInfo, h("p", { class: "help" }, preset.description),
+      preset.paper && h("p", { class: "help paper" }, preset.paper),
+      preset.needs && h("p", { class: "help needs" }, `Needs ${preset.needs}.`));
     applyPreset(restore.sets);
   }
 
