@@ -2,6 +2,7 @@
 // with Plotly.extendTraces; `uirevision` keeps the user's zoom), client views, summary.
 import { ApiError, RESUMABLE_STATUSES, api, authHeaders, toRun } from "../api.js";
 import { loadCatalog } from "../catalog.js";
+import { confirmIn } from "../confirm.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace, saveFile } from "../dom.js";
 import { duration, label, num, when } from "../format.js";
 import { replaceQuery } from "../router.js";
@@ -131,6 +132,7 @@ class RunView {
     /** @type {Map<string, {div: HTMLElement, traces: any[], metrics: string[]}>} */
     this.panels = new Map();
     this.head = h("div", { class: "run-head" });
+    this.asking = h("div", { class: "confirm-slot", hidden: true });
     this.curves = h("div", { class: "plots curves" });
     this.connection = h("span", { class: "live-dot", title: "live" });
     this.xSelect = /** @type {HTMLSelectElement} */ (h("select", { name: "x", "aria-label": "x axis", on: { change: () => {
@@ -145,6 +147,7 @@ class RunView {
     this.details = h("div", { class: "run-details" });
     replace(root,
       this.head,
+      this.asking,
       h("section", {}, h("div", { class: "section-head" }, h("h2", {}, "Training curves ", this.connection), this.xSelect), this.curves),
       h("section", {}, h("h2", {}, "Clients"), this.clientBox),
       this.details);
@@ -245,7 +248,7 @@ class RunView {
   }
 
   async cancel() {
-    if (!confirm(`Cancel run #${this.run.id}?`)) return;
+    if (!(await confirmIn(this.asking, `Cancel run #${this.run.id}?`, "Cancel run"))) return;
     try {
       this.setRun(await api.cancelRun(this.run.id));
     } catch (err) {

@@ -8,6 +8,7 @@ import { columnChooser, shownColumns } from "../columns.js";
 
 /** @typedef {import("../columns.js").Column & {heading?: string, cell: (run: import("../api.js").Run) => HTMLElement}} RunColumn */
 import { standing } from "../standing.js";
+import { confirmIn } from "../confirm.js";
 
 const STATUSES = ["", "queued", "running", "succeeded", "failed", "cancelled"];
 const PAGE_SIZE = 50;
@@ -42,6 +43,7 @@ export function mount(root, route) {
   const experimentLink = h("a", { class: "experiment-link", hidden: true }, "");
   const compareBtn = h("button", { type: "button", class: "primary", disabled: true, on: { click: () => go("/compare", { runs: [...picked] }) } }, "Compare selected");
   const body = h("div", { class: "table-wrap" }, loading("Loading runs…"));
+  const asking = h("div", { class: "confirm-slot", hidden: true });
   const pager = h("div", { class: "pager" });
   // Re-rendered from the last list when the user shows or hides a column.
   const chooser = columnChooser("runs", () => { shown = ""; refresh(); });
@@ -51,6 +53,7 @@ export function mount(root, route) {
     root,
     h("div", { class: "page-head" }, h("h1", {}, "Runs"), h("a", { class: "button primary", href: "#/new" }, "New run")),
     h("form", { class: "filters", on: { submit: (/** @type {Event} */ e) => e.preventDefault() } }, status, algorithm, experiment, experimentLink, text, tagFilter, rank, compareBtn, chooser.el),
+    asking,
     body,
     pager,
   );
@@ -201,7 +204,7 @@ export function mount(root, route) {
 
   /** @param {import("../api.js").Run} run */
   async function cancel(run) {
-    if (!confirm(`Cancel run #${run.id} "${run.name}"?`)) return;
+    if (!(await confirmIn(asking, `Cancel run #${run.id} "${run.name}"?`, "Cancel run"))) return;
     try {
       await api.cancelRun(run.id);
     } catch (err) {
@@ -212,7 +215,8 @@ export function mount(root, route) {
 
   /** @param {import("../api.js").Run} run */
   async function remove(run) {
-    if (!confirm(`Delete run #${run.id} "${run.name}" and all its records? This cannot be undone.`)) return;
+    const question = `Delete run #${run.id} "${run.name}" and all its records? This cannot be undone.`;
+    if (!(await confirmIn(asking, question, "Delete run"))) return;
     try {
       await api.deleteRun(run.id);
       toggle(run.id, false);
