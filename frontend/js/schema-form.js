@@ -34,7 +34,7 @@ function leafType(node) {
   if (Array.isArray(node.anyOf)) {
     const options = node.anyOf.filter((/** @type {any} */ o) => o.type !== "null");
     nullable = options.length < node.anyOf.length;
-    inner = { ...options[0], description: node.description, default: node.default };
+    inner = { ...options[0], description: node.description, default: node.default, "x-applies": node["x-applies"] };
   }
   /** @type {LeafType["kind"]} */
   let kind = "string";
@@ -177,6 +177,24 @@ export function schemaForm(schema) {
   }
 
   const element = objectFieldset(resolve(schema, schema), "", "run");
+
+  // Fields of some datasets or partitions only (`x-applies` in the schema, e.g.
+  // {"data.dataset": ["mean_estimation"]}) show while those are chosen.
+  const conditional = leaves.filter((l) => l.type.node["x-applies"]);
+  const showRelevant = () => {
+    for (const l of conditional) {
+      const conditions = Object.entries(l.type.node["x-applies"]);
+      l.wrap.hidden = !conditions.every(([path, values]) => {
+        const control = leaves.find((x) => x.path === path);
+        return !control || /** @type {any[]} */ (values).includes(control.get());
+      });
+    }
+  };
+  for (const path of new Set(conditional.flatMap((l) => Object.keys(l.type.node["x-applies"])))) {
+    leaves.find((x) => x.path === path)?.input.addEventListener("change", showRelevant);
+  }
+  syncs.push(showRelevant);
+  showRelevant();
 
   /** @returns {Record<string, any>} */
   function value() {
