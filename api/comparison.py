@@ -1,10 +1,12 @@
 """Group runs and align their series on common rounds; the table and its t-tests are
-`worker.engine.stats`'s."""
+`worker.engine.stats`'s; what differs between the runs' configs."""
 
 from __future__ import annotations
 
+import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -22,6 +24,7 @@ class RunData:
     y: np.ndarray
     wall_s: np.ndarray
     scores: dict[str, float | None]
+    config: dict[str, Any] = field(default_factory=dict)
 
     def sample(self) -> stats.Sample:
         return stats.Sample(self.seed, self.scores)
@@ -76,3 +79,46 @@ def table(
     ]
     ttests = [TTest(**asdict(t)) for t in result.tests]
     return [c.name for c in result.columns], rows, ttests
+
+
+CONFIG_IGNORED = ("name", "seed")
+"""Left out of the config diff: the name is the run's own, and seeds pair runs (each row
+lists its `seeds`)."""
+
+
+def flatten(config: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Dotted key -> value of every leaf (lists are leaves: `data.means`)."""
+    out: dict[str, Any] = {}
+    for key, value in config.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            out.update(flatten(value, path + "."))
+        else:
+            out[path] = value
+    return out
+
+
+_MISSING = "\u0000missing"
+
+
+def config_diff(
+    groups: dict[str, list[RunData]],
+) -> tuple[list[str], dict[str, dict[str, list[Any]]]]:
+    """The dotted keys whose value is not the same in all the compared runs (in config
+    order; name and seed aside), and per group the distinct values its runs have of each
+    (in run order; null for a run whose config lacks the key)."""
+    flat = {g: [flatten(r.config) for r in runs] for g, runs in groups.items()}
+    every = [f for fs in flat.values() for f in fs]
+    keys = [k for k in dict.fromkeys(k for f in every for k in f) if k not in CONFIG_IGNORED]
+
+    def canon(f: dict[str, Any], key: str) -> str:
+        return json.dumps(f[key], sort_keys=True) if key in f else _MISSING
+
+    differing = [k for k in keys if len({canon(f, k) for f in every}) > 1]
+    values: dict[str, dict[str, list[Any]]] = {}
+    for g, fs in flat.items():
+        values[g] = {}
+        for k in differing:
+            seen = {canon(f, k): f.get(k) for f in fs}
+            values[g][k] = list(seen.values())
+    return differing, values

@@ -211,11 +211,13 @@ def list_runs(
     rank_by: str | None = None,
     higher_is_better: bool = True,
     tag: str | None = None,
+    by_activity: bool = False,
 ) -> tuple[list[Run], int]:
     """Newest first, or best first by the summary value `rank_by` (highest first when
     `higher_is_better`, the direction the metric catalogue gives it; runs without it last,
-    newest first among equals); `q` matches name or notes, case-insensitively; `tag` one
-    tag exactly."""
+    newest first among equals), or `by_activity` (without `rank_by`): running runs, then
+    queued ones in the order they start (by id), then the rest newest first. `q` matches
+    name or notes, case-insensitively; `tag` one tag exactly."""
     where: list[ColumnElement[bool]] = []
     if tag:
         where.append(Run.id.in_(select(RunTag.run_id).where(RunTag.tag == tag)))
@@ -230,6 +232,10 @@ def list_runs(
         where.append(or_(func.lower(Run.name).like(pattern), func.lower(Run.notes).like(pattern)))
     count = session.scalar(select(func.count()).select_from(Run).where(*where)) or 0
     order = [Run.id.desc()]
+    if by_activity and rank_by is None:
+        active = Run.status.in_(("running", "queued"))
+        stage = case((Run.status == "running", 0), (Run.status == "queued", 1), else_=2)
+        order = [stage.asc(), case((active, Run.id), else_=-Run.id).asc()]
     if rank_by is not None:
         value = Run.summary[rank_by].as_float()
         best = value.desc() if higher_is_better else value.asc()

@@ -8,7 +8,7 @@ import numpy as np
 from fastapi import APIRouter, HTTPException, Query
 from fastapi.exceptions import RequestValidationError
 
-from api.comparison import RunData, group_series, run_series, table
+from api.comparison import RunData, config_diff, group_series, run_series, table
 from api.deps import MAX_INT, NO_NUL, SessionDep
 from api.schemas.compare import ComparePublic
 from api.schemas.errors import NOT_FOUND
@@ -60,6 +60,7 @@ def load(session: SessionDep, run: Run, metric: str, group: str) -> RunData:
         y=np.asarray([np.nan if v is None else v for v in values], dtype=np.float64),
         wall_s=np.asarray([wall.get(r) or 0.0 for r in rounds], dtype=np.float64),
         scores=scores,
+        config=dict(run.config or {}),
     )
 
 
@@ -87,6 +88,9 @@ def compare(
             [{"loc": ["query", "reference"], "msg": msg, "type": "value_error"}]
         )
     columns, rows, ttests = table(groups, ref)
+    config_keys, config_values = config_diff(groups)
+    for row in rows:
+        row.config = config_values[row.group]
     return ComparePublic(
         metric=metric,
         x=x,
@@ -94,5 +98,6 @@ def compare(
         groups=[group_series(name, members, x, max_points) for name, members in groups.items()],
         columns=columns,
         table=rows,
+        config_keys=config_keys,
         ttests=ttests,
     )

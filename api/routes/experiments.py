@@ -10,24 +10,44 @@ from sqlalchemy import func, select
 
 from api.admission import admit_sweep
 from api.deps import DispatcherDep, Id, Offset, SessionDep, SettingsDep
+from api.progress import board
 from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
 from api.schemas.experiments import (
     MAX_RUNS,
     ExperimentCreate,
+    ExperimentProgress,
     ExperimentPublic,
     ExperimentsPublic,
 )
 from api.sweep import SweepInvalid, expand
 from db.models import Experiment, Run
+from db.progress import Board, experiment_speed
 from db.runs import new_run
 from worker.dispatch import queue_for
 
 router = APIRouter(prefix="/api/experiments", tags=["experiments"])
 
 
-def public(session: SessionDep, experiment: Experiment) -> ExperimentPublic:
-    ids = session.scalars(select(Run.id).where(Run.experiment_id == experiment.id).order_by(Run.id))
-    return ExperimentPublic.model_validate({**vars(experiment), "run_ids": list(ids)})
+def public(session: SessionDep, experiment: Experiment, on: Board) -> ExperimentPublic:
+    rows = session.execute(
+        select(Run.id, Run.status, Run.rounds_done, Run.rounds_total)
+        .where(Run.experiment_id == experiment.id)
+        .order_by(Run.id)
+    ).all()
+    by_status: dict[str, int] = {}
+    for row in rows:
+        by_status[row.status] = by_status.get(row.status, 0) + 1
+    progress = ExperimentProgress(
+        by_status=by_status,
+        rounds_done=sum(row.rounds_done for row in rows),
+        rounds_total=sum(row.rounds_total for row in rows),
+        rounds_per_s=experiment_speed(session, on, experiment.id),
+        eta_s=on.eta(row.id for row in rows),
+    )
+    ids = [row.id for row in rows]
+    return ExperimentPublic.model_validate(
+        {**vars(experiment), "run_ids": ids, "progress": progress}
+    )
 
 
 @router.post("", status_code=201, responses=WITH_BODY)
@@ -92,12 +112,13 @@ def create(
     session.commit()
     for run in runs:
         dispatcher.submit(run.id, run.queue)
-    return public(session, experiment)
+    return public(session, experiment, board(session, settings))
 
 
 @router.get("", responses=error_responses(422))
 def list_experiments(
     session: SessionDep,
+    settings: SettingsDep,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Offset = 0,
 ) -> ExperimentsPublic:
@@ -105,12 +126,16 @@ def list_experiments(
     rows = session.scalars(
         select(Experiment).order_by(Experiment.id.desc()).limit(limit).offset(offset)
     )
-    return ExperimentsPublic(data=[public(session, e) for e in rows], count=count)
+    on = board(session, settings)
+    return ExperimentsPublic(data=[public(session, e, on) for e in rows], count=count)
 
 
 @router.get("/{experiment_id}", responses=NOT_FOUND)
-def read_experiment(experiment_id: Id, session: SessionDep) -> ExperimentPublic:
+def read_experiment(
+    experiment_id: Id, session: SessionDep, settings: SettingsDep
+) -> ExperimentPublic:
+    """The experiment, and how far its runs are (`progress`)."""
     experiment = session.get(Experiment, experiment_id)
     if experiment is None:
         raise HTTPException(404, f"experiment {experiment_id} not found")
-    return public(session, experiment)
+    return public(session, experiment, board(session, settings))

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Response
 
 from api.admission import admit
 from api.deps import MAX_INT, NO_NUL, DispatcherDep, Offset, RunDep, SessionDep, SettingsDep
 from api.external import create_external
+from api.progress import board, with_standing
 from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
 from api.schemas.ingest import ExternalRunCreate
 from api.schemas.runs import (
@@ -63,6 +64,13 @@ def read_runs(
         Query(description="Best first by this summary value, by its direction in the catalogue."),
     ] = None,
     tag: Annotated[str | None, Query(max_length=40, pattern=NO_NUL)] = None,
+    order: Annotated[
+        Literal["newest", "activity"],
+        Query(
+            description="`activity`: running runs first, then queued ones in the order they "
+            "start, then the rest newest first. `rank_by`, when given, orders instead."
+        ),
+    ] = "newest",
 ) -> RunsPublic:
     runs, count = list_runs(
         session,
@@ -74,15 +82,19 @@ def read_runs(
         offset=offset,
         rank_by=rank_by,
         tag=tag,
+        by_activity=order == "activity",
         higher_is_better=rank_by is not None and metrics.by_name()[rank_by].better == "higher",
     )
     shown = {"stall_s": settings.stall_s}
-    return RunsPublic(data=[RunItem.model_validate(r, context=shown) for r in runs], count=count)
+    on = board(session, settings)
+    data = [with_standing(RunItem.model_validate(r, context=shown), r, on) for r in runs]
+    return RunsPublic(data=data, count=count)
 
 
 @router.get("/{run_id}", responses=NOT_FOUND)
-def read_run(run: RunDep, settings: SettingsDep) -> RunPublic:
-    return RunPublic.model_validate(run, context={"stall_s": settings.stall_s})
+def read_run(run: RunDep, session: SessionDep, settings: SettingsDep) -> RunPublic:
+    item = RunPublic.model_validate(run, context={"stall_s": settings.stall_s})
+    return with_standing(item, run, board(session, settings))
 
 
 @router.patch("/{run_id}", responses=NOT_FOUND | WITH_BODY)

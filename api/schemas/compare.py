@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -34,6 +34,11 @@ class TableRow(BaseModel):
     n: int
     seeds: list[int]
     stats: dict[str, Stat] = Field(description="Per compared summary value (`columns`).")
+    config: dict[str, list[Any]] = Field(
+        default_factory=dict,
+        description="Per key of `config_keys`: the distinct values the group's runs have "
+        "(null for a run whose config lacks the key).",
+    )
 
 
 class TTest(BaseModel):
@@ -63,6 +68,11 @@ class ComparePublic(BaseModel):
         description="The compared summary values, in catalogue order (`/api/metrics/catalog`)."
     )
     table: list[TableRow]
+    config_keys: list[str] = Field(
+        default_factory=list,
+        description="Dotted config keys whose value differs between the compared runs "
+        "(their name and seed aside), in config order; each row's `config` has their values.",
+    )
     ttests: list[TTest] = Field(
         description="Each non-reference group on each compared value with a direction."
     )

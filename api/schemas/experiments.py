@@ -51,6 +51,21 @@ class ExperimentCreate(BaseModel):
     notes: str = Field("", max_length=20_000)
 
 
+class ExperimentProgress(BaseModel):
+    """How far an experiment's runs are, together."""
+
+    by_status: dict[str, int] = Field(description="How many of its runs are in each status.")
+    rounds_done: int = Field(description="Rounds recorded, summed over its runs.")
+    rounds_total: int = Field(description="Rounds asked for, summed over its runs.")
+    rounds_per_s: float | None = Field(
+        description="The mean measured speed of its runs (rounds per second of training time)."
+    )
+    eta_s: float | None = Field(
+        description="Estimated seconds until its last active run finishes; null when none is "
+        "active, or while one of them cannot be estimated yet."
+    )
+
+
 class ExperimentPublic(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
@@ -64,6 +79,7 @@ class ExperimentPublic(BaseModel):
         description="The paper preset this experiment reproduces (it has a report)."
     )
     run_ids: list[int]
+    progress: ExperimentProgress
     created_at: datetime
 
 

@@ -101,6 +101,19 @@ class RunItem(BaseModel):
         description="A cancel was asked for; while the run is still active it is stopping "
         "(the dashboard shows it as cancelling)."
     )
+    rounds_per_s: float | None = Field(
+        None,
+        description="Measured speed: rounds per second of the run's training time (`wall_s`); "
+        "a finished run's from its summary. Set by the runs list and `GET /api/runs/{id}`.",
+    )
+    queue_position: int | None = Field(
+        None, description="A queued run's place in its queue: 1 starts next."
+    )
+    eta_s: float | None = Field(
+        None,
+        description="An active run's estimated seconds until it finishes, from the measured "
+        "speeds and the runs queued ahead of it; null until they are measured.",
+    )
     heartbeat_at: datetime | None = Field(None, exclude=True)
 
     @model_validator(mode="after")

@@ -10,18 +10,22 @@
  *   startedAt: Date|null, finishedAt: Date|null, summary: Record<string, any>|null,
  *   error: string|null, worker: string|null, config: Record<string, any>|null,
  *   external: boolean, nClients: number, active: boolean, cancelling: boolean, tags: string[],
+ *   roundsPerS: number|null, queuePosition: number|null, etaS: number|null,
  *   references: Record<string, Reference[]>
- * }} Run
+ * }} Run roundsPerS: measured speed; queuePosition: 1 = starts next; etaS: seconds to finish (the server's estimate)
  * @typedef {{value: number, label: string}} Reference a value a metric's chart marks
  * @typedef {{round: number[], last: (number|null)[], min: (number|null)[], max: (number|null)[]}} Series
  * @typedef {{clients: number[], rounds: number[], values: (number|null)[][]}} Matrix
  * @typedef {{algorithm: string, set: Record<string, any>}} Method a paper's method: its settings
  * @typedef {{name: string, description: string, compare: string[], methods: Method[],
- *   seeds: number[], variants: Record<string, string[]>, config: Record<string, any>|null}} Preset
+ *   seeds: number[], variants: Record<string, string[]>, config: Record<string, any>|null,
+ *   paper: string, needs: string|null}} Preset
  * @typedef {{label: string, set: Record<string, any>}} Cell an experiment's explicit cell
+ * @typedef {{byStatus: Record<string, number>, roundsDone: number, roundsTotal: number,
+ *   roundsPerS: number|null, etaS: number|null}} ExperimentProgress its runs together; etaS: until the last active one ends
  * @typedef {{id: number, name: string, base: Record<string, any>, grid: Record<string, any[]>,
  *   cells: Cell[], seeds: number[], preset: string|null, runIds: number[],
- *   createdAt: Date|null}} Experiment
+ *   createdAt: Date|null, progress: ExperimentProgress}} Experiment
  * @typedef {{path: string, message: string}} FieldError
  */
 
@@ -182,6 +186,9 @@ export function toRun(w) {
     active: !FINAL_STATUSES.includes(w.status),
     cancelling: !FINAL_STATUSES.includes(w.status) && Boolean(w.cancel_requested),
     tags: w.tags ?? [],
+    roundsPerS: w.rounds_per_s ?? null,
+    queuePosition: w.queue_position ?? null,
+    etaS: w.eta_s ?? null,
     references: w.references ?? {},
   };
 }
@@ -198,6 +205,13 @@ function toExperiment(w) {
     preset: w.preset ?? null,
     runIds: w.run_ids ?? [],
     createdAt: date(w.created_at),
+    progress: {
+      byStatus: w.progress?.by_status ?? {},
+      roundsDone: w.progress?.rounds_done ?? 0,
+      roundsTotal: w.progress?.rounds_total ?? 0,
+      roundsPerS: w.progress?.rounds_per_s ?? null,
+      etaS: w.progress?.eta_s ?? null,
+    },
   };
 }
 
@@ -212,6 +226,8 @@ function toPreset(w) {
     seeds: w.seeds ?? [0],
     variants: w.variants ?? {},
     config: w.config ?? null,
+    paper: w.paper ?? "",
+    needs: w.needs ?? null,
   };
 }
 
@@ -261,14 +277,16 @@ function toMatrix(w) {
 
 /**
  * @typedef {{mean: number|null, std: number|null, n: number}} Stat
- * @typedef {{group: string, n: number, seeds: number[], stats: Record<string, Stat>}} CompareRow
+ * @typedef {{group: string, n: number, seeds: number[], stats: Record<string, Stat>,
+ *   config: Record<string, any[]>}} CompareRow config: per key of `configKeys`, the group's distinct values
  * @typedef {{group: string, reference: string, metric: string, pValue: number|null, nPairs: number,
  *   meanDiff: number|null, ciLow: number|null, ciHigh: number|null, effectSize: number|null,
  *   direction: "better"|"worse"|"equal"|null}} TTest
  * @typedef {{metric: string, x: string,
  *   runs: {id: number, name: string, group: string, x: number[], y: (number|null)[]}[],
  *   groups: {name: string, runIds: number[], x: number[], mean: (number|null)[], std: (number|null)[]}[],
- *   columns: string[], table: CompareRow[], ttests: TTest[]}} Comparison
+ *   columns: string[], table: CompareRow[], ttests: TTest[], configKeys: string[]}} Comparison
+ *   configKeys: the dotted config fields that differ between the compared runs
  * @typedef {{name: string, label: string, short: string, kind: "round"|"summary", unit: string,
  *   scale: number, panel: string, better: "higher"|"lower"|null, summary: boolean,
  *   compare: boolean, rank: boolean, description: string}} MetricSpec
@@ -288,7 +306,8 @@ function toComparison(w) {
       std: g.std ?? [],
     })),
     columns: w.columns ?? [],
-    table: (w.table ?? []).map((/** @type {any} */ row) => ({ group: String(row.group ?? ""), n: row.n ?? 0, seeds: row.seeds ?? [], stats: row.stats ?? {} })),
+    table: (w.table ?? []).map((/** @type {any} */ row) => ({ group: String(row.group ?? ""), n: row.n ?? 0, seeds: row.seeds ?? [], stats: row.stats ?? {}, config: row.config ?? {} })),
+    configKeys: w.config_keys ?? [],
     ttests: (w.ttests ?? []).map((/** @type {any} */ t) => ({
       group: String(t.group ?? ""),
       reference: String(t.reference ?? ""),
@@ -334,11 +353,11 @@ export const api = {
 
   /**
    * @param {{status?: string, algorithm?: string, experimentId?: number|string|null, q?: string,
-   *   rankBy?: string, limit?: number, offset?: number}} f
+   *   rankBy?: string, tag?: string, order?: "newest"|"activity", limit?: number, offset?: number}} f
    * @returns {Promise<{runs: Run[], count: number}>}
    */
   listRuns: async (f = {}) => {
-    const params = { status: f.status, algorithm: f.algorithm, experiment_id: f.experimentId, q: f.q, rank_by: f.rankBy, tag: f.tag, limit: f.limit ?? 50, offset: f.offset ?? 0 };
+    const params = { status: f.status, algorithm: f.algorithm, experiment_id: f.experimentId, q: f.q, rank_by: f.rankBy, tag: f.tag, order: f.order, limit: f.limit ?? 50, offset: f.offset ?? 0 };
     const body = await request("GET", `/api/runs${query(params)}`);
     return { runs: body.data.map(toRun), count: body.count };
   },

@@ -3,6 +3,7 @@
 import { errorBox, h, replace } from "./dom.js";
 import { parseRoute } from "./router.js";
 import * as comparePage from "./pages/compare.js";
+import * as experimentPage from "./pages/experiment.js";
 import * as newRunPage from "./pages/new-run.js";
 import * as reproductionPage from "./pages/reproduction.js";
 import * as runPage from "./pages/run.js";
@@ -17,9 +18,10 @@ const PAGES = {
   run: { mount: runPage.mount, title: "Run" },
   compare: { mount: comparePage.mount, title: "Compare" },
   reproduction: { mount: reproductionPage.mount, title: "Reproduction" },
+  experiment: { mount: experimentPage.mount, title: "Experiment" },
 };
 /** The nav entry a page belongs under. @type {Record<string, string>} */
-const NAV = { run: "runs", reproduction: "compare" };
+const NAV = { run: "runs", reproduction: "compare", experiment: "runs" };
 
 const root = /** @type {HTMLElement} */ (document.getElementById("view"));
 let unmount = () => {};

@@ -1,5 +1,5 @@
 // Hash routes: #/runs, #/new, #/runs/<id>, #/compare?runs=1,2&metric=test_acc,
-// #/experiments/<id>/reproduction.
+// #/experiments/<id>, #/experiments/<id>/reproduction.
 
 /** @typedef {{page: string, id: number|null, query: URLSearchParams}} Route */
 
@@ -13,21 +13,24 @@ export function parseRoute(hash) {
   if (parts[0] === "experiments" && parts[1] && /^\d+$/.test(parts[1]) && parts[2] === "reproduction") {
     return { page: "reproduction", id: Number(parts[1]), query };
   }
+  if (parts[0] === "experiments" && parts[1] && /^\d+$/.test(parts[1]) && !parts[2]) return { page: "experiment", id: Number(parts[1]), query };
   if (parts[0] === "new" || parts[0] === "compare") return { page: parts[0], id: null, query };
   return { page: "runs", id: null, query };
 }
 
 /**
  * Reflect a page's state in the address bar without reloading the page.
- * @param {string} path e.g. "/compare" @param {Record<string, any>} params
+ * @param {string} path e.g. "/compare"
+ * @param {Record<string, any>|URLSearchParams} params a URLSearchParams as it is (a key
+ *   may repeat), else arrays joined with commas and empty values left out
  */
 export function replaceQuery(path, params) {
   // Not once the address shows another page: a page's late refresh (a timer, a fetch)
   // would otherwise undo a navigation whose `hashchange` has not fired yet.
   const current = location.hash.replace(/^#/, "").split("?")[0];
   if (current && current !== path) return;
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) {
+  const q = params instanceof URLSearchParams ? params : new URLSearchParams();
+  for (const [k, v] of params instanceof URLSearchParams ? [] : Object.entries(params)) {
     if (v === undefined || v === null || v === "" || (Array.isArray(v) && !v.length)) continue;
     q.set(k, Array.isArray(v) ? v.join(",") : String(v));
   }

@@ -34,7 +34,7 @@ function leafType(node) {
   if (Array.isArray(node.anyOf)) {
     const options = node.anyOf.filter((/** @type {any} */ o) => o.type !== "null");
     nullable = options.length < node.anyOf.length;
-    inner = { ...options[0], description: node.description, default: node.default };
+    inner = { ...options[0], description: node.description, default: node.default, "x-applies": node["x-applies"] };
   }
   /** @type {LeafType["kind"]} */
   let kind = "string";
@@ -178,6 +178,24 @@ export function schemaForm(schema) {
 
   const element = objectFieldset(resolve(schema, schema), "", "run");
 
+  // Fields of some datasets or partitions only (`x-applies` in the schema, e.g.
+  // {"data.dataset": ["mean_estimation"]}) show while those are chosen.
+  const conditional = leaves.filter((l) => l.type.node["x-applies"]);
+  const showRelevant = () => {
+    for (const l of conditional) {
+      const conditions = Object.entries(l.type.node["x-applies"]);
+      l.wrap.hidden = !conditions.every(([path, values]) => {
+        const control = leaves.find((x) => x.path === path);
+        return !control || /** @type {any[]} */ (values).includes(control.get());
+      });
+    }
+  };
+  for (const path of new Set(conditional.flatMap((l) => Object.keys(l.type.node["x-applies"])))) {
+    leaves.find((x) => x.path === path)?.input.addEventListener("change", showRelevant);
+  }
+  syncs.push(showRelevant);
+  showRelevant();
+
   /** @returns {Record<string, any>} */
   function value() {
     /** @type {Record<string, any>} */
@@ -197,16 +215,20 @@ export function schemaForm(schema) {
   }
 
   /**
-   * Show errors next to their fields; returns those that have no visible field.
+   * Show errors next to their fields, several at one field together; an error about an
+   * item of a list typed as text (`data.means.3`) at that list's field, naming the item.
+   * Returns those that have no visible field.
    * @param {import("./api.js").FieldError[]} errors
    * @returns {import("./api.js").FieldError[]}
    */
   function showErrors(errors) {
     const unplaced = [];
+    /** @type {Map<Leaf, string[]>} */
+    const atLeaf = new Map();
     for (const e of errors) {
-      const l = leaves.find((x) => x.path === e.path);
+      const { leaf: l, message } = placed(e);
       if (l && !l.wrap.closest("[hidden]")) {
-        l.setError(e.message);
+        atLeaf.set(l, [...(atLeaf.get(l) ?? []), message]);
         continue;
       }
       const g = groups
@@ -217,9 +239,24 @@ export function schemaForm(schema) {
         g.error.hidden = false;
       } else unplaced.push(e);
     }
+    for (const [l, messages] of atLeaf) l.setError([...new Set(messages)].join("; "));
     const first = element.querySelector(".invalid, .section > .field-error:not([hidden])");
     first?.scrollIntoView({ block: "center" });
     return unplaced;
+  }
+
+  /**
+   * The field an error belongs to, and its message there.
+   * @param {import("./api.js").FieldError} e @returns {{leaf: Leaf|undefined, message: string}}
+   */
+  function placed(e) {
+    const exact = leaves.find((x) => x.path === e.path);
+    if (exact) return { leaf: exact, message: e.message };
+    const list = leaves.find((x) => x.type.kind === "list" && /^\d+$/.test(e.path.slice(x.path.length + 1)) && e.path.startsWith(`${x.path}.`));
+    if (!list) return { leaf: undefined, message: e.message };
+    const index = Number(e.path.slice(list.path.length + 1));
+    const item = list.get()?.[index];
+    return { leaf: list, message: `item ${index + 1}${item === undefined ? "" : ` (${JSON.stringify(item)})`}: ${e.message}` };
   }
 
   function clearErrors() {

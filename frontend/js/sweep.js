@@ -1,6 +1,7 @@
 // Sweep editor: explicit cells (a paper's methods with their settings) × a grid over chosen
 // config fields × seeds, posted as an experiment.
 import { h, replace } from "./dom.js";
+import { checkSeeds, checkValues, plainMessage, sweepMessages } from "./field-errors.js";
 
 /** @typedef {import("./schema-form.js").Leaf} Leaf */
 /** @typedef {import("./api.js").Cell} Cell */
@@ -49,12 +50,22 @@ export function cellError(key, message) {
 }
 
 /**
+ * Show (or with null, clear) an error at a field or row.
+ * @param {HTMLElement} el @param {HTMLElement} error @param {string|null} message
+ */
+function setError(el, error, message) {
+  error.textContent = message ?? "";
+  error.hidden = !message;
+  el.classList.toggle("invalid", Boolean(message));
+}
+
+/**
  * @param {Leaf[]} leaves fields of the schema form
  * @param {() => void} onChange
  */
 export function sweepEditor(leaves, onChange) {
   const sweepable = leaves.filter((l) => l.type.kind !== "list");
-  /** @type {{path: () => string, values: () => any[], el: HTMLElement}[]} */
+  /** @type {{path: () => string, values: () => any[], problem: () => string|null, el: HTMLElement, error: HTMLElement}[]} */
   let rows = [];
   /** @type {{cell: Cell, el: HTMLElement, error: HTMLElement}[]} */
   let cells = [];
@@ -65,8 +76,16 @@ export function sweepEditor(leaves, onChange) {
     cellList);
   const list = h("div", { class: "sweep-rows" });
   const name = h("input", { type: "text", name: "experiment-name", placeholder: "experiment name", maxLength: 200 });
-  const seeds = h("input", { type: "text", name: "seeds", value: "0, 1", placeholder: "0, 1, 2" });
-  seeds.addEventListener("input", onChange);
+  const seeds = /** @type {HTMLInputElement} */ (h("input", { type: "text", name: "seeds", value: "0, 1", placeholder: "0, 1, 2" }));
+  const seedsError = h("div", { class: "field-error", role: "alert", hidden: true });
+  const seedsField = h("div", { class: "field", dataset: { path: "seeds" } }, h("label", { class: "field-name" }, "seeds"), seeds,
+    h("div", { class: "help" }, "Comma-separated; paired t-tests pair runs by seed."), seedsError);
+  // Checked as typed: the launch button says what is wrong instead of counting runs.
+  const checkSeedsField = () => setError(seedsField, seedsError, checkSeeds(seeds.value).problem);
+  seeds.addEventListener("input", () => {
+    checkSeedsField();
+    onChange();
+  });
   const element = h(
     "fieldset",
     { class: "section sweep" },
@@ -74,7 +93,7 @@ export function sweepEditor(leaves, onChange) {
     h("div", { class: "help" }, "Runs every combination of the values below with each seed; fields not swept keep the values of the form."),
     h("div", { class: "fields" },
       h("div", { class: "field" }, h("label", { class: "field-name" }, "experiment name"), name),
-      h("div", { class: "field" }, h("label", { class: "field-name" }, "seeds"), seeds, h("div", { class: "help" }, "Comma-separated; paired t-tests pair runs by seed."))),
+      seedsField),
     cellBox,
     list,
     h("button", { type: "button", class: "add-row", on: { click: () => addRow("algorithm.name", []) } }, "+ sweep another field"),
@@ -85,28 +104,45 @@ export function sweepEditor(leaves, onChange) {
     const choose = /** @type {HTMLSelectElement} */ (h("select", { "aria-label": "field to sweep" }, sweepable.map((l) => h("option", { value: l.path }, l.path))));
     choose.value = sweepable.some((l) => l.path === path) ? path : sweepable[0].path;
     const editorBox = h("div", { class: "sweep-values" });
+    const error = h("div", { class: "field-error", role: "alert", hidden: true });
     /** @type {() => any[]} */
     let values = () => [];
+    /** @type {() => string|null} */
+    let problem = () => null;
     const build = (/** @type {any[]} */ chosen) => {
       const l = /** @type {Leaf} */ (sweepable.find((x) => x.path === choose.value));
       const options = l.type.kind === "enum" ? l.type.node.enum : l.type.kind === "bool" ? [true, false] : null;
       if (options) {
-        const boxes = options.map((/** @type {any} */ v) => h("input", { type: "checkbox", value: String(v), checked: chosen.includes(v), on: { change: onChange } }));
+        const changed = () => {
+          setError(row.el, error, problem());
+          onChange();
+        };
+        const boxes = options.map((/** @type {any} */ v) => h("input", { type: "checkbox", value: String(v), checked: chosen.includes(v), on: { change: changed } }));
         replace(editorBox, options.map((/** @type {any} */ v, /** @type {number} */ i) => h("label", { class: "check" }, boxes[i], String(v))));
         values = () => options.filter((/** @type {any} */ _, /** @type {number} */ i) => boxes[i].checked);
+        problem = () => (values().length ? null : "tick at least one value");
       } else {
-        const text = h("input", { type: "text", placeholder: "comma-separated values", value: chosen.join(", "), on: { input: onChange } });
+        const text = /** @type {HTMLInputElement} */ (h("input", { type: "text", placeholder: "comma-separated values", value: chosen.join(", "), "aria-label": `values of ${l.path}` }));
+        text.addEventListener("input", () => {
+          setError(row.el, error, problem());
+          onChange();
+        });
         replace(editorBox, text);
         values = () => parseValues(text.value, l.type.kind);
+        problem = () => checkValues(text.value, l.type.kind).problem;
       }
+      setError(row.el, error, null);
       onChange();
     };
     choose.addEventListener("change", () => build([]));
     const row = {
       path: () => choose.value,
       values: () => values(),
-      el: h("div", { class: "sweep-row" }, choose, editorBox, h("button", { type: "button", class: "link", "aria-label": "remove", on: { click: () => remove(row) } }, "remove")),
+      problem: () => problem(),
+      error,
+      el: h("div", { class: "sweep-row", dataset: { path } }, choose, editorBox, h("button", { type: "button", class: "link", "aria-label": "remove", on: { click: () => remove(row) } }, "remove"), error),
     };
+    choose.addEventListener("change", () => { row.el.dataset.path = choose.value; });
     rows.push(row);
     list.appendChild(row.el);
     build(initial);
@@ -147,6 +183,8 @@ export function sweepEditor(leaves, onChange) {
       c.error.hidden = true;
       c.el.classList.remove("invalid");
     }
+    for (const r of rows) setError(r.el, r.error, null);
+    setError(seedsField, seedsError, null);
   }
 
   return {
@@ -162,7 +200,22 @@ export function sweepEditor(leaves, onChange) {
       for (const cell of spec.cells ?? []) addCell(cell);
       cellBox.hidden = !cells.length;
       for (const [path, values] of Object.entries(spec.grid)) addRow(path, values);
+      checkSeedsField();
       onChange();
+    },
+    /**
+     * What keeps the sweep from being launched, in words ("seeds: …", "<field>: …"), or
+     * null: the seeds and the swept values are checked as they are typed.
+     * @returns {string|null}
+     */
+    problem() {
+      const seedsProblem = checkSeeds(seeds.value).problem;
+      if (seedsProblem) return `Seeds: ${seedsProblem}`;
+      for (const r of rows) {
+        const p = r.problem();
+        if (p) return `${r.path()}: ${p}`;
+      }
+      return null;
     },
     /** @returns {{name: string, grid: Record<string, any[]>, cells: Cell[], seeds: any[]}} */
     value() {
@@ -181,20 +234,35 @@ export function sweepEditor(leaves, onChange) {
       clearErrors();
       /** @type {Map<number, Set<string>>} */
       const byCell = new Map();
+      /** @type {Map<(typeof rows)[number], FieldError[]>} */
+      const byRow = new Map();
       const rest = errors.filter((e) => {
+        // The seeds (`seeds`, `seeds.<i>`) and a swept field's values (`grid.<key>`): at their rows.
+        if (e.path === "seeds" || /^seeds\.\d+$/.test(e.path)) {
+          setError(seedsField, seedsError, plainMessage(e.message));
+          return false;
+        }
+        const swept = e.path.startsWith("grid.") ? rows.find((r) => r.path() === e.path.slice(5)) : undefined;
+        if (swept) {
+          byRow.set(swept, [...(byRow.get(swept) ?? []), e]);
+          return false;
+        }
         const m = /^cells\.(\d+)(?:\.set\.(.+)|\.(.+))?$/.exec(e.path);
         if (!m || !cells[Number(m[1])]) return true;
         const messages = byCell.get(Number(m[1])) ?? new Set();
-        messages.add(cellError(m[2] ?? m[3] ?? "", e.message));
+        messages.add(cellError(m[2] ?? m[3] ?? "", plainMessage(e.message.replace(/^(?:[^:]*, )?seed=\d+: /, ""))));
         byCell.set(Number(m[1]), messages);
         return false;
       });
+      const grid = Object.fromEntries(rows.map((r) => [r.path(), r.values()]));
+      const n = sweepSize(grid, [0], cells.map((c) => c.cell));
+      for (const [row, rowErrors] of byRow) setError(row.el, row.error, sweepMessages(rowErrors, n).map((e) => e.message).join("; "));
       for (const [i, messages] of byCell) {
         replace(cells[i].error, [...messages].map((t) => h("div", {}, t)));
         cells[i].error.hidden = false;
         cells[i].el.classList.add("invalid");
       }
-      cellList.querySelector(".invalid")?.scrollIntoView({ block: "center" });
+      element.querySelector(".invalid")?.scrollIntoView({ block: "center" });
       return rest;
     },
   };

@@ -48,7 +48,16 @@ def test_grid_times_seeds(client: TestClient) -> None:
     assert {r["config"]["client"]["lr"] for r in runs} == {0.05}
     listed = client.get("/api/runs", params={"experiment_id": experiment["id"]}).json()
     assert listed["count"] == 6
-    assert client.get(f"/api/experiments/{experiment['id']}").json() == experiment
+    read = client.get(f"/api/experiments/{experiment['id']}").json()
+    assert read | {"progress": experiment["progress"]} == experiment
+    assert read["progress"] == {
+        "by_status": {"succeeded": 6},
+        "rounds_done": 48,
+        "rounds_total": 48,
+        "rounds_per_s": read["progress"]["rounds_per_s"],
+        "eta_s": None,
+    }
+    assert read["progress"]["rounds_per_s"] > 0
 
     compare = client.get(
         "/api/compare",
@@ -71,6 +80,12 @@ def test_grid_times_seeds(client: TestClient) -> None:
     finals = [r["summary"]["final_test_acc"] for r in fedavg_runs]
     assert row["n"] == 3
     assert row["stats"]["final_test_acc"]["mean"] == pytest.approx(sum(finals) / 3)
+    # What differs between the runs' configs (seeds pair the runs; client.lr is the same).
+    assert compare["config_keys"] == ["algorithm.name"]
+    assert [r["config"] for r in compare["table"]] == [
+        {"algorithm.name": ["fedavg"]},
+        {"algorithm.name": ["mifa"]},
+    ]
     by_seed: dict[str, dict[int, float]] = {r["algorithm"]: {} for r in runs}
     for r in runs:
         by_seed[r["algorithm"]][r["seed"]] = r["summary"]["time_avg_test_acc"]

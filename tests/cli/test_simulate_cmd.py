@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from fedwatch.cli.main import main
+from tests.engine.test_data import write_tiny_cifar
 
 
 def test_example1_fedavg_writes_rounds_and_summary(tmp_path: Path) -> None:
@@ -73,9 +74,29 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None
     assert "Traceback" not in proc.stderr
 
 
-def test_presets_lists_one_line_each(capsys: pytest.CaptureFixture[str]) -> None:
+def test_presets_list_each_and_the_data_files_it_needs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["presets"]) == 0
 
     lines = capsys.readouterr().out.splitlines()
-    assert any(line.startswith("example1 ") for line in lines)
-    assert any(line.startswith("mifa-cifar10 ") for line in lines)
+    example1 = next(i for i, line in enumerate(lines) if line.startswith("example1 "))
+    cifar = next(i for i, line in enumerate(lines) if line.startswith("mifa-cifar10 "))
+    assert "needs cifar10: place cifar-10-batches-py/data_batch_1" in lines[cifar + 1]
+    assert "needs" not in lines[example1 + 1]  # generated data needs no files
+
+
+def test_data_failing_torchvisions_checksums_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """In a process of its own, as a user runs it: no traceback, no `download=True`."""
+    write_tiny_cifar(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "fedwatch.cli.main", "simulate", "mifa-cifar10",
+         "--set", f"data.root={tmp_path}", "--set", "rounds=1"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()[-1:]
+    assert line.startswith("fedwatch: error: data.root: cifar10 files under")
+    assert "fail their checksums: cifar-10-batches-py/data_batch_1" in line
+    assert "Traceback" not in done.stderr and "download=True" not in done.stderr

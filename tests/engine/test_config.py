@@ -104,3 +104,15 @@ def test_image_presets_switch_to_offline_digits(name: str) -> None:
     assert cfg.algorithm.name in preset.algorithms
     assert [r.round for r in sink.records] == [0, 1]
     assert summary.final_test_acc is not None
+
+
+def test_a_preset_serves_as_a_base_for_another_dataset() -> None:
+    """example1's two `data.means` belong to mean_estimation: with another dataset they
+    are kept, unused, and do not count against its 100 clients."""
+    config = get_preset("example1").run_config(
+        ["data.dataset=digits", "data.n_clients=100", "model.name=linear"]
+    )
+
+    assert (config.data.dataset, config.data.n_clients) == ("digits", 100)
+    with pytest.raises(ConfigError, match=r"data\.means: 2 values given for 3 clients"):
+        get_preset("example1").run_config(["data.n_clients=3"])

@@ -1,3 +1,4 @@
+import pickle
 import struct
 from pathlib import Path
 
@@ -201,3 +202,32 @@ def test_synthetic_clustered_every_further_cluster_flips_with_hetero_one() -> No
     assert data.cluster.tolist() == [0, 0, 1, 1, 2, 2]
     assert (agree[:2] > 0.75).all() and (agree[2:] < 0.25).all()
     assert data.population is not None and len(data.population.pi) == 6
+
+
+def write_tiny_cifar(root: Path) -> None:
+    """CIFAR-10's python layout with 4 images a file: readable, but not the original
+    files, so torchvision's checksums fail."""
+    folder = root / "cifar-10-batches-py"
+    folder.mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    for name in [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]:
+        batch = {
+            "data": rng.integers(0, 255, (4, 3072), dtype=np.uint8),
+            "labels": [0, 1, 2, 3],
+        }
+        (folder / name).write_bytes(pickle.dumps(batch))
+    (folder / "batches.meta").write_bytes(pickle.dumps({"label_names": list("abcdefghij")}))
+
+
+def test_files_failing_the_checksums_are_named_in_one_line(tmp_path: Path) -> None:
+    write_tiny_cifar(tmp_path)
+    cfg = DataConfig(dataset="cifar10", root=str(tmp_path), partition="iid", n_clients=2)
+
+    with pytest.raises(DatasetMissing) as caught:
+        load_data(cfg, seed=0)
+
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "fail their checksums: cifar-10-batches-py/data_batch_1" in message
+    assert "test_batch" in message and "data.download=true" in message
+    assert "download=True" not in message

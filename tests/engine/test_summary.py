@@ -3,6 +3,7 @@ earlier format), and the engine's summary equal to `summarise` over its records.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,6 +12,7 @@ import torch
 
 from tests.engine.sinks import CheckpointsSink
 from worker.engine import ListSink, build_config, metrics, simulate
+from worker.engine.clock import process_age_s
 from worker.engine.metrics import MetricSpec
 from worker.engine.summary import SummaryTracker, summarise
 from worker.engine.tracker import Tracker
@@ -57,7 +59,7 @@ def test_summary_by_hand() -> None:
 
 
 def test_every_summary_value_of_the_catalogue_in_its_order() -> None:
-    s = summarise(ROUNDS, rounds_done=4, wall_s=2.0, target_acc=0.6, period=2)
+    s = summarise(ROUNDS, rounds_done=4, wall_s=2.0, target_acc=0.6, startup_s=1.5, period=2)
 
     assert list(s) == [spec.name for spec in metrics.catalogue() if spec.kind == "summary"]
     assert all(v is not None for v in s.values())
@@ -156,7 +158,7 @@ def test_engine_summary_is_summarise_over_its_records(sets: list[str]) -> None:
     sink, summary, target = engine_run(*sets)
 
     rounds = [(r.round, r.metrics) for r in sink.records]
-    expected = summarise(rounds, len(rounds), summary["wall_s"], target)
+    expected = summarise(rounds, len(rounds), summary["wall_s"], target, summary["startup_s"])
 
     assert {k: summary[k] for k in expected} == expected
     assert summary["stopped"] is False
@@ -173,7 +175,20 @@ def test_resumed_run_has_the_uninterrupted_summary() -> None:
     simulate(config, sink)
     resumed = simulate(config, ListSink(), checkpoint=sink.checkpoints[0]).to_dict()
 
-    timing = {"wall_s", "client_updates_per_s"}
+    timing = {"wall_s", "client_updates_per_s", "startup_s"}
     assert {k: v for k, v in resumed.items() if k not in timing} == {
         k: v for k, v in whole.items() if k not in timing
     }
+
+
+def test_the_summary_reports_the_process_start_up() -> None:
+    """Seconds from this process's start to the first round: more than the time since
+    the test began (this process started before it), less than the process's age now."""
+    started = time.perf_counter()
+    summary = simulate(build_config({"rounds": 2}), ListSink()).to_dict()
+    elapsed = time.perf_counter() - started
+
+    age = process_age_s()
+    assert age is not None and summary["startup_s"] is not None
+    assert 0 < summary["startup_s"] <= age
+    assert summary["startup_s"] > age - elapsed - 1.0  # ticks are 10 ms; slack for the rounds

@@ -200,3 +200,120 @@ def test_a_late_query_update_does_not_undo_a_navigation(modules_page: Any) -> No
           return [kept, navigated]; }""",
     )
     assert out == ["#/runs?q=b", "#/runs/987654"]
+
+
+def test_column_choice_overrides_each_columns_default(modules_page: Any) -> None:
+    columns = (
+        "[{key: 'name', label: 'name'}, {key: 'seed', label: 'seed', optional: true, hidden: true},"
+        " {key: 'algorithm', label: 'algorithm', optional: true},"
+        " {key: 'created', label: 'created', optional: true, hidden: true}]"
+    )
+    keys = f"(choice) => m.shownColumns({columns}, choice).map((c) => c.key)"
+    out = js(
+        modules_page,
+        "columns.js",
+        f"""m => [({keys})({{}}), ({keys})({{seed: true, algorithm: false}}),
+          ({keys})({{name: false}})]""",
+    )
+    assert out == [
+        ["name", "algorithm"],
+        ["name", "seed"],
+        ["name", "algorithm"],  # a fixed column cannot be hidden
+    ]
+    saved = js(
+        modules_page,
+        "columns.js",
+        """m => { m.saveChoice('t', {seed: true}); const a = m.loadChoice('t');
+          localStorage.setItem('fedwatch.columns.t', '[1]'); const b = m.loadChoice('t');
+          localStorage.setItem('fedwatch.columns.t', '{"x": 1, "y": false}');
+          const c = m.loadChoice('t'); localStorage.setItem('fedwatch.columns.t', '{');
+          const d = m.loadChoice('t'); localStorage.removeItem('fedwatch.columns.t');
+          return [a, b, c, d]; }""",
+    )
+    assert saved == [{"seed": True}, {}, {"y": False}, {}]
+
+
+def test_config_diff_lines_and_y_range(modules_page: Any) -> None:
+    out = js(
+        modules_page,
+        "compare-view.js",
+        """m => [m.configLines(['algorithm.name', 'client.lr', 'data.means', 'model.hidden'],
+            {'algorithm.name': ['fedavg'], 'client.lr': [0.01, 0.1], 'data.means': [[1, -1]],
+             'model.hidden': [null]}),
+          m.configLines(['a'], {})]""",
+    )
+    assert out == [
+        [
+            "algorithm.name = fedavg",
+            "client.lr = 0.01 | 0.1",
+            "data.means = [1,-1]",
+            "model.hidden = —",
+        ],
+        [],
+    ]
+    ranges = js(
+        modules_page,
+        "compare-view.js",
+        """m => [m.yRange('', '', false), m.yRange('0.5', '0.8', false), m.yRange('0.5', '', false),
+          m.yRange(' ', '2', false), m.yRange('0.8', '0.5', false), m.yRange('x', '1', false),
+          m.yRange('0.01', '100', true), m.yRange('-1', '10', true), m.yRange('0', '', true)]""",
+    )
+    assert ranges == [
+        None,
+        [0.5, 0.8],
+        [0.5, None],
+        [None, 2],
+        None,
+        [None, 1],
+        [-2, 2],
+        [None, 1],
+        None,
+    ]
+
+
+def test_parallel_coordinates_of_a_sweep(modules_page: Any) -> None:
+    experiments = """[
+      {grid: {'client.lr': [0.01, 0.1], 'algorithm.name': ['fedavg', 'mifa']}, cells: []},
+      {grid: {'client.lr': [0.5]}, cells: [{label: 'cafed', set: {'algorithm.name': 'cafed',
+        'server.lr': 0.3}}, {label: 'b', set: {'data.means': [1, 0]}}]}]"""
+    assert js(modules_page, "compare-view.js", f"m => m.sweptFields({experiments})") == [
+        "client.lr",
+        "algorithm.name",
+        "server.lr",
+        "data.means",
+    ]
+    runs = """[
+      {id: 1, config: {client: {lr: 0.01}, algorithm: {name: 'mifa'}}, summary: {acc: 0.7}},
+      {id: 2, config: {client: {lr: 0.1}, algorithm: {name: 'fedavg'}}, summary: {acc: 0.9}},
+      {id: 3, config: {client: {lr: 0.1}, algorithm: {name: '<b>x</b>'}}, summary: {acc: 0.8}},
+      {id: 4, config: {client: {lr: 0.1}}, summary: {acc: null}},
+      {id: 5, config: {client: {lr: 0.01}}, summary: {acc: 0.6}},
+      {id: 6, config: null, summary: null}]"""
+    trace = js(
+        modules_page,
+        "compare-view.js",
+        f"""m => m.parcoordsTrace(['client.lr', 'algorithm.name'], {runs}, 'acc',
+              {{label: 'accuracy <%>', better: 'lower'}})""",
+    )
+    assert trace["type"] == "parcoords"
+    assert trace["meta"]["runs"] == [1, 2, 3, 5]  # one line per run with the value
+    lr, algorithm, value = trace["dimensions"]
+    assert lr == {
+        "label": "client.lr",
+        "values": [0.01, 0.1, 0.1, 0.01],
+        "range": [0.01, 0.1],
+        "tickvals": [0.01, 0.1],
+        "ticktext": ["0.01", "0.1"],
+    }
+    # Categorical: sorted labels as ticks (plain text to parcoords), a missing field "—".
+    assert algorithm["ticktext"] == ["<b>x</b>", "fedavg", "mifa", "—"]
+    assert algorithm["values"] == [2, 1, 0, 3] and algorithm["tickvals"] == [0, 1, 2, 3]
+    # Axis labels are HTML to Plotly: escaped.
+    assert value == {"label": "accuracy &lt;&#37;&gt;", "values": [0.7, 0.9, 0.8, 0.6]}
+    assert trace["line"]["color"] == [0.7, 0.9, 0.8, 0.6] and trace["line"]["reversescale"]
+    one = js(
+        modules_page,
+        "compare-view.js",
+        "m => m.parcoordsTrace(['r'], [{id: 1, config: {r: 0.2}, summary: {v: 1}}], 'v')",
+    )
+    assert one["dimensions"][0]["range"] == pytest.approx([0.1, 0.3])  # one value: padded

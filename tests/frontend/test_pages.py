@@ -239,7 +239,8 @@ def test_api_errors_show_next_to_the_field(page: Any, server: str) -> None:
     error = page.locator('[data-path="algorithm.participation"] .field-error')
     error.wait_for()
     assert "n_clients" in error.inner_text()
-    assert page.url.endswith("preset=example1")
+    # Still the form, its edit in the address.
+    assert page.evaluate("() => location.hash").startswith("#/new?preset=example1&set=")
     screenshot(page, "new-run-error", full_page=False)
 
 
@@ -250,15 +251,21 @@ def test_cancel_and_delete_with_confirmation_names_as_text(page: Any, server: st
     page.goto(f"{server}/#/runs")
     row = page.locator(f"tr[data-run-id='{run_id}']")
     assert row.locator(".run-name").inner_text() == name
-    assert row.locator(".muted").inner_text() == "<b>not bold</b>"
-    page.once("dialog", lambda d: d.accept())
+    assert row.locator(".name-cell .muted").inner_text() == "<b>not bold</b>"
+    page.on("dialog", lambda d: pytest.fail(f"a browser dialog: {d.message}"))
     row.locator("button:has-text('Cancel')").click()
+    box = page.locator(".confirm-slot .confirm-box")
+    assert box.locator("p").inner_text() == f'Cancel run #{run_id} "{name}"?'
+    box.locator("button:has-text('Cancel run')").click()
     row.locator(".badge[data-status=cancelled]").wait_for(timeout=30_000)
-    page.once("dialog", lambda d: d.dismiss())
+    assert page.locator(".confirm-slot").is_hidden()
     row.locator("button:has-text('Delete')").click()
+    box.locator("button:has-text('Keep')").click()  # nothing deleted
+    assert page.locator(".confirm-slot").is_hidden()
     assert httpx.get(f"{server}/api/runs/{run_id}").status_code == 200
-    page.once("dialog", lambda d: d.accept())
     row.locator("button:has-text('Delete')").click()
+    assert "This cannot be undone." in box.inner_text()
+    box.locator("button:has-text('Delete run')").click()
     row.wait_for(state="detached")
     assert httpx.get(f"{server}/api/runs/{run_id}").status_code == 404
     assert page.evaluate("() => window.pwned") is None
@@ -272,8 +279,8 @@ def test_cancelled_run_resumes_from_its_page(page: Any, server: str) -> None:
     page.goto(f"{server}/#/runs/{run_id}")
     page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) >= 200", timeout=30_000)
     page.evaluate(SEEN_STATUSES)
-    page.once("dialog", lambda d: d.accept())
     page.click(".run-head button:has-text('Cancel')")
+    page.click(".confirm-slot button:has-text('Cancel run')")
     page.wait_for_function(f"() => {STATUS} === 'cancelled'", timeout=30_000)
     # From the cancel's answer on, the page says the run is stopping, never running.
     seen = page.evaluate("() => window.seenStatuses")

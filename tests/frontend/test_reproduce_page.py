@@ -163,3 +163,15 @@ def test_a_cells_error_shows_at_its_row(page: Any, server: str) -> None:
     assert text.startswith("client.lr: ") and "seed" not in text
     assert text.count("\n") == 0  # the same error for both seeds, said once
     assert page.locator(".sweep-cell .field-error:visible").count() == 1
+
+
+def test_presets_name_their_paper_and_the_data_files_they_need(page: Any, server: str) -> None:
+    open_preset(page, server, "mifa-cifar10")
+    needs = page.locator(".preset-info .needs")
+    needs.wait_for()
+    assert needs.inner_text().startswith("Needs cifar10: place cifar-10-batches-py/data_batch_1")
+    assert "data.download=true" in needs.inner_text()
+
+    open_preset(page, server, PRESET)
+    page.locator(".preset-info .paper", has_text="arodio/CA-Fed").wait_for()
+    assert page.locator(".preset-info .needs").count() == 0  # generated data

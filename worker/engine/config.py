@@ -16,9 +16,18 @@ built: the API, the workers and the command line all see the same components.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, create_model, model_validator
+from pydantic import (
+    Field,
+    ModelWrapValidatorHandler,
+    ValidationError,
+    create_model,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 import worker.engine.algorithms
 import worker.engine.availability
@@ -73,12 +82,76 @@ class _Data(DataSection):
         return self
 
 
+# The fields each cross-field check reads (a path covers the fields under it).
+_SHAPE_FIELDS = (
+    "data.n_clients",
+    "algorithm.participation",
+    "algorithm.name",
+    "availability.kind",
+    "data.dataset",
+    "data.partition",
+    "model.name",
+    "rounds",
+    "client.local_steps",
+    "client.unit",
+)
+
+
+def _involves(reads: tuple[str, ...], failed: frozenset[str]) -> bool:
+    """Whether a check reading `reads` reads a failed field (or a section holding one)."""
+    return any(
+        r == f or r.startswith(f + ".") or f.startswith(r + ".") for r in reads for f in failed
+    )
+
+
 class _Run(RunSection):
+    @model_validator(mode="wrap")
+    @classmethod
+    def _every_error(cls, data: Any, handler: ModelWrapValidatorHandler[_Run]) -> _Run:
+        """Every error at once: where fields fail their own validation, the cross-field
+        checks still run, on the config with those fields left at their defaults, and
+        those that read none of the failed fields add their errors. (The `after`
+        validator `_consistent` runs outside this one, on a config that validated.)"""
+        try:
+            return handler(data)
+        except ValidationError as err:
+            errors = err.errors()
+            if not isinstance(data, dict) or any(not e["loc"] for e in errors):
+                raise
+            failed = frozenset(filter(None, (_given_path(data, e["loc"]) for e in errors)))
+            try:
+                extra = handler(_without(data, failed)).cross_field_problems(failed)
+            except ValidationError:
+                extra = []
+            if not extra:
+                raise
+            details = [
+                InitErrorDetails(
+                    type=PydanticCustomError(e["type"], e["msg"]), loc=e["loc"], input=e["input"]
+                )
+                for e in errors
+            ]
+            raise ValidationError.from_exception_data(
+                cls.__name__, details + _value_errors(extra, data)
+            ) from None
+
     @model_validator(mode="after")
     def _consistent(self) -> _Run:
-        _check_participation(self)
-        _check_data(self)
-        _check_model(self)
+        problems = self.cross_field_problems()
+        if problems:
+            raise ValidationError.from_exception_data(
+                type(self).__name__, _value_errors(problems, self)
+            )
+        return self
+
+    def cross_field_problems(self, failed: frozenset[str] = frozenset()) -> list[str]:
+        """What every cross-field check finds wrong (`<dotted.path>: <problem>` each),
+        leaving out the checks that read a field in `failed`."""
+        checks: list[tuple[tuple[str, ...], Callable[[], None]]] = [
+            (("algorithm.participation", "data.n_clients"), lambda: _check_participation(self)),
+            *_data_checks(self),
+            (("model.name", "data.dataset"), lambda: _check_model(self)),
+        ]
         shape = run_shape(self)
         for section, registry in (
             (self.algorithm, ALGORITHMS),
@@ -86,10 +159,60 @@ class _Run(RunSection):
             (self.data, DATASETS),
             (self.model, MODELS),
         ):
-            _, params = selected(section, registry)
+            entry, params = selected(section, registry)
             if params is not None:
-                params.check_run(shape)
-        return self
+                own = (
+                    f"{registry.section}.{registry.selector}",
+                    f"{registry.section}.{entry.name}",
+                )
+                checks.append(((*_SHAPE_FIELDS, *own), partial(params.check_run, shape)))
+        out: list[str] = []
+        for reads, check in checks:
+            if _involves(reads, failed):
+                continue
+            try:
+                check()
+            except ValueError as err:
+                out.append(str(err))
+        return out
+
+
+def _value_errors(problems: list[str], data: Any) -> list[InitErrorDetails]:
+    """Root-level value errors, one per problem (their path leads the message)."""
+    return [
+        InitErrorDetails(
+            type=PydanticCustomError("value_error", "Value error, {problem}", {"problem": p}),
+            loc=(),
+            input=data,
+        )
+        for p in problems
+    ]
+
+
+def _given_path(data: dict[str, Any], loc: tuple[int | str, ...]) -> str:
+    """The dotted path of the given field an error is about: its location, down to the
+    list or value it lies in (`data.means` for an error at `data.means.3`)."""
+    keys: list[str] = []
+    node: Any = data
+    for part in loc:
+        if not isinstance(node, dict) or not isinstance(part, str) or part not in node:
+            break
+        keys.append(part)
+        node = node[part]
+    return ".".join(keys)
+
+
+def _without(data: dict[str, Any], paths: frozenset[str]) -> dict[str, Any]:
+    """A copy of `data` without the fields at these dotted paths."""
+    out = copy.deepcopy(data)
+    for path in paths:
+        *parents, last = path.split(".")
+        node: Any = out
+        for key in parents:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node.pop(last, None)
+    return out
 
 
 def run_shape(c: RunSection) -> RunShape:
@@ -117,23 +240,42 @@ def _check_participation(c: RunSection) -> None:
         )
 
 
-def _check_data(c: RunSection) -> None:
+def _data_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None]]]:
+    """The checks of the data section, each with the fields it reads."""
     d = c.data
-    facts: DatasetFacts = DATASETS.get(d.dataset).facts
-    if d.partition == "by_class" and d.classes_per_client > facts.n_classes:
-        raise ValueError(
-            f"data.classes_per_client: {d.classes_per_client} exceeds the "
-            f"{facts.n_classes} classes of {d.dataset}"
-        )
-    if d.partition not in facts.partitions:
-        raise ValueError(
-            f"data.partition: {d.dataset} supports {', '.join(map(repr, facts.partitions))}, "
-            f"not {d.partition!r}"
-        )
-    if d.means is not None and len(d.means) != d.n_clients:
-        raise ValueError(f"data.means: {len(d.means)} values given for {d.n_clients} clients")
-    if d.n_clusters > d.n_clients:
-        raise ValueError("data.n_clusters: more clusters than clients")
+
+    def classes() -> None:
+        n_classes = DATASETS.get(d.dataset).facts.n_classes
+        if d.partition == "by_class" and d.classes_per_client > n_classes:
+            raise ValueError(
+                f"data.classes_per_client: {d.classes_per_client} exceeds the "
+                f"{n_classes} classes of {d.dataset}"
+            )
+
+    def partition() -> None:
+        partitions = DATASETS.get(d.dataset).facts.partitions
+        if d.partition not in partitions:
+            raise ValueError(
+                f"data.partition: {d.dataset} supports {', '.join(map(repr, partitions))}, "
+                f"not {d.partition!r}"
+            )
+
+    def means() -> None:
+        # data.means belongs to mean_estimation: a preset used as a base for another
+        # dataset keeps its value, unused
+        if d.dataset == "mean_estimation" and d.means is not None and len(d.means) != d.n_clients:
+            raise ValueError(f"data.means: {len(d.means)} values given for {d.n_clients} clients")
+
+    def clusters() -> None:
+        if d.n_clusters > d.n_clients:
+            raise ValueError("data.n_clusters: more clusters than clients")
+
+    return [
+        (("data.dataset", "data.partition", "data.classes_per_client"), classes),
+        (("data.dataset", "data.partition"), partition),
+        (("data.dataset", "data.means", "data.n_clients"), means),
+        (("data.n_clusters", "data.n_clients"), clusters),
+    ]
 
 
 def _check_model(c: RunSection) -> None:

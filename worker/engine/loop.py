@@ -12,6 +12,7 @@ from torch import Tensor
 
 from worker.engine.algorithms import Algorithm, Facts
 from worker.engine.availability import Availability, AvailabilityFacts
+from worker.engine.clock import process_age_s
 from worker.engine.config import RunConfig
 from worker.engine.data import FederatedData, load_data
 from worker.engine.errors import ConfigError
@@ -111,10 +112,12 @@ class Simulation:
         self.server = ServerOptimizer(config.server, self.model.dim, self.device)
         self.start_round = 0
         self.wall_s = 0.0
+        self.startup_s: float | None = None
 
     def run(self, sink: Sink, should_stop: Callable[[], bool] | None = None) -> Summary:
         stopped = False
         t = self.start_round
+        self.startup_s = process_age_s()  # this process, up to its first round
         for t in range(self.start_round, self.config.rounds):
             if should_stop is not None and should_stop():
                 stopped = True
@@ -131,7 +134,7 @@ class Simulation:
                 sink.on_checkpoint(self.state_dict(done))
         else:
             t = self.config.rounds
-        return self.tracker.summary(t, self.wall_s, stopped)
+        return self.tracker.summary(t, self.wall_s, stopped, self.startup_s)
 
     def round(self, t: int) -> RoundRecord:
         initial: dict[str, float] = {}

@@ -162,6 +162,16 @@ SUMMARY_VALUES: tuple[MetricSpec, ...] = (
     _summary("rounds_done", "rounds done", unit="rounds"),
     _summary("wall_s", "wall time", short="wall s", unit="s", **LOWER, **RANKED),
     _summary(
+        "startup_s",
+        "process start-up",
+        short="start-up s",
+        unit="s",
+        description="Seconds from the start of the process that ran the rounds to its first "
+        "round (interpreter, imports, data, model, an algorithm's set-up); wall_s counts "
+        "the rounds only.",
+        **LOWER,
+    ),
+    _summary(
         "client_updates_per_s",
         "client updates / s",
         short="updates/s",

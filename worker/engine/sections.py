@@ -4,7 +4,7 @@ sub-object per component with params)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
@@ -12,6 +12,14 @@ from worker.engine.params import Params
 
 MAX_SEED = 2**31 - 1
 PartitionName = Literal["auto", "iid", "by_class", "dirichlet", "label_swap", "clusters"]
+
+
+def _read_from_data_root(schema: dict[str, Any]) -> None:
+    """The form shows the field only for the datasets read from `data.root`."""
+    from worker.engine.registry import DATASETS  # registered by now; imports this module
+
+    names = sorted(e.name for e in DATASETS if e.facts.source == "data_root")
+    schema["x-applies"] = {"data.dataset": names}
 
 
 class DataSection(Params):
@@ -32,30 +40,84 @@ class DataSection(Params):
         "for synthetic_clustered, iid otherwise).",
     )
     classes_per_client: int = Field(
-        1, ge=1, description="by_class: distinct labels held by each client."
+        1,
+        ge=1,
+        json_schema_extra={"x-applies": {"data.partition": ["by_class"]}},
+        description="by_class: distinct labels held by each client.",
     )
     sizes: Literal["balanced", "normal"] = Field(
-        "balanced", description="by_class: equal shares or normal-distributed client sizes."
+        "balanced",
+        json_schema_extra={"x-applies": {"data.partition": ["by_class"]}},
+        description="by_class: equal shares or normal-distributed client sizes.",
     )
-    size_std: float = Field(0.5, ge=0, description="by_class/normal: relative std of client sizes.")
-    dirichlet_alpha: float = Field(0.5, gt=0, description="dirichlet: concentration α.")
-    n_clusters: int = Field(2, ge=1, description="label_swap/clusters: number of client clusters.")
+    size_std: float = Field(
+        0.5,
+        ge=0,
+        json_schema_extra={"x-applies": {"data.partition": ["by_class"]}},
+        description="by_class/normal: relative std of client sizes.",
+    )
+    dirichlet_alpha: float = Field(
+        0.5,
+        gt=0,
+        json_schema_extra={"x-applies": {"data.partition": ["dirichlet"]}},
+        description="dirichlet: concentration α.",
+    )
+    n_clusters: int = Field(
+        2,
+        ge=1,
+        json_schema_extra={"x-applies": {"data.partition": ["label_swap", "clusters", "auto"]}},
+        description="label_swap/clusters: number of client clusters.",
+    )
     swap_pairs: int = Field(
-        2, ge=1, le=5, description="label_swap: label pairs each further cluster swaps."
+        2,
+        ge=1,
+        le=5,
+        json_schema_extra={"x-applies": {"data.partition": ["label_swap"]}},
+        description="label_swap: label pairs each further cluster swaps.",
     )
     train_per_client: int = Field(
-        50, ge=1, description="synthetic_clustered/mean_estimation: train samples per client."
+        50,
+        ge=1,
+        json_schema_extra={
+            "x-applies": {"data.dataset": ["synthetic_clustered", "mean_estimation"]}
+        },
+        description="synthetic_clustered/mean_estimation: train samples per client.",
     )
     test_per_client: int = Field(
-        150, ge=1, description="synthetic_clustered/mean_estimation: test samples per client."
+        150,
+        ge=1,
+        json_schema_extra={
+            "x-applies": {"data.dataset": ["synthetic_clustered", "mean_estimation"]}
+        },
+        description="synthetic_clustered/mean_estimation: test samples per client.",
     )
-    dimension: int = Field(10, ge=1, description="synthetic_clustered: feature dimension.")
+    dimension: int = Field(
+        10,
+        ge=1,
+        json_schema_extra={"x-applies": {"data.dataset": ["synthetic_clustered"]}},
+        description="synthetic_clustered: feature dimension.",
+    )
     means: list[float] | None = Field(
-        None, description="mean_estimation: client means e_i (default: N points in [1, -1])."
+        None,
+        json_schema_extra={"x-applies": {"data.dataset": ["mean_estimation"]}},
+        description="mean_estimation: client means e_i (default: N points in [1, -1]).",
     )
-    sigma: float = Field(0.0, ge=0, description="mean_estimation: sample noise σ (0 = exact).")
-    root: str = Field("data", description="torchvision datasets: data root directory.")
-    download: bool = Field(False, description="torchvision datasets: download when missing.")
+    sigma: float = Field(
+        0.0,
+        ge=0,
+        json_schema_extra={"x-applies": {"data.dataset": ["mean_estimation"]}},
+        description="mean_estimation: sample noise σ (0 = exact).",
+    )
+    root: str = Field(
+        "data",
+        json_schema_extra=_read_from_data_root,
+        description="torchvision datasets: data root directory.",
+    )
+    download: bool = Field(
+        False,
+        json_schema_extra=_read_from_data_root,
+        description="torchvision datasets: download when missing.",
+    )
     max_train_samples: int | None = Field(
         None, ge=1, description="Use at most this many training samples (quick runs)."
     )

@@ -72,13 +72,16 @@ class SummaryTracker:
             self.sums[name] = self.sums.get(name, 0.0) + v
             self.counts[name] = self.counts.get(name, 0) + 1
 
-    def summary(self, rounds_done: int, wall_s: float) -> dict[str, SummaryValue]:
+    def summary(
+        self, rounds_done: int, wall_s: float, startup_s: float | None = None
+    ) -> dict[str, SummaryValue]:
         """Every summary value of the catalogue, in catalogue order."""
         computed: dict[str, SummaryValue] = {
             **self._accuracy(rounds_done),
             **{key: self.last.get(name) for key, name in LAST_VALUES.items()},
             "rounds_done": rounds_done,
             "wall_s": wall_s,
+            "startup_s": startup_s,
             "client_updates_per_s": self.updates / wall_s if wall_s > 0 else 0.0,
             "period_avg_param": self._period_average(),
         }
@@ -153,10 +156,11 @@ def summarise(
     rounds_done: int,
     wall_s: float,
     target_acc: float | None,
+    startup_s: float | None = None,
     period: int | None = None,
 ) -> dict[str, SummaryValue]:
     """The summary of a stored series: `(round, metrics)` in increasing round order."""
     tracker = SummaryTracker(target_acc, period)
     for t, values in rounds:
         tracker.observe(t, values)
-    return tracker.summary(rounds_done, wall_s)
+    return tracker.summary(rounds_done, wall_s, startup_s)

@@ -48,8 +48,11 @@ class Tracker:
         """All the metrics of round `t`, once the round is complete."""
         self.summary_tracker.observe(t, metrics)
 
-    def summary(self, rounds: int, wall_s: float, stopped: bool) -> Summary:
-        return Summary.of(self.summary_tracker.summary(rounds, wall_s), stopped)
+    def summary(
+        self, rounds: int, wall_s: float, stopped: bool, startup_s: float | None = None
+    ) -> Summary:
+        values = self.summary_tracker.summary(rounds, wall_s, startup_s)
+        return Summary.of(values, stopped)
 
     def state_dict(self) -> dict[str, Any]:
         return {

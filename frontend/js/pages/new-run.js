@@ -1,12 +1,15 @@
 // New run: the schema-generated config form, presets to start from (their comparison as a
-// sweep, or their paper reproduced), and a sweep mode that creates an experiment.
+// sweep, or their paper reproduced), and a sweep mode that creates an experiment. The
+// preset, its variant and the fields edited away from it live in the address
+// (#/new?preset=example1&set=client.lr%3D0.05), so a reload or a shared link restores them.
 import { ApiError, api } from "../api.js";
 import { errorBox, h, loading, replace } from "../dom.js";
-import { applyAssignments } from "../paths.js";
+import { applyAssignments, leaves } from "../paths.js";
 import { runName } from "../run-name.js";
 import { schemaForm } from "../schema-form.js";
+import { sweepMessages } from "../field-errors.js";
 import { methodCells, sweepEditor, sweepSize } from "../sweep.js";
-import { go } from "../router.js";
+import { go, replaceQuery } from "../router.js";
 
 /** @type {import("../app.js").Mount} */
 export function mount(root, route) {
@@ -29,6 +32,10 @@ function build(root, schema, presets, query) {
   let mode = query.get("mode") === "sweep" ? "sweep" : "single";
   /** @type {import("../api.js").Preset|null} */
   let preset = null;
+  /** @type {number|null} the run whose config the form was filled from (`from`) */
+  let fromRun = null;
+  /** @type {Record<string, string>|null} each field's value (as JSON) as the form was filled, edits differ; null before */
+  let filled = null;
 
   const presetSelect = /** @type {HTMLSelectElement} */ (h("select", { name: "preset", "aria-label": "preset" },
     h("option", { value: "" }, "defaults"), presets.map((p) => h("option", { value: p.name }, p.name))));
@@ -50,6 +57,8 @@ function build(root, schema, presets, query) {
     closeReproduction();
     applyPreset();
   });
+  form.element.addEventListener("input", () => syncUrl());
+  form.element.addEventListener("change", () => syncUrl());
 
   const formEl = h("form", { class: "new-run", novalidate: true, on: { submit: (/** @type {Event} */ e) => { e.preventDefault(); send(); } } },
     h("div", { class: "toolbar" },
@@ -64,16 +73,55 @@ function build(root, schema, presets, query) {
     h("div", { class: "submit-bar" }, submit));
   replace(root, h("div", { class: "page-head" }, h("h1", {}, "New run")), formEl);
 
-  /** @param {string} name */
-  async function loadPreset(name) {
+  /**
+   * Fill the form from `base` (what its edits are told apart from), then apply `sets`
+   * ("path=value" edits, as the address holds them).
+   * @param {Record<string, any>} base @param {string[]} [sets]
+   */
+  function fill(base, sets = []) {
+    form.set(base);
+    filled = snapshot();
+    if (sets.length) form.set(applyAssignments(form.value(), sets));
+    syncUrl();
+  }
+
+  /** @returns {Record<string, string>} */
+  function snapshot() {
+    return Object.fromEntries(Object.entries(leaves(form.value())).map(([path, v]) => [path, JSON.stringify(v)]));
+  }
+
+  /** The fields edited away from what filled the form, as "path=value". */
+  function edits() {
+    const before = filled ?? {};
+    return Object.entries(snapshot()).filter(([path, v]) => before[path] !== v).map(([path, v]) => `${path}=${assigned(JSON.parse(v))}`);
+  }
+
+  /** The preset, its variant, where the form came from, the mode and the edits: in the address. */
+  function syncUrl() {
+    if (filled === null) return;  // the address's state is still being restored
+    const q = new URLSearchParams();
+    if (preset) q.set("preset", preset.name);
+    if (preset && !variantSelect.hidden && variantSelect.selectedIndex > 0) q.set("variant", variantSelect.value);
+    if (fromRun !== null) q.set("from", String(fromRun));
+    if (mode === "sweep") q.set("mode", "sweep");
+    for (const edit of edits()) q.append("set", edit);
+    replaceQuery("/new", q);
+  }
+
+  /**
+   * @param {string} name
+   * @param {{variant?: string|null, sets?: string[]}} [restore] the address's variant and edits
+   */
+  async function loadPreset(name, restore = {}) {
     preset = null;
+    fromRun = null;
     variantSelect.hidden = true;
     compareBtn.hidden = true;
     reproduceBtn.hidden = true;
     closeReproduction();
     replace(presetInfo);
     if (!name) {
-      form.set({});
+      fill({});
       return;
     }
     try {
@@ -85,18 +133,22 @@ function build(root, schema, presets, query) {
     const variants = Object.keys(preset.variants);
     replace(variantSelect, variants.map((v) => h("option", { value: v }, `variant: ${v}`)));
     variantSelect.hidden = variants.length === 0;
+    if (restore.variant && variants.includes(restore.variant)) variantSelect.value = restore.variant;
     if (preset.compare.length) {
       compareBtn.textContent = `Compare ${preset.compare.join(", ")}`;
       compareBtn.hidden = false;
       reproduceBtn.hidden = false;
     }
-    replace(presetInfo, h("p", { class: "help" }, preset.description));
-    applyPreset();
+    replace(presetInfo, h("p", { class: "help" }, preset.description),
+      preset.paper && h("p", { class: "help paper" }, preset.paper),
+      preset.needs && h("p", { class: "help needs" }, `Needs ${preset.needs}.`));
+    applyPreset(restore.sets);
   }
 
-  function applyPreset() {
+  /** @param {string[]} [sets] edits to apply on top of it */
+  function applyPreset(sets = []) {
     const base = presetBase();
-    if (base) form.set(base);
+    if (base) fill(base, sets);
   }
 
   /** The preset's config with its chosen variant, as the form was filled from it. */
@@ -159,11 +211,20 @@ function build(root, schema, presets, query) {
     sweep.element.hidden = m !== "sweep";
     notesBox.hidden = m === "sweep";
     updateSubmit();
+    syncUrl();
   }
 
   function updateSubmit() {
+    submit.disabled = false;
     if (mode === "single") {
       submit.textContent = "Start run";
+      return;
+    }
+    // What keeps the sweep from launching, said on the button instead of a count.
+    const problem = sweep.problem();
+    if (problem) {
+      submit.textContent = problem;
+      submit.disabled = true;
       return;
     }
     const spec = sweep.value();
@@ -192,7 +253,7 @@ function build(root, schema, presets, query) {
     } catch (err) {
       showError(err);
     } finally {
-      submit.disabled = false;
+      updateSubmit();
     }
   }
 
@@ -204,7 +265,11 @@ function build(root, schema, presets, query) {
       return;
     }
     const fields = err instanceof ApiError ? err.fields : [];
-    const unplaced = fields.length ? form.showErrors(sweep.showErrors(fields)) : [];
+    // At their fields, in plain words, each once: a sweep repeats an error of its base
+    // config for every one of its runs.
+    const spec = sweep.value();
+    const cells = mode === "sweep" ? sweepSize(spec.grid, [0], spec.cells) : 1;
+    const unplaced = fields.length ? form.showErrors(sweepMessages(sweep.showErrors(fields), cells)) : [];
     const lines = fields.length
       ? [h("strong", {}, "Please fix the highlighted fields."), unplaced.map((f) => h("div", {}, f.path ? `${f.path}: ${f.message}` : f.message))]
       : [h("strong", {}, "The run was not created."), h("div", {}, err instanceof Error ? err.message : String(err))];
@@ -212,16 +277,37 @@ function build(root, schema, presets, query) {
     if (!fields.length || unplaced.length) errors.scrollIntoView({ block: "center" });
   }
 
-  setMode(mode);
   const initial = query.get("preset");
   const from = Number(query.get("from"));
+  const sets = query.getAll("set");
   if (initial && presets.some((p) => p.name === initial)) {
     presetSelect.value = initial;
-    loadPreset(initial);
+    setMode(mode);
+    loadPreset(initial, { variant: query.get("variant"), sets });
   } else if (Number.isInteger(from) && from > 0) {
+    fromRun = from;
+    setMode(mode);
     api.run(from).then((run) => {
-      form.set(run.config ?? {});
+      fill(run.config ?? {}, sets);
       replace(presetInfo, h("p", { class: "help" }, `Config copied from run #${run.id} `, h("a", { href: `#/runs/${run.id}` }, run.name)));
     }).catch((err) => replace(presetInfo, errorBox(err)));
+  } else {
+    fill({}, sets);
+    setMode(mode);
+  }
+}
+
+/**
+ * A value as an edit in the address writes it: JSON, but a text as it is where it does
+ * not read as JSON (`name=my run`, and `name="5"` for the text 5).
+ * @param {any} value
+ */
+function assigned(value) {
+  if (typeof value !== "string") return JSON.stringify(value);
+  try {
+    JSON.parse(value);
+    return JSON.stringify(value);
+  } catch {
+    return value;
   }
 }

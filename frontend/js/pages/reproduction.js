@@ -18,7 +18,8 @@ export function mount(root, route) {
   let alive = true;
   let timer = 0;
   const title = h("h1", {}, "Reproduction");
-  const head = h("div", { class: "page-head" }, title, h("a", { href: `#/compare?experiment=${id}` }, "Compare the runs"));
+  const head = h("div", { class: "page-head" }, title, h("div", { class: "actions" },
+    h("a", { href: `#/experiments/${id}`, class: "experiment-link" }, "Progress"), h("a", { href: `#/compare?experiment=${id}` }, "Compare the runs")));
   const body = h("div", { class: "reproduction" }, loading("Loading the reproduction report…"));
   const chart = h("div", { class: "plot", dataset: { plot: "reproduction" } });
   replace(root, head, body);

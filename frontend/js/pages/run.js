@@ -2,9 +2,11 @@
 // with Plotly.extendTraces; `uirevision` keeps the user's zoom), client views, summary.
 import { ApiError, RESUMABLE_STATUSES, api, authHeaders, toRun } from "../api.js";
 import { loadCatalog } from "../catalog.js";
+import { confirmIn } from "../confirm.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace, saveFile } from "../dom.js";
 import { duration, label, num, when } from "../format.js";
 import { extendTraces, preloadPlotly, purge, react } from "../plot.js";
+import { replaceQuery } from "../router.js";
 import { followEvents } from "../sse.js";
 import { binnedTrace, extension, histogramTrace, lineLayout, matrixTrace, panelTraces, panelsFor, PALETTE, referenceLines, wallTimes } from "../traces.js";
 
@@ -47,7 +49,7 @@ export function mount(root, route) {
 
   async function start() {
     const [run, series, catalogue] = await Promise.all([api.run(id), api.metrics(id, { maxPoints: 1000 }), loadCatalog()]);
-    if (alive) new RunView(root, run, series, catalogue, plots, (v) => follow(v));
+    if (alive) new RunView(root, run, series, catalogue, plots, (v) => follow(v), route.query.get("x"));
   }
 
   /** @param {RunView} view */
@@ -114,8 +116,9 @@ class RunView {
    * @param {import("../api.js").MetricSpec[]} catalogue the metric catalogue: panels, summary rows
    * @param {HTMLElement[]} plots every plot div, purged on unmount
    * @param {(v: RunView) => void} onReady
+   * @param {string|null} [x] the x axis the address asks for: `wall` (or `wall_s`) for wall time
    */
-  constructor(root, run, series, catalogue, plots, onReady) {
+  constructor(root, run, series, catalogue, plots, onReady, x = null) {
     this.run = run;
     this.series = series;
     this.catalogue = catalogue;
@@ -125,23 +128,27 @@ class RunView {
     this.resampling = false;
     /** @type {HTMLElement|null} the open edit form (name, notes, tags), if any */
     this.editor = null;
-    /** x axis of the curves: `round` or `wall_s` (wall time) */
-    this.xKey = "round";
+    /** x axis of the curves: `round` or `wall_s` (wall time); in the address as `?x=wall` */
+    this.xKey = x === "wall" || x === "wall_s" ? "wall_s" : "round";
     /** @type {Map<string, {div: HTMLElement, traces: any[], metrics: string[]}>} */
     this.panels = new Map();
     this.head = h("div", { class: "run-head" });
+    this.asking = h("div", { class: "confirm-slot", hidden: true });
     this.curves = h("div", { class: "plots curves" });
     this.connection = h("span", { class: "live-dot", title: "live" });
     this.xSelect = /** @type {HTMLSelectElement} */ (h("select", { name: "x", "aria-label": "x axis", on: { change: () => {
       this.xKey = this.xSelect.value;
+      replaceQuery(`/runs/${this.run.id}`, { x: this.xKey === "wall_s" ? "wall" : "" });
       this.drawCurves();
     } } },
       h("option", { value: "round" }, "x = round"),
       h("option", { value: "wall_s" }, "x = wall time")));
+    this.xSelect.value = this.xKey;
     this.clientBox = h("div", { class: "plots client-views" });
     this.details = h("div", { class: "run-details" });
     replace(root,
       this.head,
+      this.asking,
       h("section", {}, h("div", { class: "section-head" }, h("h2", {}, "Training curves ", this.connection), this.xSelect), this.curves),
       h("section", {}, h("h2", {}, "Clients"), this.clientBox),
       this.details);
@@ -242,7 +249,7 @@ class RunView {
   }
 
   async cancel() {
-    if (!confirm(`Cancel run #${this.run.id}?`)) return;
+    if (!(await confirmIn(this.asking, `Cancel run #${this.run.id}?`, "Cancel run"))) return;
     try {
       this.setRun(await api.cancelRun(this.run.id));
     } catch (err) {

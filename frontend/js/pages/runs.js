@@ -4,6 +4,11 @@ import { loadCatalog, specOf } from "../catalog.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { heading, headline, num, when } from "../format.js";
 import { go, replaceQuery } from "../router.js";
+import { columnChooser, shownColumns } from "../columns.js";
+
+/** @typedef {import("../columns.js").Column & {heading?: string, cell: (run: import("../api.js").Run) => HTMLElement}} RunColumn */
+import { standing } from "../standing.js";
+import { confirmIn } from "../confirm.js";
 
 const STATUSES = ["", "queued", "running", "succeeded", "failed", "cancelled"];
 const PAGE_SIZE = 50;
@@ -34,14 +39,21 @@ export function mount(root, route) {
   // Newest first, or best first by a summary value the catalogue ranks by (`rank_by`).
   const rank = select("rank", [["", "newest first"]], filters.rankBy);
   const tagFilter = h("span", { class: "tag-filter" });
+  // The experiment filtered by, as a whole: its progress page.
+  const experimentLink = h("a", { class: "experiment-link", hidden: true }, "");
   const compareBtn = h("button", { type: "button", class: "primary", disabled: true, on: { click: () => go("/compare", { runs: [...picked] }) } }, "Compare selected");
   const body = h("div", { class: "table-wrap" }, loading("Loading runs…"));
+  const asking = h("div", { class: "confirm-slot", hidden: true });
   const pager = h("div", { class: "pager" });
+  // Re-rendered from the last list when the user shows or hides a column.
+  const chooser = columnChooser("runs", () => { shown = ""; refresh(); });
+  chooser.update(runColumns());
 
   replace(
     root,
     h("div", { class: "page-head" }, h("h1", {}, "Runs"), h("a", { class: "button primary", href: "#/new" }, "New run")),
-    h("form", { class: "filters", on: { submit: (/** @type {Event} */ e) => e.preventDefault() } }, status, algorithm, experiment, text, tagFilter, rank, compareBtn),
+    h("form", { class: "filters", on: { submit: (/** @type {Event} */ e) => e.preventDefault() } }, status, algorithm, experiment, experimentLink, text, tagFilter, rank, compareBtn, chooser.el),
+    asking,
     body,
     pager,
   );
@@ -95,7 +107,10 @@ export function mount(root, route) {
     clearTimeout(timer);
     replaceQuery("/runs", { status: filters.status, algorithm: filters.algorithm, experiment: filters.experimentId, q: filters.q, rank: filters.rankBy, tag: filters.tag, offset: filters.offset || "" });
     try {
-      const { runs, count } = await api.listRuns({ ...filters, limit: PAGE_SIZE });
+      showExperimentLink();
+      // An experiment's runs as they progress: running, then queued in the order they start.
+      const order = filters.experimentId && !filters.rankBy ? "activity" : undefined;
+      const { runs, count } = await api.listRuns({ ...filters, order, limit: PAGE_SIZE });
       if (!alive) return;
       // Re-render only on change, so that an idle table does not swap buttons under the pointer.
       const key = JSON.stringify([runs, count, filters]);  // the empty state names the filters
@@ -121,30 +136,47 @@ export function mount(root, route) {
         : empty("No runs yet.", ["Start one from ", h("a", { href: "#/new" }, "New run"), ", or try the ", h("a", { href: "#/new?preset=example1" }, "example1 preset"), ": it takes seconds."]));
       return;
     }
-    const rows = runs.map((run) => h(
-      "tr", { dataset: { runId: String(run.id) } },
-      h("td", {}, h("input", {
+    const columns = shownColumns(runColumns(), chooser.choice());
+    const rows = runs.map((run) => h("tr", { dataset: { runId: String(run.id) } }, columns.map((c) => c.cell(run))));
+    replace(body, h("table", { class: "runs-table" },
+      h("thead", {}, h("tr", {}, columns.map((c) => h("th", { dataset: { key: c.key } }, c.heading ?? c.label)))),
+      h("tbody", {}, rows)));
+  }
+
+  /**
+   * The table's columns: fixed ones and those the "Columns" menu shows or hides (at
+   * 1440 px the default set fits without scrolling sideways).
+   * @returns {RunColumn[]}
+   */
+  function runColumns() {
+    return [
+      { key: "pick", label: "select", heading: "", cell: (run) => h("td", {}, h("input", {
         type: "checkbox", "aria-label": `select run ${run.id}`, checked: picked.has(run.id),
         on: { change: (/** @type {Event} */ e) => toggle(run.id, /** @type {HTMLInputElement} */ (e.target).checked) },
-      })),
-      h("td", { class: "num" }, String(run.id)),
-      h("td", { class: "name-cell" }, h("a", { href: `#/runs/${run.id}`, class: "run-name" }, run.name || `run ${run.id}`), run.notes && h("div", { class: "muted small" }, run.notes),
-        run.tags.length > 0 && h("div", { class: "tags" }, run.tags.map((t) => h("button", { type: "button", class: "tag", title: `only runs tagged ${t}`, on: { click: () => filterTag(t) } }, t)))),
-      h("td", {}, badge(run.cancelling ? "cancelling" : run.status)),
-      h("td", { class: "progress-cell" }, progressBar(run.progress, `${run.roundsDone} / ${run.roundsTotal}`)),
-      h("td", {}, run.algorithm),
-      h("td", {}, run.dataset),
-      h("td", {}, run.availability),
-      h("td", { class: "num" }, String(run.seed)),
-      h("td", {}, run.experimentId === null ? "—" : h("a", { href: `#/compare?experiment=${run.experimentId}` }, `#${run.experimentId}`)),
-      h("td", { class: "nowrap" }, rankedValue(filters.rankBy, run.summary) ?? headline(run.summary)),
-      h("td", { class: "nowrap small" }, when(run.createdAt)),
-      h("td", { class: "actions" },
+      })) },
+      { key: "id", label: "#", cell: (run) => h("td", { class: "num" }, String(run.id)) },
+      { key: "name", label: "name", cell: (run) => h("td", { class: "name-cell" }, h("a", { href: `#/runs/${run.id}`, class: "run-name" }, run.name || `run ${run.id}`), run.notes && h("div", { class: "muted small" }, run.notes),
+        run.tags.length > 0 && h("div", { class: "tags" }, run.tags.map((t) => h("button", { type: "button", class: "tag", title: `only runs tagged ${t}`, on: { click: () => filterTag(t) } }, t)))) },
+      { key: "status", label: "status", cell: (run) => h("td", {}, badge(run.cancelling ? "cancelling" : run.status), standing(run)) },
+      { key: "progress", label: "progress", optional: true, cell: (run) => h("td", { class: "progress-cell" }, progressBar(run.progress, `${run.roundsDone} / ${run.roundsTotal}`)) },
+      { key: "algorithm", label: "algorithm", optional: true, cell: (run) => h("td", {}, run.algorithm) },
+      { key: "dataset", label: "dataset", optional: true, hidden: true, cell: (run) => h("td", {}, run.dataset) },
+      { key: "availability", label: "availability", optional: true, hidden: true, cell: (run) => h("td", {}, run.availability) },
+      { key: "seed", label: "seed", optional: true, hidden: true, cell: (run) => h("td", { class: "num" }, String(run.seed)) },
+      { key: "experiment", label: "experiment", optional: true, cell: (run) => h("td", {}, run.experimentId === null ? "—" : h("a", { href: `#/experiments/${run.experimentId}` }, `#${run.experimentId}`)) },
+      { key: "result", label: "result", optional: true, cell: (run) => h("td", { class: "nowrap" }, rankedValue(filters.rankBy, run.summary) ?? headline(run.summary)) },
+      { key: "created", label: "created", optional: true, hidden: true, cell: (run) => h("td", { class: "nowrap small" }, when(run.createdAt)) },
+      { key: "actions", label: "actions", heading: "", cell: (run) => h("td", { class: "actions" },
         run.active && !run.cancelling && h("button", { type: "button", on: { click: () => cancel(run) } }, "Cancel"),
-        h("button", { type: "button", class: "danger", on: { click: () => remove(run) } }, "Delete")),
-    ));
-    const head = ["", "#", "name", "status", "progress", "algorithm", "dataset", "availability", "seed", "experiment", "result", "created", ""];
-    replace(body, h("table", { class: "runs-table" }, h("thead", {}, h("tr", {}, head.map((t) => h("th", {}, t)))), h("tbody", {}, rows)));
+        h("button", { type: "button", class: "danger", on: { click: () => remove(run) } }, "Delete")) },
+    ];
+  }
+
+  function showExperimentLink() {
+    experimentLink.hidden = !filters.experimentId;
+    experimentLink.setAttribute("href", `#/experiments/${filters.experimentId}`);
+    experimentLink.textContent = `experiment #${filters.experimentId} progress`;
+    rank.options[0].textContent = filters.experimentId ? "running first" : "newest first";
   }
 
   /** @param {number} count */
@@ -172,7 +204,7 @@ export function mount(root, route) {
 
   /** @param {import("../api.js").Run} run */
   async function cancel(run) {
-    if (!confirm(`Cancel run #${run.id} "${run.name}"?`)) return;
+    if (!(await confirmIn(asking, `Cancel run #${run.id} "${run.name}"?`, "Cancel run"))) return;
     try {
       await api.cancelRun(run.id);
     } catch (err) {
@@ -183,7 +215,8 @@ export function mount(root, route) {
 
   /** @param {import("../api.js").Run} run */
   async function remove(run) {
-    if (!confirm(`Delete run #${run.id} "${run.name}" and all its records? This cannot be undone.`)) return;
+    const question = `Delete run #${run.id} "${run.name}" and all its records? This cannot be undone.`;
+    if (!(await confirmIn(asking, question, "Delete run"))) return;
     try {
       await api.deleteRun(run.id);
       toggle(run.id, false);

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from worker.engine.data.cache import cached
 from worker.engine.errors import DatasetMissing
 from worker.engine.registry import DatasetFacts, DataSource, dataset
 from worker.engine.sections import DataSection
@@ -119,28 +121,58 @@ def torchvision_pool(name: str, root: str, download: bool) -> Pool:
     """Train and test tensors (N, C, H, W) normalised to [-1, 1], labels as long."""
     require_files(name, root, download)
     root_path = Path(root)
-    train = _load(name, root_path, True, download)
-    test = _load(name, root_path, False, download)
+    try:
+        train = _load(name, root_path, True, download)
+        test = _load(name, root_path, False, download)
+    except (RuntimeError, ValueError, OSError, EOFError, pickle.UnpicklingError) as err:
+        raise unreadable(name, root_path, err) from None
     return (*train, *test)
 
 
+def unreadable(name: str, root: Path, err: BaseException) -> DatasetMissing:
+    """One line naming the files that fail torchvision's checksums (CIFAR-10, SVHN) or,
+    where it keeps none, the error, and what to do (torchvision's own message offers
+    `download=True`, of no use offline)."""
+    from torchvision.datasets import CIFAR10, SVHN
+    from torchvision.datasets.utils import check_integrity
+
+    if name == "cifar10":
+        folder = root / CIFAR10.base_folder
+        sums = [(folder / f, md5) for f, md5 in [*CIFAR10.train_list, *CIFAR10.test_list]]
+    elif name == "svhn":
+        sums = [(root / f, md5) for _, f, md5 in SVHN.split_list.values() if (root / f).exists()]
+    else:
+        sums = []
+    bad = [str(path.relative_to(root)) for path, md5 in sums if not check_integrity(str(path), md5)]
+    what = f"fail their checksums: {', '.join(bad)}" if bad else f"cannot be read ({err})"
+    return DatasetMissing(
+        f"data.root: {name} files under {root.resolve()} {what}; replace them with the "
+        "original files (torchvision's layout), or set data.download=true to fetch them again"
+    )
+
+
 def _load(name: str, root: Path, train: bool, download: bool) -> tuple[Tensor, Tensor]:
+    """One split as (N, C, H, W) floats in [-1, 1] and long labels; the parsed bytes come
+    from the data root's cache after the first read (`cache.py`)."""
+    entry = f"{name}-{'train' if train else 'test'}"
+    x, y = cached(root, entry, EXPECTED_FILES[name], lambda: _read(name, root, train, download))
+    images = torch.from_numpy(np.array(x))  # a copy of the mapped file, as floats next
+    return (images.float() / 127.5 - 1.0).contiguous(), torch.from_numpy(np.array(y)).long()
+
+
+def _read(name: str, root: Path, train: bool, download: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Parse one split with torchvision: uint8 images (N, C, H, W), int64 labels."""
     from torchvision import datasets
 
     if name in ("mnist", "fashion_mnist"):
         cls = datasets.MNIST if name == "mnist" else datasets.FashionMNIST
         ds = cls(str(root), train=train, download=download)
-        x = ds.data.unsqueeze(1)
-        y = torch.as_tensor(ds.targets)
-    elif name == "cifar10":
+        return ds.data.unsqueeze(1).numpy(), np.asarray(ds.targets, dtype=np.int64)
+    if name == "cifar10":
         cds = datasets.CIFAR10(str(root), train=train, download=download)
-        x = torch.as_tensor(cds.data).permute(0, 3, 1, 2)
-        y = torch.as_tensor(cds.targets)
-    else:
-        sds = datasets.SVHN(str(root), split="train" if train else "test", download=download)
-        x = torch.as_tensor(sds.data)
-        y = torch.as_tensor(sds.labels)
-    return (x.float() / 127.5 - 1.0).contiguous(), y.long()
+        return cds.data.transpose(0, 3, 1, 2).copy(), np.asarray(cds.targets, dtype=np.int64)
+    sds = datasets.SVHN(str(root), split="train" if train else "test", download=download)
+    return sds.data, np.asarray(sds.labels, dtype=np.int64)
 
 
 def _from_root(name: str) -> Any:

@@ -1,0 +1,113 @@
+// Experiment: the sweep as a whole, its grid, cells and seeds, how far its runs are
+// together (rounds done over total, runs by status, the ETA of the last one), its runs as
+// they progress, and links to compare them (and to the reproduction report of a preset's).
+// Refreshed while any of its runs is active.
+import { ApiError, api } from "../api.js";
+import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
+import { when } from "../format.js";
+import { etaText, speedText, standing } from "../standing.js";
+import { cellText } from "../sweep.js";
+
+const REFRESH_MS = 2000;
+const STATUS_ORDER = ["running", "queued", "succeeded", "failed", "cancelled"];
+
+/** @type {import("../app.js").Mount} */
+export function mount(root, route) {
+  const id = /** @type {number} */ (route.id);
+  let alive = true;
+  let timer = 0;
+  let shown = "";
+  replace(root, loading(`Loading experiment #${id}…`));
+
+  async function refresh() {
+    clearTimeout(timer);
+    try {
+      const [experiment, { runs, count }] = await Promise.all([
+        api.experiment(id),
+        api.listRuns({ experimentId: id, order: "activity", limit: 500 }),
+      ]);
+      if (!alive) return;
+      // Re-render only on change: an idle page keeps its links still under the pointer.
+      const key = JSON.stringify([experiment, runs, count]);
+      if (key !== shown) {
+        shown = key;
+        render(experiment, runs, count);
+      }
+      const active = (experiment.progress.byStatus.running ?? 0) + (experiment.progress.byStatus.queued ?? 0);
+      if (active > 0) timer = setTimeout(refresh, REFRESH_MS);
+    } catch (err) {
+      if (!alive) return;
+      shown = "";
+      if (err instanceof ApiError && err.status === 404) {
+        replace(root, h("div", { class: "state state-missing" },
+          empty(`Experiment #${id} does not exist`, "It was never created."), h("a", { href: "#/runs" }, "Back to the runs")));
+      } else {
+        replace(root, errorBox(err, refresh));
+      }
+    }
+  }
+
+  /**
+   * @param {import("../api.js").Experiment} e @param {import("../api.js").Run[]} runs
+   * @param {number} count all its runs (the table shows the first 500)
+   */
+  function render(e, runs, count) {
+    const p = e.progress;
+    const total = Object.values(p.byStatus).reduce((a, b) => a + b, 0);
+    const statuses = [...STATUS_ORDER, ...Object.keys(p.byStatus).filter((s) => !STATUS_ORDER.includes(s))]
+      .filter((s) => p.byStatus[s]);
+    const active = (p.byStatus.running ?? 0) + (p.byStatus.queued ?? 0);
+    const grid = Object.entries(e.grid);
+    replace(root,
+      h("div", { class: "page-head" },
+        h("h1", {}, h("span", { class: "run-id" }, `#${e.id}`), " ", h("span", { class: "experiment-title" }, e.name)),
+        h("div", { class: "actions" },
+          h("a", { class: "button", href: `#/compare?experiment=${e.id}` }, "Compare"),
+          e.preset && h("a", { class: "button", href: `#/experiments/${e.id}/reproduction` }, "Reproduction report"))),
+      h("section", { class: "experiment-progress" },
+        h("div", { class: "status-line" },
+          progressBar(p.roundsTotal ? p.roundsDone / p.roundsTotal : 0, `${p.roundsDone.toLocaleString()} / ${p.roundsTotal.toLocaleString()} rounds`)),
+        h("dl", { class: "facts" },
+          h("div", { class: "status-counts" }, h("dt", {}, `${total} run${total === 1 ? "" : "s"}`),
+            h("dd", {}, statuses.map((s) => h("span", { class: "status-count", dataset: { status: s } }, badge(s), ` ${p.byStatus[s]}`)))),
+          fact("ETA", active ? etaText(p.etaS) : "done", "overall-eta"),
+          fact("speed", speedText(p.roundsPerS), "speed"),
+          fact("created", when(e.createdAt)))),
+      h("section", { class: "experiment-design" },
+        h("dl", { class: "facts" },
+          fact("seeds", e.seeds.join(", ")),
+          e.preset && fact("preset", e.preset),
+          grid.length > 0 && fact("grid", grid.map(([k, values]) => `${k} ∈ {${values.map(show).join(", ")}}`).join(" × ")),
+          e.cells.length > 0 && fact("cells", `${e.cells.length}`)),
+        e.cells.length > 0 && h("ul", { class: "experiment-cells small" }, e.cells.map((c) => h("li", {}, cellText(c))))),
+      h("section", {},
+        h("h2", {}, "Runs"),
+        runs.length
+          ? h("div", { class: "table-wrap" }, h("table", { class: "runs-table compact" },
+              h("thead", {}, h("tr", {}, ["#", "name", "status", "progress", "seed"].map((t) => h("th", {}, t)))),
+              h("tbody", {}, runs.map((r) => h("tr", { dataset: { runId: String(r.id) } },
+                h("td", { class: "num" }, String(r.id)),
+                h("td", { class: "name-cell" }, h("a", { href: `#/runs/${r.id}`, class: "run-name" }, r.name || `run ${r.id}`)),
+                h("td", {}, badge(r.cancelling ? "cancelling" : r.status), standing(r)),
+                h("td", { class: "progress-cell" }, progressBar(r.progress, `${r.roundsDone} / ${r.roundsTotal}`)),
+                h("td", { class: "num" }, String(r.seed)))))))
+          : empty("This experiment has no runs left.", "Its runs were deleted."),
+        count > runs.length && h("p", { class: "help" }, `The first ${runs.length} of ${count} runs.`)));
+  }
+
+  refresh();
+  return () => {
+    alive = false;
+    clearTimeout(timer);
+  };
+}
+
+/** @param {string} k @param {string} v @param {string} [key] */
+function fact(k, v, key) {
+  return h("div", { dataset: key ? { key } : {} }, h("dt", {}, k), h("dd", {}, v));
+}
+
+/** A grid value as written in a config. @param {any} v */
+function show(v) {
+  return typeof v === "string" ? v : JSON.stringify(v);
+}

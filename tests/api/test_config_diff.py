@@ -1,0 +1,60 @@
+"""What differs between compared runs' configs (`api.comparison.config_diff`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from api.comparison import RunData, config_diff, flatten
+
+
+def run(run_id: int, seed: int, config: dict[str, Any]) -> RunData:
+    empty = np.array([])
+    return RunData(run_id, f"run {run_id}", "", seed, empty, empty, empty, {}, config)
+
+
+def test_flatten_keeps_lists_and_empty_objects_as_leaves() -> None:
+    config = {"a": {"b": 1, "c": {"d": "x"}}, "means": [1, -1], "e": {}}
+    assert flatten(config) == {"a.b": 1, "a.c.d": "x", "means": [1, -1], "e": {}}
+
+
+def test_only_fields_that_differ_between_runs_name_and_seed_aside() -> None:
+    def config(name: str, seed: int, lr: float, algorithm: str) -> dict[str, Any]:
+        return {
+            "name": name,
+            "seed": seed,
+            "rounds": 100,
+            "algorithm": {"name": algorithm, "k": 2},
+            "client": {"lr": lr, "momentum": 0.0},
+        }
+
+    groups = {
+        "fedavg": [
+            run(1, 0, config("a", 0, 0.01, "fedavg")),
+            run(2, 1, config("b", 1, 0.1, "fedavg")),
+        ],
+        "mifa": [run(3, 0, config("c", 0, 0.01, "mifa")), run(4, 1, config("d", 1, 0.01, "mifa"))],
+    }
+    keys, values = config_diff(groups)
+    assert keys == ["algorithm.name", "client.lr"]  # config order
+    assert values == {
+        "fedavg": {"algorithm.name": ["fedavg"], "client.lr": [0.01, 0.1]},
+        "mifa": {"algorithm.name": ["mifa"], "client.lr": [0.01]},
+    }
+
+
+def test_a_key_some_configs_lack_differs_and_reads_null_there() -> None:
+    groups = {
+        "#1": [run(1, 0, {"model": {"name": "mlp", "hidden": 64}, "means": [1, -1]})],
+        "#2": [run(2, 0, {"model": {"name": "linear"}, "means": [1, -1]})],
+    }
+    keys, values = config_diff(groups)
+    assert keys == ["model.name", "model.hidden"]
+    assert values["#2"] == {"model.name": ["linear"], "model.hidden": [None]}
+
+
+def test_identical_configs_have_no_diff() -> None:
+    same = {"rounds": 5, "client": {"lr": 0.1}}
+    keys, values = config_diff({"a": [run(1, 0, same), run(2, 3, dict(same, seed=3))]})
+    assert keys == [] and values == {"a": {}}

@@ -1,0 +1,36 @@
+"""The new-run form shows the chosen dataset's and partition's own fields only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.frontend.test_pages import open_preset
+
+pytestmark = pytest.mark.browser
+
+
+def shown(page: Any, path: str) -> bool:
+    return bool(page.locator(f'.field[data-path="{path}"]').is_visible())
+
+
+def test_fields_follow_the_dataset_and_the_partition(page: Any, server: str) -> None:
+    open_preset(page, server, "example1")  # mean_estimation, iid
+    assert shown(page, "data.means") and shown(page, "data.sigma")
+    assert not shown(page, "data.dimension") and not shown(page, "data.root")
+    assert not shown(page, "data.classes_per_client")
+
+    page.select_option('[name="data.dataset"]', "cifar10")
+    assert shown(page, "data.root") and shown(page, "data.download")
+    assert not shown(page, "data.means") and not shown(page, "data.train_per_client")
+
+    page.select_option('[name="data.partition"]', "by_class")
+    assert shown(page, "data.classes_per_client") and shown(page, "data.sizes")
+    assert not shown(page, "data.dirichlet_alpha")
+    page.select_option('[name="data.partition"]', "dirichlet")
+    assert shown(page, "data.dirichlet_alpha") and not shown(page, "data.classes_per_client")
+
+    open_preset(page, server, "cafed-synthetic")  # filling the form shows the right set
+    assert shown(page, "data.dimension") and shown(page, "data.n_clusters")
+    assert not shown(page, "data.means") and not shown(page, "data.root")
