@@ -36,7 +36,8 @@ Flower: time between successive `evaluate_fn` returns). Per process: wall clock 
 the child's start to its exit (imports, Ray's start-up and shutdown included). Each
 repeat runs FedWatch, then Flower with each `num_cpus`, interleaved, so a change in
 the machine's load falls on all alike. `--threads` sets OMP_NUM_THREADS, MKL's and
-`torch.set_num_threads` in every child (Flower's actors and server included).
+`torch.set_num_threads` in every child (Flower's actors and server included): with 1,
+FedWatch computes on one core while Flower with `num_cpus=1` runs one actor per core.
 
 Prints each run, then per workload the medians, the ratios Flower ÷ FedWatch per round
 and per process, and both final test accuracies (close, not equal: the two draw their
