@@ -1,0 +1,454 @@
+"""FedWatch and Flower side by side: the same FedAvg workloads, as whole processes.
+
+Workloads (fake data drawn with numpy from `--seed`, the same on both sides; the same
+initial weights, FedWatch's model built under `torch.manual_seed(0)`):
+
+- W1-10, W1-100: the tutorial CNN (`cnn`, 62 006 parameters on 3×32×32, 10 classes),
+  100 clients of 50 samples each (contiguous equal shards), K = 10 or 100 clients per
+  round, 5 local SGD steps × batch 32 drawn at random with replacement, lr 0.01, no
+  momentum; 5 timed rounds.
+- W2: softmax regression (`linear` on the flattened 3×32×32, 30 730 parameters), 1000
+  clients of 20 samples each, K = 100, 1 step × batch 10, lr 0.01; 10 timed rounds.
+
+The data are 10 smooth class templates (3×8×8 normals upsampled ×4), scaled by 2 for
+W1 and 0.2 for W2 (so that neither model is at chance or at 100% after its rounds),
+plus N(0, 1) pixel noise, with uniform labels; 2000 test samples drawn the same way.
+The bench writes them, and the initial weights, to a temporary directory as `.npy`
+files that both sides read.
+
+- FedWatch: the real engine (`worker.engine.loop.Simulation(config).run(sink)`, what
+  `simulate(config, sink)` does; the bench checks its initial weights against the
+  shared ones), the data registered for the child process as the dataset
+  `bench_peers` (a loader returning `FederatedData`), algorithm `fedavg` with
+  participation K, `availability.kind=always`, backend `auto`, evaluated every round.
+- Flower (`bench/peers_flower.py`): `run_simulation` on Ray, a ServerApp with
+  `FedAvg(fraction_train=K/N, fraction_evaluate=0)` and `strategy.start(...,
+  evaluate_fn=central accuracy on the test set)`, a ClientApp written like Flower's
+  quickstart-pytorch that trains its shard as FedWatch's clients do. Run with each
+  `client_resources.num_cpus` of `--flower-cpus` (default 1 and 2; Ray's own CPU count
+  is the machine's); Flower's figures are those of its best `num_cpus`, for the round
+  time and for the process time each (the accuracy: that of the best round time).
+
+Both evaluate the global model on the whole test set every round, so a round is
+training, aggregation and one evaluation on either side. Per round: the median over
+the rounds after a warm-up round (FedWatch: differences of the records' `wall_s`;
+Flower: time between successive `evaluate_fn` returns). Per process: wall clock from
+the child's start to its exit (imports, Ray's start-up and shutdown included). Each
+repeat runs FedWatch, then Flower with each `num_cpus`, interleaved, so a change in
+the machine's load falls on all alike. `--threads` sets OMP_NUM_THREADS, MKL's and
+`torch.set_num_threads` in every child (Flower's actors and server included): with 1,
+FedWatch computes on one core while Flower with `num_cpus=1` runs one actor per core.
+
+Prints each run, then per workload the medians, the ratios Flower ÷ FedWatch per round
+and per process, and both final test accuracies (close, not equal: the two draw their
+clients and batches from different generators), and a summary table. Both sides run
+under the interpreter of `.venv-flower` (Flower, torch and fedwatch): run from another
+environment, the bench makes it (`make .venv-flower/.installed`) and re-executes
+itself there.
+
+    python bench/peers.py [--workloads W1-10,W1-100,W2] [--repeats 3] [--rounds R]
+        [--threads 1] [--flower-cpus 1,2] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import itertools
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+FLOWER_ENV = ROOT / ".venv-flower"
+DATASET = "bench_peers"
+N_CLASSES = 10
+TEST = 2000
+EVAL_BATCH = 2048
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One FedAvg setting, as both sides read it from `meta.json`."""
+
+    name: str
+    model: str
+    shape: tuple[int, int, int]
+    n_clients: int
+    per_client: int
+    k: int
+    steps: int
+    batch: int
+    lr: float
+    signal: float  # the class templates' scale, against unit pixel noise
+    rounds: int  # timed rounds, after one warm-up round
+    seed: int = 0
+
+    @property
+    def total_rounds(self) -> int:
+        return self.rounds + 1
+
+
+WORKLOADS = {
+    "W1-10": Workload("W1-10", "cnn", (3, 32, 32), 100, 50, 10, 5, 32, 0.01, 2.0, 5),
+    "W1-100": Workload("W1-100", "cnn", (3, 32, 32), 100, 50, 100, 5, 32, 0.01, 2.0, 5),
+    "W2": Workload("W2", "linear", (3, 32, 32), 1000, 20, 100, 1, 10, 0.01, 0.2, 10),
+}
+
+
+def read_workload(data: Path) -> Workload:
+    raw = json.loads((data / "meta.json").read_text())
+    raw["shape"] = tuple(raw["shape"])
+    return Workload(**raw)
+
+
+def build_module(w: Workload) -> Any:
+    """FedWatch's model for `w` (an `nn.Module`), freshly initialised."""
+    from worker.engine.models import build_model
+    from worker.engine.sections import ModelSection
+
+    return build_model(ModelSection(name=w.model), w.shape, N_CLASSES)
+
+
+def fake_data(w: Workload) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(w.seed)
+    c, h, wd = w.shape
+    coarse = rng.standard_normal((N_CLASSES, c, h // 4, wd // 4), dtype=np.float32)
+    templates = w.signal * coarse.repeat(4, axis=2).repeat(4, axis=3)
+
+    def draw(n: int) -> tuple[np.ndarray, np.ndarray]:
+        y = rng.integers(0, N_CLASSES, n)
+        x = rng.standard_normal((n, c, h, wd), dtype=np.float32)
+        for start in range(0, n, 4096):
+            x[start : start + 4096] += templates[y[start : start + 4096]]
+        return x, y
+
+    x, y = draw(w.n_clients * w.per_client)
+    xt, yt = draw(TEST)
+    return {"x_train": x, "y_train": y, "x_test": xt, "y_test": yt}
+
+
+def write_workload(w: Workload, data: Path) -> int:
+    """The data, the initial weights (`init.npz`, by state-dict name) and `meta.json`
+    under `data`; returns the model's parameter count."""
+    import torch
+
+    from worker.engine.training.flat import FlatModel
+
+    for name, array in fake_data(w).items():
+        np.save(data / f"{name}.npy", array)
+    torch.manual_seed(0)
+    module = build_module(w)
+    flat = FlatModel(module, "classification")
+    np.savez(data / "init.npz", **{k: v.detach().numpy() for k, v in module.state_dict().items()})
+    (data / "meta.json").write_text(json.dumps(asdict(w)))
+    return flat.dim
+
+
+def initial_flat(data: Path) -> np.ndarray:
+    with np.load(data / "init.npz") as init:
+        return np.concatenate([init[k].reshape(-1) for k in init.files])
+
+
+# --- the FedWatch child -------------------------------------------------------------
+
+
+def fedwatch_child(data: Path, out: Path, threads: int) -> None:
+    import torch
+
+    from worker.engine.allocator import keep_freed_memory
+
+    keep_freed_memory()  # as the `fedwatch` command does
+    torch.set_num_threads(threads)
+    from worker.engine.config import build_run_config
+    from worker.engine.data.federated import FederatedData, offsets
+    from worker.engine.loop import Simulation
+    from worker.engine.registry import DatasetFacts, dataset
+    from worker.engine.sink import ListSink
+
+    w = read_workload(data)
+    facts = DatasetFacts(
+        N_CLASSES,
+        "image",
+        "generated",
+        partitions=("iid",),
+        shape=w.shape,
+        train=w.n_clients * w.per_client,
+        test=TEST,
+    )
+
+    @dataset(DATASET, facts=facts, label="bench/peers.py fake data")
+    def load(params: Any, cfg: Any, rng: np.random.Generator) -> FederatedData:
+        y = torch.from_numpy(np.load(data / "y_train.npy"))
+        return FederatedData(
+            x_train=torch.from_numpy(np.load(data / "x_train.npy")),
+            y_train=y,
+            train_offsets=offsets([w.per_client] * w.n_clients),
+            x_test=torch.from_numpy(np.load(data / "x_test.npy")),
+            y_test=torch.from_numpy(np.load(data / "y_test.npy")),
+            test_offsets=offsets([0] * w.n_clients),  # the test set is nobody's
+            n_classes=N_CLASSES,
+            task="classification",
+            client_class=y.view(w.n_clients, w.per_client).min(dim=1).values,
+            cluster=torch.zeros(w.n_clients, dtype=torch.long),
+        )
+
+    run_config = build_run_config()  # with `bench_peers` registered
+    config = run_config.model_validate(
+        {
+            "name": f"peers-{w.name}",
+            "seed": 0,
+            "rounds": w.total_rounds,
+            "device": "cpu",
+            "backend": "auto",
+            "data": {"dataset": DATASET, "n_clients": w.n_clients, "seed": w.seed},
+            "model": {"name": w.model},
+            "availability": {"kind": "always"},
+            "algorithm": {"name": "fedavg", "participation": w.k, "weights": "size"},
+            "client": {
+                "local_steps": w.steps,
+                "unit": "steps",
+                "batch_size": w.batch,
+                "lr": w.lr,
+                "momentum": 0.0,
+            },
+            "server": {"lr": 1.0},
+            "eval": {"every": 1, "batch_size": EVAL_BATCH},
+        }
+    )
+    sim = Simulation(config)
+    init_gap = float(np.abs(sim.w.cpu().numpy() - initial_flat(data)).max())
+    sink = ListSink()
+    summary = sim.run(sink)
+    walls = [0.0] + [r.wall_s for r in sink.records]
+    result = {
+        "round_s": [b - a for a, b in itertools.pairwise(walls)],
+        "final_acc": summary.final_test_acc,
+        "init_gap": init_gap,
+        "backend": sim.backend,
+    }
+    out.write_text(json.dumps(result))
+
+
+# --- the parent ---------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    side: str  # "FedWatch" or "Flower cpus=N"
+    process_s: float
+    round_s: list[float]  # timed rounds (the warm-up round dropped)
+    final_acc: float
+    extra: dict[str, Any]
+
+    @property
+    def per_round(self) -> float:
+        return statistics.median(self.round_s)
+
+
+def child_env(threads: int) -> dict[str, str]:
+    env = dict(os.environ)
+    paths = [str(ROOT), *filter(None, [env.get("PYTHONPATH")])]
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        env[var] = str(threads)
+    # Nothing leaves the machine (no start-up delay from unreachable telemetry).
+    env["FLWR_TELEMETRY_ENABLED"] = "0"
+    env["RAY_USAGE_STATS_ENABLED"] = "0"
+    return env
+
+
+def run_child(side: str, cmd: list[str], out: Path, env: dict[str, str], log: Path) -> Run:
+    with log.open("w") as sink:
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
+        wall = time.perf_counter() - start
+    if proc.returncode != 0 or not out.exists():
+        sys.exit(f"{side} exited {proc.returncode}:\n{log.read_text()[-4000:]}")
+    result = json.loads(out.read_text())
+    out.unlink()
+    rounds = result.pop("round_s")
+    acc = result.pop("final_acc")
+    return Run(side, wall, rounds[1:], float(acc), result)
+
+
+def spread(values: list[float], unit: str = "s") -> str:
+    med = statistics.median(values)
+    return f"{med:7.3f} {unit} (range {min(values):.3f}–{max(values):.3f})"
+
+
+def load_text() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+@dataclass
+class Figures:
+    """One workload's medians; Flower's at its best `num_cpus`, for each figure."""
+
+    workload: str
+    fedwatch_round: float
+    flower_round: float
+    round_cpus: int
+    fedwatch_process: float
+    flower_process: float
+    process_cpus: int
+    fedwatch_acc: float
+    flower_acc: float
+
+
+def bench_workload(
+    w: Workload, args: argparse.Namespace, cpus: list[int], env: dict[str, str]
+) -> Figures:
+    ours: list[Run] = []
+    flower: dict[int, list[Run]] = {c: [] for c in cpus}
+    with tempfile.TemporaryDirectory(prefix="peers-bench-") as name:
+        tmp = Path(name)
+        t0 = time.perf_counter()
+        dim = write_workload(w, tmp)
+        print(
+            f"\n== {w.name}: {w.model} ({dim} parameters), {w.n_clients} clients × "
+            f"{w.per_client} samples, K = {w.k}, {w.steps} step(s) × batch {w.batch}, "
+            f"lr {w.lr}; {w.rounds} timed rounds after 1 warm-up "
+            f"(data written in {time.perf_counter() - t0:.1f} s; load {load_text()})",
+            flush=True,
+        )
+        out = tmp / "result.json"
+        py = sys.executable
+        common = ["--data", str(tmp), "--out", str(out), "--threads", str(args.threads)]
+        for i in range(args.repeats):
+            cmd = [py, "-m", "bench.peers", "--child-fedwatch", *common]
+            run = run_child("FedWatch", cmd, out, env, tmp / f"fedwatch-{i}.log")
+            ours.append(run)
+            print(
+                f"  repeat {i + 1} {run.side:>14}: process {run.process_s:6.2f} s, "
+                f"{run.per_round:.3f} s/round, acc {run.final_acc:.4f} "
+                f"(backend {run.extra['backend']}, initial weights off by "
+                f"{run.extra['init_gap']:.1e})",
+                flush=True,
+            )
+            for c in cpus:
+                cmd = [py, "-m", "bench.peers_flower", *common, "--num-cpus", str(c)]
+                run = run_child(f"Flower cpus={c}", cmd, out, env, tmp / f"flower-{c}-{i}.log")
+                flower[c].append(run)
+                print(
+                    f"  repeat {i + 1} {run.side:>14}: process {run.process_s:6.2f} s, "
+                    f"{run.per_round:.3f} s/round, acc {run.final_acc:.4f}",
+                    flush=True,
+                )
+
+    def med_round(runs: list[Run]) -> float:
+        return statistics.median(r.per_round for r in runs)
+
+    def med_process(runs: list[Run]) -> float:
+        return statistics.median(r.process_s for r in runs)
+
+    def med_acc(runs: list[Run]) -> float:
+        return statistics.median(r.final_acc for r in runs)
+
+    print(f"  -- {w.name}: medians over {args.repeats} repeat(s); load now {load_text()}")
+    for runs in [ours, *flower.values()]:
+        print(
+            f"  {runs[0].side:>14}: round {spread([r.per_round for r in runs])}, "
+            f"process {spread([r.process_s for r in runs])}, final acc {med_acc(runs):.4f}"
+        )
+    by_round = min(cpus, key=lambda c: med_round(flower[c]))
+    by_process = min(cpus, key=lambda c: med_process(flower[c]))
+    figures = Figures(
+        w.name,
+        med_round(ours),
+        med_round(flower[by_round]),
+        by_round,
+        med_process(ours),
+        med_process(flower[by_process]),
+        by_process,
+        med_acc(ours),
+        med_acc(flower[by_round]),
+    )
+    print(
+        f"  Flower ÷ FedWatch: per round {figures.flower_round / figures.fedwatch_round:.2f}x "
+        f"(num_cpus={by_round}), per process "
+        f"{figures.flower_process / figures.fedwatch_process:.2f}x (num_cpus={by_process})",
+        flush=True,
+    )
+    return figures
+
+
+def ensure_flower() -> None:
+    """Flower in the bench's own environment: make `.venv-flower` where this
+    interpreter has no `flwr`, and re-execute the bench with its interpreter."""
+    if importlib.util.find_spec("flwr") is not None:
+        return
+    python = FLOWER_ENV / "bin" / "python"
+    print(f"flwr is not importable here: making {FLOWER_ENV.name} ...", flush=True)
+    subprocess.run(["make", "-C", str(ROOT), f"{FLOWER_ENV.name}/.installed"], check=True)
+    os.execv(python, [str(python), str(Path(__file__).resolve()), *sys.argv[1:]])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated")
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats")
+    parser.add_argument("--rounds", type=int, help="timed rounds (default: per workload)")
+    parser.add_argument("--threads", type=int, default=1, help="torch/OMP threads, every child")
+    parser.add_argument("--flower-cpus", default="1,2", help="client_resources.num_cpus to try")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the fake data")
+    parser.add_argument("--child-fedwatch", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child_fedwatch:
+        fedwatch_child(args.data, args.out, args.threads)
+        return
+    ensure_flower()
+    if str(ROOT) not in sys.path:  # this tree's `worker`, as the children import it
+        sys.path.insert(0, str(ROOT))
+    names = [n.strip() for n in args.workloads.split(",") if n.strip()]
+    if unknown := [n for n in names if n not in WORKLOADS]:
+        parser.error(f"unknown workload(s) {unknown}; choose from {list(WORKLOADS)}")
+    cpus = [int(c) for c in args.flower_cpus.split(",")]
+
+    import flwr
+    import torch
+
+    print(
+        f"python {platform.python_version()} ({sys.executable}), torch {torch.__version__}, "
+        f"flwr {flwr.__version__}; {os.cpu_count()} CPUs; threads {args.threads} per process; "
+        f"Flower num_cpus {cpus}; {args.repeats} interleaved repeat(s); load {load_text()}",
+        flush=True,
+    )
+    env = child_env(args.threads)
+    results: list[Figures] = []
+    for name in names:
+        w = WORKLOADS[name]
+        rounds = args.rounds if args.rounds is not None else w.rounds
+        w = Workload(**{**asdict(w), "rounds": rounds, "seed": args.seed})
+        results.append(bench_workload(w, args, cpus, env))
+    print(f"\nsummary: medians; Flower at its best num_cpus (cpus); load now {load_text()}")
+    print(
+        f"{'workload':>8} {'FedWatch s/round':>16} {'Flower s/round':>14} {'ratio':>6} "
+        f"{'cpus':>4} {'FedWatch proc s':>15} {'Flower proc s':>13} {'ratio':>6} {'cpus':>4} "
+        f"{'acc FedWatch':>12} {'acc Flower':>10}"
+    )
+    for f in results:
+        print(
+            f"{f.workload:>8} {f.fedwatch_round:16.3f} {f.flower_round:14.3f} "
+            f"{f.flower_round / f.fedwatch_round:6.2f} {f.round_cpus:4d} "
+            f"{f.fedwatch_process:15.2f} {f.flower_process:13.2f} "
+            f"{f.flower_process / f.fedwatch_process:6.2f} {f.process_cpus:4d} "
+            f"{f.fedwatch_acc:12.4f} {f.flower_acc:10.4f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
