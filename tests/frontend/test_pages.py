@@ -293,7 +293,8 @@ def test_cancelled_run_resumes_from_its_page(page: Any, server: str) -> None:
     assert page.locator(".run-head button:has-text('Resume')").count() == 0
     done = wait_status(server, run_id, {"succeeded"})
     assert (done["rounds_done"], done["error"]) == (4000, None)
-    assert page.evaluate(f"() => ({POINTS})(['curve-param', 'param'])") == 1000  # from the store
+    # From the store, once the page has fetched it again after the status event.
+    page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) === 1000")
     screenshot(page, "run-resumed")
 
 

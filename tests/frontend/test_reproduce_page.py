@@ -105,7 +105,7 @@ def test_reproduction_page_reports_against_the_official_runs(page: Any, server: 
 
     # The experiment's compare view links to its report.
     page.goto(f"{server}/#/compare?experiment={experiment_id}")
-    page.click("a.report-link")
+    page.click("a.report-link:has-text('Reproduction report')")  # next to "Progress"
     page.wait_for_url(re.compile(rf"#/experiments/{experiment_id}/reproduction$"))
     page.locator(".repro-progress", has_text="4 of 4 runs").wait_for()
 
@@ -135,7 +135,7 @@ def test_compare_posts_the_methods_as_cells_with_their_settings(page: Any, serve
     page.click("button:has-text('Launch 3 runs')")
     page.wait_for_url(re.compile(r"#/compare\?experiment=\d+"))
 
-    experiment_id = int(page.url.rsplit("=", 1)[1].split("&")[0])
+    experiment_id = int(re.findall(r"experiment=(\d+)", page.url)[0])  # before group_by=…
     experiment = httpx.get(f"{server}/api/experiments/{experiment_id}").json()
     assert [c["label"] for c in experiment["cells"]] == ["cafed", "unbiased", "adafed"]
     assert experiment["grid"] == {} and experiment["seeds"] == [0]
