@@ -48,6 +48,7 @@ def test_preset_and_edits_live_in_the_address(page: Any, server: str) -> None:
     page.fill('[name="client.lr"]', "0.01")
     assert "client.lr=0.01" not in query(page)["set"]
     page.fill('[name="client.lr"]', "0.05")
+    page.wait_for_function("() => decodeURIComponent(location.hash).includes('client.lr=0.05')")
 
     page.reload()
     page.wait_for_selector(".preset-info p")

@@ -98,8 +98,9 @@ def test_runs_table_fits_with_actions_on_screen(page: Any, server: str, sweep: A
             assert box["x"] + box["width"] <= WIDTH - 16, f"{name} is off-screen: {box}"
         # A sweep's run name ("learning-rate sweep [algorithm.name=…, client.lr=…] seed=0")
         # takes at most two lines.
-        lines = page.eval_on_selector_all(
-            ".runs-table .run-name",
+        sweep_names = ", ".join(f"tr[data-run-id='{i}'] .run-name" for i in sweep["run_ids"])
+        lines = page.eval_on_selector_all(  # the sweep's rows: other tests' runs may be here
+            sweep_names,
             "as => as.map((a) => new Set([...a.getClientRects()].map((r) => r.top)).size)",
         )
         screenshot(page, "runs-1440")
