@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from worker.engine import ConfigError, ListSink, RunConfig, build_config, simulate
@@ -116,3 +118,10 @@ def test_a_preset_serves_as_a_base_for_another_dataset() -> None:
     assert (config.data.dataset, config.data.n_clients) == ("digits", 100)
     with pytest.raises(ConfigError, match=r"data\.means: 2 values given for 3 clients"):
         get_preset("example1").run_config(["data.n_clients=3"])
+
+
+@pytest.mark.parametrize("field", ["eval.client_every", "eval.batch_size", "eval.target_acc"])
+def test_true_and_false_are_no_numbers(field: str) -> None:
+    """pydantic would read false as 0 (Schemathesis found eval.client_every=false accepted)."""
+    with pytest.raises(ConfigError, match=rf"{re.escape(field)}: expected a number"):
+        build_config({}, [f"{field}=false"])

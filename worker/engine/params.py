@@ -10,10 +10,11 @@ the field's dotted path (`algorithm.fedau.cutoff: ...`).
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 if TYPE_CHECKING:
     from worker.engine.registry import DatasetFacts
@@ -25,10 +26,30 @@ class Params(BaseModel):
     # NaN and ±Infinity are no parameter values, and would not survive a JSON round trip.
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
+    @field_validator("*", mode="before")
+    @classmethod
+    def _booleans_are_no_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        """true/false is no value of a number field (pydantic would take it as 1/0)."""
+        name = info.field_name
+        if (
+            isinstance(value, bool)
+            and name is not None
+            and _numeric(cls.model_fields[name].annotation)
+        ):
+            raise ValueError("expected a number, not true/false")
+        return value
+
     def check_run(self, run: RunShape) -> None:
         """Raise ValueError(`<dotted.path>: <problem>`) if these parameters cannot run
         with the rest of `run`; called only for the components the run selects."""
         del run
+
+
+def _numeric(annotation: Any) -> bool:
+    """Whether a field takes numbers and not booleans (int, float, optionally None)."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        return any(_numeric(a) for a in get_args(annotation) if a is not type(None))
+    return annotation in (int, float)
 
 
 @dataclass(frozen=True)
