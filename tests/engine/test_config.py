@@ -125,3 +125,17 @@ def test_true_and_false_are_no_numbers(field: str) -> None:
     """pydantic would read false as 0 (Schemathesis found eval.client_every=false accepted)."""
     with pytest.raises(ConfigError, match=rf"{re.escape(field)}: expected a number"):
         build_config({}, [f"{field}=false"])
+
+
+def test_a_switch_takes_only_true_or_false() -> None:
+    with pytest.raises(
+        ConfigError, match=r"algorithm\.fedavg\.wait_for_all: expected true or false"
+    ):
+        build_config({"algorithm": {"fedavg": {"wait_for_all": 0}}})
+    config = build_config({}, ["algorithm.fedavg.wait_for_all=true"])
+    assert config.model_dump()["algorithm"]["fedavg"]["wait_for_all"] is True
+
+
+def test_a_list_of_numbers_takes_no_true_or_false() -> None:
+    with pytest.raises(ConfigError, match=r"data\.means: expected numbers"):
+        build_config({"data": {"means": [1.0, True]}})

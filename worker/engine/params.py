@@ -29,14 +29,22 @@ class Params(BaseModel):
     @field_validator("*", mode="before")
     @classmethod
     def _booleans_are_no_numbers(cls, value: Any, info: ValidationInfo) -> Any:
-        """true/false is no value of a number field (pydantic would take it as 1/0)."""
+        """true/false is no value of a number field and a number none of a switch (pydantic
+        would take true as 1, and 0 or "yes" as a boolean)."""
         name = info.field_name
-        if (
-            isinstance(value, bool)
-            and name is not None
-            and _numeric(cls.model_fields[name].annotation)
-        ):
+        if name is None:
+            return value
+        annotation = cls.model_fields[name].annotation
+        if isinstance(value, bool) and _numeric(annotation):
             raise ValueError("expected a number, not true/false")
+        if (
+            isinstance(value, list)
+            and _numbers(annotation)
+            and any(isinstance(v, bool) for v in value)
+        ):
+            raise ValueError("expected numbers, not true/false")
+        if annotation is bool and not isinstance(value, bool):
+            raise ValueError("expected true or false")
         return value
 
     def check_run(self, run: RunShape) -> None:
@@ -50,6 +58,13 @@ def _numeric(annotation: Any) -> bool:
     if get_origin(annotation) in (Union, types.UnionType):
         return any(_numeric(a) for a in get_args(annotation) if a is not type(None))
     return annotation in (int, float)
+
+
+def _numbers(annotation: Any) -> bool:
+    """Whether a field takes a list of numbers (optionally None)."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        return any(_numbers(a) for a in get_args(annotation) if a is not type(None))
+    return get_origin(annotation) is list and all(_numeric(a) for a in get_args(annotation))
 
 
 @dataclass(frozen=True)
