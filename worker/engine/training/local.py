@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 
 import torch
 from torch import Tensor
@@ -59,7 +58,7 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
     result per operation costs more in page faults than the arithmetic."""
     k, steps, batch = spec.batches.shape
     theta = spec.w.expand(k, -1).clone()
-    step_fn = _grad_and_loss(model, tuple(x.shape[1:]), theta, spec.real is not None)
+    step_fn = _grad_and_loss(model, x, y, theta, batch)
     weights = None if spec.real is None else row_weights(spec.real, batch).to(theta.device)
     buf = theta
     if spec.momentum:
@@ -67,9 +66,7 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
     loss_sum = torch.zeros(k, device=theta.device)
     mask = spec.mask.to(theta.device)
     for s in range(steps):
-        rows = spec.batches[:, s]
-        extra = () if weights is None else (weights[:, s],)
-        g, loss = step_fn(theta, x[rows], y[rows], *extra)
+        g, loss = step_fn(theta, spec.batches[:, s], None if weights is None else weights[:, s])
         g = _direction(spec, theta, g, spec.correction)
         m = mask[:, s, None]
         if spec.momentum:  # buf ← m·b + g where the client steps; unchanged where it does not
@@ -81,15 +78,41 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
     return theta.sub_(spec.w), loss_sum / mask.sum(dim=1)
 
 
-def _grad_and_loss(
-    model: FlatModel, sample_shape: tuple[int, ...], theta: Tensor, weighted: bool
-) -> Callable[..., tuple[Tensor, Tensor]]:
-    """(θ (K, d), x, y[, row weights]) → per-client gradients and losses: the model's
-    stacked form where it has one, else `torch.func.vmap` of its (weighted) loss."""
-    stacked = model.stacked(sample_shape)
-    if stacked is not None:
-        return partial(stacked.grad_and_loss, out=torch.empty_like(theta))
-    return vmap(grad_and_value(model.weighted_loss if weighted else model.loss))
+StepFn = Callable[[Tensor, Tensor, Tensor | None], tuple[Tensor, Tensor]]
+
+
+def _grad_and_loss(model: FlatModel, x: Tensor, y: Tensor, theta: Tensor, batch: int) -> StepFn:
+    """(θ (K, d), batch rows (K, B), row weights (K, B) or None) → per-client gradients
+    and losses: the model's stacked form where it has one, in tiles of clients on a CPU
+    (`StackedModel.tile`), else `torch.func.vmap` of its (weighted) loss."""
+    k = theta.shape[0]
+    stacked = model.stacked(tuple(x.shape[1:]))
+    if stacked is None:
+        plain = vmap(grad_and_value(model.loss))
+        weighted = vmap(grad_and_value(model.weighted_loss))
+
+        def batched(theta: Tensor, rows: Tensor, weights: Tensor | None) -> tuple[Tensor, Tensor]:
+            if weights is None:
+                return plain(theta, x[rows], y[rows])
+            return weighted(theta, x[rows], y[rows], weights)
+
+        return batched
+    out, losses = torch.empty_like(theta), torch.empty(k, device=theta.device)
+    tile = k
+    if theta.device.type == "cpu":
+        tile = stacked.tile(k, batch, torch.get_num_threads())
+
+    def tiled(theta: Tensor, rows: Tensor, weights: Tensor | None) -> tuple[Tensor, Tensor]:
+        for lo in range(0, k, tile):
+            part = slice(lo, lo + tile)
+            tile_weights = None if weights is None else weights[part]
+            tile_rows = rows[part]
+            _, losses[part] = stacked.grad_and_loss(
+                theta[part], x[tile_rows], y[tile_rows], tile_weights, out=out[part]
+            )
+        return out, losses
+
+    return tiled
 
 
 def train_sequential(

@@ -10,6 +10,13 @@ This is how the `vmap` backend trains the models it covers: `torch.func.vmap` ba
 the same convolutions into the same grouped kernels, but in the default layout and with
 a reshaping copy around every layer, which costs it about half its speed on a CPU.
 Models with other layers (`stack` answers None) go through `torch.func.vmap`.
+
+On a CPU the clients go through in tiles (`StackedModel.tile`): each tile's largest
+activation stays near the cores' share of cache, so every layer's output is read back
+from cache by the next layer and by its own gradient, and no tensor is large enough for
+the allocator to map it fresh (and fault it in) at every step. On the CNN of
+`bench/roofline.py` (K = 100, batch 32, one thread) tiles of 4 clients take 0.78–0.83 s
+a round where all 100 at once take 1.30 s.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 import torch
 from torch import Tensor, fx, nn
+from torch.fx.passes.shape_prop import ShapeProp, TensorMetadata
 from torch.nn import functional as F
 
 from worker.engine.training import objective
@@ -35,16 +43,30 @@ _NEEDS: dict[Kind, Layout] = {
 }  # fmt: skip
 _GIVES: dict[Kind, Layout] = {"flatten": "features", "conv": "image", "linear": "features"}
 _RELU_FUNCTIONS: set[Callable[..., Any]] = {torch.relu, F.relu}
+TILE_BYTES_PER_THREAD = 5 << 19  # 2.5 MB: about a core's share of L2 and L3 cache
 
 
 class StackedModel:
     def __init__(
-        self, flat: FlatModel, graph: fx.Graph, kinds: dict[fx.Node, Kind], modules: Modules
+        self,
+        flat: FlatModel,
+        graph: fx.Graph,
+        kinds: dict[fx.Node, Kind],
+        modules: Modules,
+        sample_bytes: int,
     ) -> None:
         self.flat = flat
         self.graph = graph
         self.kinds = kinds
         self.modules = modules
+        self.sample_bytes = sample_bytes  # the largest activation of one sample
+
+    def tile(self, clients: int, batch: int, threads: int) -> int:
+        """How many clients to run at once on a CPU with `threads` threads: as many as
+        keep the largest activation within `TILE_BYTES_PER_THREAD` per thread, at least
+        one."""
+        fit = TILE_BYTES_PER_THREAD * threads // max(1, batch * self.sample_bytes)
+        return min(clients, max(1, fit))
 
     def grad_and_loss(
         self, theta: Tensor, x: Tensor, y: Tensor, weights: Tensor | None = None, *, out: Tensor
@@ -99,9 +121,10 @@ def stack(flat: FlatModel, sample_shape: tuple[int, ...]) -> StackedModel | None
     if flat.objective == "regression" or flat.buffers or len(sample_shape) not in (1, 3):
         return None
     try:
-        graph = fx.symbolic_trace(flat.module).graph
+        traced = fx.symbolic_trace(flat.module)
     except Exception:  # untraceable forward (data-dependent control flow, …)
         return None
+    graph = traced.graph
     modules: Modules = dict(flat.module.named_modules())
     kinds: dict[fx.Node, Kind] = {}
     layout: dict[fx.Node, Layout] = {}
@@ -115,13 +138,27 @@ def stack(flat: FlatModel, sample_shape: tuple[int, ...]) -> StackedModel | None
         if node.op == "output":
             if before != "features":
                 return None
+            sample_bytes = _largest_activation(traced, sample_shape)
             _pool_before_relu(graph, kinds)
-            return StackedModel(flat, graph, kinds, modules)
+            return StackedModel(flat, graph, kinds, modules, sample_bytes)
         kind = _kind(node, modules)
         if kind is None or _NEEDS.get(kind, before) != before:
             return None
         kinds[node], layout[node] = kind, _GIVES.get(kind, before)
     return None
+
+
+def _largest_activation(traced: fx.GraphModule, sample_shape: tuple[int, ...]) -> int:
+    """Bytes of the largest tensor one sample makes on its way through the model."""
+    param = next(traced.parameters(), torch.zeros(()))
+    sample = torch.zeros(1, *sample_shape, dtype=param.dtype, device=param.device)
+    ShapeProp(traced).propagate(sample)
+    sizes = [
+        meta.shape.numel() * meta.dtype.itemsize
+        for node in traced.graph.nodes
+        if isinstance(meta := node.meta.get("tensor_meta"), TensorMetadata)
+    ]
+    return max(sizes)
 
 
 def _kind(node: fx.Node, modules: Modules) -> Kind | None:
