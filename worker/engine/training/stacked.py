@@ -64,7 +64,7 @@ class StackedModel:
     def tile(self, clients: int, batch: int, threads: int) -> int:
         """How many clients to run at once on a CPU with `threads` threads: as many as
         keep the largest activation within `TILE_BYTES_PER_THREAD` per thread, at least
-        one."""
+        one. Evaluation asks for one client's batch rows in the same way."""
         fit = TILE_BYTES_PER_THREAD * threads // max(1, batch * self.sample_bytes)
         return min(clients, max(1, fit))
 
@@ -87,16 +87,21 @@ class StackedModel:
         """Each client's mean loss over its batch, or with row weights v (0: a padding
         row) Σ_j v_j ℓ_j / Σ_j v_j."""
         k, b = y.shape
+        out = self.outputs(params, x).reshape(k * b, -1)
+        per_sample = objective.loss(self.flat.objective, out, y.reshape(-1), "none")
+        if weights is None:
+            return per_sample.view(k, b).mean(dim=1)
+        return (per_sample.view(k, b) * weights).sum(dim=1) / weights.sum(dim=1)
+
+    def outputs(self, params: dict[str, Tensor], x: Tensor) -> Tensor:
+        """The K models' outputs (K, B, classes) on their own inputs x (K, B, ...)."""
+        k, b = x.shape[:2]
         env: dict[fx.Node, Tensor] = {}
         for node in self.graph.nodes:
             if node.op == "placeholder":
                 env[node] = _stack_input(x)
             elif node.op == "output":
-                out = env[node.args[0]].reshape(k * b, -1)
-                per_sample = objective.loss(self.flat.objective, out, y.reshape(-1), "none")
-                if weights is None:
-                    return per_sample.view(k, b).mean(dim=1)
-                return (per_sample.view(k, b) * weights).sum(dim=1) / weights.sum(dim=1)
+                return env[node.args[0]]
             else:
                 env[node] = self._run(node, env[node.args[0]], params, k, b)
         raise AssertionError("an fx graph ends with its output node")
