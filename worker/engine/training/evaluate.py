@@ -12,6 +12,8 @@ from torch import Tensor
 from worker.engine.training import objective
 from worker.engine.training.flat import FlatModel
 
+EVAL_GROUPS = 8
+
 
 @dataclass
 class Evaluation:
@@ -49,14 +51,27 @@ def evaluate(model: FlatModel, theta: Tensor, x: Tensor, y: Tensor, batch: int) 
 def _forward(
     model: FlatModel, theta: Tensor, sample_shape: tuple[int, ...], batch: int
 ) -> tuple[Callable[[Tensor], Tensor], int]:
-    """θ's forward pass on a batch of inputs, and the batch size to run it at."""
+    """θ's forward pass on a batch of inputs, and the batch size to run it at. The
+    stacked form runs the batch as `EVAL_GROUPS` copies of the model, each on its share
+    of the rows: channels-last pooling is vectorised over channels, and one copy's 6
+    channels (the CNN's first layer) leave most of each vector empty (max-pooling 133
+    images: 1.19 ms as one copy, 0.16 ms as four)."""
     stacked = model.stacked(sample_shape)
     if stacked is None:
         return partial(model.forward, theta), batch
-    params = model.unflatten(theta.unsqueeze(0))
+    params = model.unflatten(theta.expand(EVAL_GROUPS, -1))
     if theta.device.type == "cpu":
         batch = stacked.tile(batch, 1, torch.get_num_threads())
-    return lambda xb: stacked.outputs(params, xb.unsqueeze(0))[0], batch
+    batch = max(EVAL_GROUPS, batch - batch % EVAL_GROUPS)
+
+    def forward(xb: Tensor) -> Tensor:
+        n = len(xb)
+        if pad := -n % EVAL_GROUPS:  # the last batch, padded with zero rows
+            xb = torch.cat([xb, xb.new_zeros(pad, *xb.shape[1:])])
+        out = stacked.outputs(params, xb.view(EVAL_GROUPS, -1, *xb.shape[1:]))
+        return out.reshape(n + pad, -1)[:n]
+
+    return forward, batch
 
 
 def per_client_accuracy(correct: Tensor, test_offsets: Tensor) -> Tensor:
