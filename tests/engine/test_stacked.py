@@ -152,26 +152,26 @@ def test_kept_freed_memory_is_reused_without_page_faults() -> None:
 
 def test_a_tile_keeps_the_largest_activation_within_the_budget() -> None:
     # the CNN's largest activation on 3×32×32 is conv1's 6×28×28 floats: 18 816 bytes a
-    # sample; 2.5 MB a thread holds 2 621 440 // (32 · 18 816) = 4 clients of batch 32
+    # sample; 2.5 MB hold 2 621 440 // (32 · 18 816) = 4 clients of batch 32
     stacked = stack(zoo_model("cnn", (3, 32, 32)), (3, 32, 32))
     assert stacked is not None
 
     assert stacked.sample_bytes == 6 * 28 * 28 * 4
-    assert stacked.tile(100, 32, 1) == 4
-    assert stacked.tile(100, 32, 2) == 8
-    assert stacked.tile(3, 32, 1) == 3  # never more clients than there are
-    assert stacked.tile(100, 10_000, 1) == 1  # never fewer than one
+    assert stacked.tile(100, 32) == 4
+    assert stacked.tile(100, 5) == 27
+    assert stacked.tile(3, 32) == 3  # never more clients than there are
+    assert stacked.tile(100, 10_000) == 1  # never fewer than one
 
 
-@pytest.mark.parametrize("budget", [1, 12_288])  # tiles of 1 client, and of 2 a thread
+@pytest.mark.parametrize("budget", [1, 12_288])  # tiles of 1 client, and of 2
 def test_training_in_tiles_gives_each_clients_own_update(
     budget: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model = zoo_model("cnn")
     stacked = model.stacked((1, 8, 8))
     assert stacked is not None
-    monkeypatch.setattr("worker.engine.training.stacked.TILE_BYTES_PER_THREAD", budget)
-    assert stacked.tile(5, 4, torch.get_num_threads()) < 5  # 1536 bytes a sample, batch 4
+    monkeypatch.setattr("worker.engine.training.stacked.TILE_BYTES", budget)
+    assert stacked.tile(5, 4) < 5  # 1536 bytes a sample, batch 4
     gen = torch.Generator().manual_seed(0)
     x, y = torch.randn(30, 1, 8, 8, generator=gen), torch.randint(0, 10, (30,), generator=gen)
     batches = torch.randint(0, 30, (5, 3, 4), generator=gen)

@@ -54,14 +54,14 @@ def _forward(
     """θ's forward pass on a batch of inputs, and the batch size to run it at. The
     stacked form runs the batch as `EVAL_GROUPS` copies of the model, each on its share
     of the rows: channels-last pooling is vectorised over channels, and one copy's 6
-    channels (the CNN's first layer) leave most of each vector empty (max-pooling 133
-    images: 1.19 ms as one copy, 0.16 ms as four)."""
+    channels (the CNN's first layer) leave most of each vector empty (max-pooling its
+    6×28×28 outputs of 133 images: 1.19 ms; 24 channels of 32 images: 0.16 ms)."""
     stacked = model.stacked(sample_shape)
     if stacked is None:
         return partial(model.forward, theta), batch
     params = model.unflatten(theta.expand(EVAL_GROUPS, -1))
     if theta.device.type == "cpu":
-        batch = stacked.tile(batch, 1, torch.get_num_threads())
+        batch = stacked.tile(batch, 1)
     batch = max(EVAL_GROUPS, batch - batch % EVAL_GROUPS)
 
     def forward(xb: Tensor) -> Tensor:

@@ -100,7 +100,7 @@ def _grad_and_loss(model: FlatModel, x: Tensor, y: Tensor, theta: Tensor, batch:
     out, losses = torch.empty_like(theta), torch.empty(k, device=theta.device)
     tile = k
     if theta.device.type == "cpu":
-        tile = stacked.tile(k, batch, torch.get_num_threads())
+        tile = stacked.tile(k, batch)
 
     def tiled(theta: Tensor, rows: Tensor, weights: Tensor | None) -> tuple[Tensor, Tensor]:
         for lo in range(0, k, tile):

@@ -12,7 +12,7 @@ a reshaping copy around every layer, which costs it about half its speed on a CP
 Models with other layers (`stack` answers None) go through `torch.func.vmap`.
 
 On a CPU the clients go through in tiles (`StackedModel.tile`): each tile's largest
-activation stays near the cores' share of cache, so every layer's output is read back
+activation stays near a core's share of cache, so every layer's output is read back
 from cache by the next layer and by its own gradient, and no tensor is large enough for
 the allocator to map it fresh (and fault it in) at every step. On the CNN of
 `bench/roofline.py` (K = 100, batch 32, one thread) tiles of 4 clients take 0.78–0.83 s
@@ -43,7 +43,7 @@ _NEEDS: dict[Kind, Layout] = {
 }  # fmt: skip
 _GIVES: dict[Kind, Layout] = {"flatten": "features", "conv": "image", "linear": "features"}
 _RELU_FUNCTIONS: set[Callable[..., Any]] = {torch.relu, F.relu}
-TILE_BYTES_PER_THREAD = 5 << 19  # 2.5 MB: about a core's share of L2 and L3 cache
+TILE_BYTES = 5 << 19  # 2.5 MB: about a core's L2 cache and its share of L3
 
 
 class StackedModel:
@@ -61,11 +61,13 @@ class StackedModel:
         self.modules = modules
         self.sample_bytes = sample_bytes  # the largest activation of one sample
 
-    def tile(self, clients: int, batch: int, threads: int) -> int:
-        """How many clients to run at once on a CPU with `threads` threads: as many as
-        keep the largest activation within `TILE_BYTES_PER_THREAD` per thread, at least
-        one. Evaluation asks for one client's batch rows in the same way."""
-        fit = TILE_BYTES_PER_THREAD * threads // max(1, batch * self.sample_bytes)
+    def tile(self, clients: int, batch: int) -> int:
+        """How many clients to run at once on a CPU: as many as keep the largest
+        activation within `TILE_BYTES`, at least one. Evaluation asks for one client's
+        batch rows in the same way. With two threads the best tile measured the same as
+        with one (`bench/roofline.py`'s round, K = 100, batch 32, 2 threads: 0.49 s in tiles
+        of 4 clients, 0.54 s of 17, 0.67 s of 69)."""
+        fit = TILE_BYTES // max(1, batch * self.sample_bytes)
         return min(clients, max(1, fit))
 
     def grad_and_loss(
