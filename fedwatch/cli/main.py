@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from types import ModuleType
 
@@ -43,7 +44,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    return execute(build_parser().parse_args(argv))
+
+
+def console() -> None:
+    """The `fedwatch` command. A command that only computes and writes its output
+    (`quick_exit`: `simulate`) ends with `os._exit` once stdout and stderr are flushed:
+    the interpreter's teardown of torch and the engine took 0.76 s of the 2.6 s of
+    `fedwatch simulate example1 --set rounds=1`."""
+    args = build_parser().parse_args()
+    code = execute(args)
+    if getattr(args, "quick_exit", False):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
+def execute(args: argparse.Namespace) -> int:
     keep_freed_memory()  # every command may train; see allocator.py
     try:
         code: int = args.handler(args)
@@ -57,4 +75,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="print the run's estimated memory and work (what the service checks) and exit",
     )
-    p.set_defaults(handler=run)
+    p.set_defaults(handler=run, quick_exit=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -100,3 +100,19 @@ def test_data_failing_torchvisions_checksums_is_one_line_and_exit_2(tmp_path: Pa
     assert line.startswith("fedwatch: error: data.root: cifar10 files under")
     assert "fail their checksums: cifar-10-batches-py/data_batch_1" in line
     assert "Traceback" not in done.stderr and "download=True" not in done.stderr
+
+
+def test_simulate_exits_quickly_with_all_its_output(tmp_path: Path) -> None:
+    """The command skips the interpreter's teardown (`os._exit`); what it printed to a
+    pipe (block-buffered) and the file it wrote are whole."""
+    out = tmp_path / "run.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "fedwatch.cli.main", "simulate", "example1",
+         "--set", "rounds=3", "--out", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["rounds_done"] == 3
+    assert len(json.loads(out.read_text())["rounds"]) == 3
+    assert f"wrote {out}" in done.stderr
