@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -106,10 +107,11 @@ def test_simulate_exits_quickly_with_all_its_output(tmp_path: Path) -> None:
     """The command skips the interpreter's teardown (`os._exit`); what it printed to a
     pipe (block-buffered) and the file it wrote are whole."""
     out = tmp_path / "run.json"
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     done = subprocess.run(
         [sys.executable, "-m", "fedwatch.cli.main", "simulate", "example1",
          "--set", "rounds=3", "--out", str(out)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=120, env=buffered,
     )  # fmt: skip
 
     assert done.returncode == 0, done.stderr
