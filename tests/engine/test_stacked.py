@@ -97,20 +97,27 @@ def test_stacked_gradients_are_each_clients_own() -> None:
         assert_close(grads[i], g, atol=1e-6, rtol=1e-5)
 
 
-def test_vmap_backend_falls_back_to_torch_func_vmap_and_agrees() -> None:
-    module = nn.Sequential(nn.Flatten(), nn.Linear(64, 8), nn.Tanh(), nn.Linear(8, 10))
-    model = FlatModel(module, "classification")
+def assert_backends_agree(model: FlatModel, clients: int, steps: int, batch: int) -> None:
+    """vmap's deltas and losses are sequential's, on 8×8 images."""
     gen = torch.Generator().manual_seed(0)
-    x, y = torch.randn(20, 1, 8, 8, generator=gen), torch.randint(0, 10, (20,), generator=gen)
-    batches = torch.randint(0, 20, (3, 4, 5), generator=gen)
-    spec = LocalSpec(w=model.initial(), batches=batches, mask=torch.ones(3, 4), lr=0.1)
+    n = 6 * clients
+    x, y = torch.randn(n, 1, 8, 8, generator=gen), torch.randint(0, 10, (n,), generator=gen)
+    batches = torch.randint(0, n, (clients, steps, batch), generator=gen)
+    spec = LocalSpec(w=model.initial(), batches=batches, mask=torch.ones(clients, steps), lr=0.1)
 
     d_vmap, l_vmap = train_vmap(model, x, y, spec)
     d_seq, l_seq = train_sequential(model, x, y, spec)
 
-    assert model.stacked((1, 8, 8)) is None
     assert_close(d_vmap, d_seq, atol=1e-6, rtol=1e-5)
     assert_close(l_vmap, l_seq)
+
+
+def test_vmap_backend_falls_back_to_torch_func_vmap_and_agrees() -> None:
+    module = nn.Sequential(nn.Flatten(), nn.Linear(64, 8), nn.Tanh(), nn.Linear(8, 10))
+    model = FlatModel(module, "classification")
+
+    assert model.stacked((1, 8, 8)) is None
+    assert_backends_agree(model, clients=3, steps=4, batch=5)
 
 
 PROBE = """
@@ -171,14 +178,6 @@ def test_training_in_tiles_gives_each_clients_own_update(
     stacked = model.stacked((1, 8, 8))
     assert stacked is not None
     monkeypatch.setattr("worker.engine.training.stacked.TILE_BYTES", budget)
+
     assert stacked.tile(5, 4) < 5  # 1536 bytes a sample, batch 4
-    gen = torch.Generator().manual_seed(0)
-    x, y = torch.randn(30, 1, 8, 8, generator=gen), torch.randint(0, 10, (30,), generator=gen)
-    batches = torch.randint(0, 30, (5, 3, 4), generator=gen)
-    spec = LocalSpec(w=model.initial(), batches=batches, mask=torch.ones(5, 3), lr=0.1)
-
-    d_vmap, l_vmap = train_vmap(model, x, y, spec)
-    d_seq, l_seq = train_sequential(model, x, y, spec)
-
-    assert_close(d_vmap, d_seq, atol=1e-6, rtol=1e-5)
-    assert_close(l_vmap, l_seq)
+    assert_backends_agree(model, clients=5, steps=3, batch=4)
