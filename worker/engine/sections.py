@@ -14,12 +14,18 @@ MAX_SEED = 2**31 - 1
 PartitionName = Literal["auto", "iid", "by_class", "dirichlet", "label_swap", "clusters"]
 
 
+def applies(field: str, *values: str) -> dict[str, Any]:
+    """Schema extra of a field that belongs to some values of another (`x-applies`):
+    the form shows it only while `field` holds one of `values`."""
+    return {"x-applies": {field: list(values)}}
+
+
 def _read_from_data_root(schema: dict[str, Any]) -> None:
     """The form shows the field only for the datasets read from `data.root`."""
     from worker.engine.registry import DATASETS  # registered by now; imports this module
 
     names = sorted(e.name for e in DATASETS if e.facts.source == "data_root")
-    schema["x-applies"] = {"data.dataset": names}
+    schema.update(applies("data.dataset", *names))
 
 
 class DataSection(Params):
@@ -42,70 +48,66 @@ class DataSection(Params):
     classes_per_client: int = Field(
         1,
         ge=1,
-        json_schema_extra={"x-applies": {"data.partition": ["by_class"]}},
+        json_schema_extra=applies("data.partition", "by_class"),
         description="by_class: distinct labels held by each client.",
     )
     sizes: Literal["balanced", "normal"] = Field(
         "balanced",
-        json_schema_extra={"x-applies": {"data.partition": ["by_class"]}},
+        json_schema_extra=applies("data.partition", "by_class"),
         description="by_class: equal shares or normal-distributed client sizes.",
     )
     size_std: float = Field(
         0.5,
         ge=0,
-        json_schema_extra={"x-applies": {"data.partition": ["by_class"]}},
+        json_schema_extra=applies("data.partition", "by_class"),
         description="by_class/normal: relative std of client sizes.",
     )
     dirichlet_alpha: float = Field(
         0.5,
         gt=0,
-        json_schema_extra={"x-applies": {"data.partition": ["dirichlet"]}},
+        json_schema_extra=applies("data.partition", "dirichlet"),
         description="dirichlet: concentration α.",
     )
     n_clusters: int = Field(
         2,
         ge=1,
-        json_schema_extra={"x-applies": {"data.partition": ["label_swap", "clusters", "auto"]}},
+        json_schema_extra=applies("data.partition", "label_swap", "clusters", "auto"),
         description="label_swap/clusters: number of client clusters.",
     )
     swap_pairs: int = Field(
         2,
         ge=1,
         le=5,
-        json_schema_extra={"x-applies": {"data.partition": ["label_swap"]}},
+        json_schema_extra=applies("data.partition", "label_swap"),
         description="label_swap: label pairs each further cluster swaps.",
     )
     train_per_client: int = Field(
         50,
         ge=1,
-        json_schema_extra={
-            "x-applies": {"data.dataset": ["synthetic_clustered", "mean_estimation"]}
-        },
+        json_schema_extra=applies("data.dataset", "synthetic_clustered", "mean_estimation"),
         description="synthetic_clustered/mean_estimation: train samples per client.",
     )
     test_per_client: int = Field(
         150,
         ge=1,
-        json_schema_extra={
-            "x-applies": {"data.dataset": ["synthetic_clustered", "mean_estimation"]}
-        },
+        json_schema_extra=applies("data.dataset", "synthetic_clustered", "mean_estimation"),
         description="synthetic_clustered/mean_estimation: test samples per client.",
     )
     dimension: int = Field(
         10,
         ge=1,
-        json_schema_extra={"x-applies": {"data.dataset": ["synthetic_clustered"]}},
+        json_schema_extra=applies("data.dataset", "synthetic_clustered"),
         description="synthetic_clustered: feature dimension.",
     )
     means: list[float] | None = Field(
         None,
-        json_schema_extra={"x-applies": {"data.dataset": ["mean_estimation"]}},
+        json_schema_extra=applies("data.dataset", "mean_estimation"),
         description="mean_estimation: client means e_i (default: N points in [1, -1]).",
     )
     sigma: float = Field(
         0.0,
         ge=0,
-        json_schema_extra={"x-applies": {"data.dataset": ["mean_estimation"]}},
+        json_schema_extra=applies("data.dataset", "mean_estimation"),
         description="mean_estimation: sample noise σ (0 = exact).",
     )
     root: str = Field(
