@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import statistics
 import sys
 import tempfile
@@ -39,7 +38,7 @@ import httpx
 from playwright.sync_api import Browser, Page, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from tests.service.servers import free_port, serve
+from tests.frontend.conftest import serve
 
 CHROMIUM = "/usr/bin/chromium"
 NETWORKS: dict[str, dict[str, float] | None] = {
@@ -144,41 +143,33 @@ def main() -> None:
     parser.add_argument("--network", choices=sorted(NETWORKS), default="none")
     parser.add_argument("--tree", type=Path, help="checkout to serve (default: this one)")
     args = parser.parse_args()
-    env = {"FEDWATCH_API_TOKEN": "", "FEDWATCH_EMBEDDED_CONCURRENCY": "1"}
+    env = {"FEDWATCH_EMBEDDED_CONCURRENCY": "1"}
     if args.tree:
         tree = args.tree.resolve()
         env["PYTHONPATH"] = f"{tree}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
         env["FEDWATCH_FRONTEND_DIR"] = str(tree / "frontend")
-    with tempfile.TemporaryDirectory() as scratch:
-        tmp = Path(scratch)
-        port = free_port()
-        server = serve(f"sqlite:///{tmp / 'bench.sqlite3'}", port, tmp / "serve.log", **env)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            run_id = finished_run(url)
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(
-                    executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
-                )
-                pages = (("runs", f"{url}/#/runs", False), ("run", f"{url}/#/runs/{run_id}", True))
-                print(f"{args.tree or 'this tree'}, network {args.network}, {args.repeats} repeats")
-                print(
-                    f"{'page':<6}{'cache':<7}{'FCP':>10}{'data':>10}{'plot':>10}"
-                    f"{'transferred':>14}{'encoded':>12}"
-                )
-                for name, page_url, plots in pages:
-                    loads = measure(browser, page_url, args.repeats, NETWORKS[args.network], plots)
-                    for cache, runs in loads.items():
-                        print(
-                            f"{name:<6}{cache:<7}{ms(median(runs, 'fcp')):>10}"
-                            f"{ms(median(runs, 'data')):>10}{ms(median(runs, 'plot')):>10}"
-                            f"{(median(runs, 'transferred') or 0) / 1024:>11,.1f} kB"
-                            f"{(median(runs, 'encoded') or 0) / 1024:>9,.0f} kB"
-                        )
-                browser.close()
-        finally:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait()
+    with tempfile.TemporaryDirectory() as scratch, serve(Path(scratch), **env) as url:
+        run_id = finished_run(url)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+            )
+            pages = (("runs", f"{url}/#/runs", False), ("run", f"{url}/#/runs/{run_id}", True))
+            print(f"{args.tree or 'this tree'}, network {args.network}, {args.repeats} repeats")
+            print(
+                f"{'page':<6}{'cache':<7}{'FCP':>10}{'data':>10}{'plot':>10}"
+                f"{'transferred':>14}{'encoded':>12}"
+            )
+            for name, page_url, plots in pages:
+                loads = measure(browser, page_url, args.repeats, NETWORKS[args.network], plots)
+                for cache, runs in loads.items():
+                    print(
+                        f"{name:<6}{cache:<7}{ms(median(runs, 'fcp')):>10}"
+                        f"{ms(median(runs, 'data')):>10}{ms(median(runs, 'plot')):>10}"
+                        f"{(median(runs, 'transferred') or 0) / 1024:>11,.1f} kB"
+                        f"{(median(runs, 'encoded') or 0) / 1024:>9,.0f} kB"
+                    )
+            browser.close()
 
 
 if __name__ == "__main__":

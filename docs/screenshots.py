@@ -15,9 +15,7 @@ tests drive it (tests/frontend/test_pages.py, whose screenshots land in artifact
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import signal
 import tempfile
 import time
 from pathlib import Path
@@ -26,7 +24,8 @@ from typing import Any
 import httpx
 from playwright.sync_api import Page, sync_playwright
 
-from tests.service.servers import free_port, serve
+from tests.frontend.conftest import serve
+from tests.frontend.test_pages import fill_sweep, open_preset
 
 CHROMIUM = "/usr/bin/chromium"
 OUT = Path(__file__).resolve().parent / "screenshots"
@@ -45,11 +44,6 @@ def wait_runs(url: str, ids: list[int], timeout: float = 900) -> None:
         failed = [r for r in runs if r["status"] in ("failed", "cancelled")]
         assert not failed and time.monotonic() < deadline, failed
         time.sleep(1)
-
-
-def open_preset(page: Page, url: str, preset: str) -> None:
-    page.goto(f"{url}/#/new?preset={preset}")
-    page.wait_for_selector(".preset-info p")
 
 
 def start_run(page: Page, url: str, algorithm: str) -> int:
@@ -150,15 +144,7 @@ def cafed_comparison(page: Page, url: str, out: Path) -> None:
 
 
 def sweep(page: Page, url: str, out: Path) -> None:
-    open_preset(page, url, "cafed-synthetic")
-    page.fill('[name="rounds"]', "60")
-    page.click("button.tab:has-text('Sweep')")
-    page.click("button:has-text('sweep another field')")
-    row = page.locator(".sweep-row").last
-    for algorithm in ("cafed", "unbiased"):
-        row.locator(f"label.check:has-text('{algorithm}') input").first.check()
-    page.fill('[name="seeds"]', "0, 1")
-    page.fill('[name="experiment-name"]', "cafed vs unbiased")
+    fill_sweep(page, url)
     shoot(page, out, "new-run-sweep")
     experiment = launch(page, "cafed vs unbiased")
     bands(page, url, experiment, 2)
@@ -170,25 +156,19 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    env = {"FEDWATCH_API_TOKEN": "", "FEDWATCH_EMBEDDED_CONCURRENCY": "2"}
-    with tempfile.TemporaryDirectory() as scratch:
-        tmp = Path(scratch)
-        port = free_port()
-        server = serve(f"sqlite:///{tmp / 'shots.sqlite3'}", port, tmp / "serve.log", **env)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-                page: Any = browser.new_page(viewport={"width": 1280, "height": 900})
-                page.set_default_timeout(120_000)
-                example1(page, url, args.out)
-                validation_error(page, url, args.out)
-                cafed_comparison(page, url, args.out)
-                sweep(page, url, args.out)
-                browser.close()
-        finally:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait()
+    with (
+        tempfile.TemporaryDirectory() as scratch,
+        serve(Path(scratch)) as url,
+        sync_playwright() as pw,
+    ):
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page: Any = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(120_000)
+        example1(page, url, args.out)
+        validation_error(page, url, args.out)
+        cafed_comparison(page, url, args.out)
+        sweep(page, url, args.out)
+        browser.close()
 
 
 if __name__ == "__main__":

@@ -178,7 +178,10 @@ def test_live_curves_stay_on_wall_time_after_resampling(page: Any, server: str) 
     wait_status(server, run_id, {"cancelled"})
 
 
-def test_sweep_of_two_algorithms_and_two_seeds_shows_two_bands(page: Any, server: str) -> None:
+def fill_sweep(page: Any, server: str) -> None:
+    """The form set for a 2 × 2 sweep of cafed-synthetic, 60 rounds: CA-Fed and
+    Unbiased × seeds 0 and 1, as the experiment "cafed vs unbiased" (also the README's
+    screenshot, `docs/screenshots.py`)."""
     open_preset(page, server, "cafed-synthetic")
     page.fill('[name="rounds"]', "60")
     page.click("button.tab:has-text('Sweep')")
@@ -188,6 +191,10 @@ def test_sweep_of_two_algorithms_and_two_seeds_shows_two_bands(page: Any, server
         row.locator(f"label.check:has-text('{algorithm}') input").first.check()
     page.fill('[name="seeds"]', "0, 1")
     page.fill('[name="experiment-name"]', "cafed vs unbiased")
+
+
+def test_sweep_of_two_algorithms_and_two_seeds_shows_two_bands(page: Any, server: str) -> None:
+    fill_sweep(page, server)
     screenshot(page, "new-run-sweep")
     page.click("button:has-text('Launch 4 runs')")
     page.wait_for_url(re.compile(r"#/compare\?experiment=\d+"))
