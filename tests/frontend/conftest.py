@@ -183,13 +183,15 @@ def page_errors() -> list[str]:
     return []
 
 
-@pytest.fixture
-def page(browser: Any, server: str, page_errors: list[str]) -> Iterator[Any]:
-    """A fresh 1280-wide page on the served dashboard; anything left in `page_errors`
-    fails the test."""
+@contextlib.contextmanager
+def watched_page(
+    browser: Any, server: str, errors: list[str], responses: bool = True
+) -> Iterator[Any]:
+    """A fresh 1280-wide page open at `server`, its script errors (and with `responses`
+    its 404/5xx responses) collected in `errors`; anything left there when the block
+    ends fails the test."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     pg = context.new_page()
-    errors = page_errors
     pg.on("pageerror", lambda err: errors.append(str(err)))
     pg.on(
         "console",
@@ -199,19 +201,28 @@ def page(browser: Any, server: str, page_errors: list[str]) -> Iterator[Any]:
             else None
         ),
     )
-    pg.on(
-        "response",
-        lambda r: (
-            errors.append(f"{r.status} {r.request.method} {r.url}")
-            if r.status == 404 or r.status >= 500
-            else None
-        ),
-    )
+    if responses:
+        pg.on(
+            "response",
+            lambda r: (
+                errors.append(f"{r.status} {r.request.method} {r.url}")
+                if r.status == 404 or r.status >= 500
+                else None
+            ),
+        )
     pg.set_default_timeout(15_000)
     pg.goto(server + "/")
     yield pg
     context.close()
     assert not errors, f"browser errors: {errors}"
+
+
+@pytest.fixture
+def page(browser: Any, server: str, page_errors: list[str]) -> Iterator[Any]:
+    """A fresh 1280-wide page on the served dashboard; anything left in `page_errors`
+    fails the test."""
+    with watched_page(browser, server, page_errors) as pg:
+        yield pg
 
 
 def screenshot(page: Any, name: str, full_page: bool = True) -> Path:

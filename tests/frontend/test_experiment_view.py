@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.api.helpers import example1
-from tests.frontend.conftest import js, screenshot, serve
+from tests.frontend.conftest import js, screenshot, serve, watched_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -41,22 +41,10 @@ def one_at_a_time(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def serial_page(browser: Any, one_at_a_time: str) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda err: errors.append(str(err)))
-    page.on(
-        "console",
-        lambda m: (
-            errors.append(m.text)
-            if m.type == "error" and not m.text.startswith("Failed to load resource")
-            else None
-        ),
-    )
-    page.set_default_timeout(20_000)
-    yield page
-    context.close()
-    assert not errors, f"browser errors: {errors}"
+    # its pages look up what may be missing (an experiment's reproduction): 404s expected
+    with watched_page(browser, one_at_a_time, [], responses=False) as page:
+        page.set_default_timeout(20_000)
+        yield page
 
 
 def test_queue_positions_and_etas_of_an_experiment(serial_page: Any, one_at_a_time: str) -> None:
