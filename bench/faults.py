@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import socket
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -30,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: bench, tests
 
 from bench.load import FINAL, start, stop
 from db.migrate import upgrade

@@ -52,6 +52,8 @@ from typing import Any
 import httpx
 import redis
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: bench, tests
+
 from bench.service import server_cpu_s
 from db.scratch import create_database, drop_database
 

@@ -38,6 +38,8 @@ import httpx
 from playwright.sync_api import Browser, Page, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: bench, tests
+
 from tests.frontend.conftest import serve
 
 CHROMIUM = "/usr/bin/chromium"

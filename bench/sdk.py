@@ -33,6 +33,8 @@ from typing import Any
 import httpx
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: bench, tests
+
 from fedwatch.client import FedWatch
 from tests.service.servers import free_port, serve
 

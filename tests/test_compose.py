@@ -80,6 +80,20 @@ def test_gpu_profile_adds_a_cuda_worker_on_one_gpu() -> None:
     assert "gpu" in queues(gpu)
 
 
+def size_bytes(value: str | int) -> int:
+    """A Compose size: bytes, or a number with a unit (`2304m`); Compose v1 keeps the
+    text, the plugin resolves it to bytes."""
+    text = str(value).lower().removesuffix("b")
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
+
+
+def test_workers_have_room_for_the_datasets_they_keep() -> None:
+    budget = Settings.model_fields["keep_datasets_mb"].default << 20
+    for profile, name in ((None, "worker"), ("gpu", "gpu-worker")):
+        assert size_bytes(services(profile)[name]["shm_size"]) > budget
+
+
 def test_default_environment_sets_no_token(monkeypatch: pytest.MonkeyPatch) -> None:
     environment: dict[str, str] = services(None)["api"]["environment"]
     assert environment["FEDWATCH_API_TOKEN"] == ""  # `${FEDWATCH_API_TOKEN:-}` unset

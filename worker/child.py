@@ -38,6 +38,7 @@ import torch._dynamo  # in the fork server: see above
 from db.session import make_engine, make_sessionmaker
 from db.settings import Settings
 from worker.engine.allocator import keep_freed_memory
+from worker.engine.data.kept import KeptPools, keep_pools_in
 from worker.execute import execute_claimed
 from worker.run_logs import LogRelay, PipeHandler
 
@@ -57,6 +58,7 @@ class ChildSpec:
     settings: dict[str, Any]  # `Settings.model_dump()`
     threads: int
     memory_cap_mb: int
+    kept: KeptPools | None  # the datasets its supervising process keeps in memory
 
 
 def context() -> ForkServerContext:
@@ -96,6 +98,7 @@ def main(spec: ChildSpec, logs: Connection) -> None:
     signal.signal(CANCEL, _setter(cancel))
     logging.basicConfig(level=logging.INFO, handlers=[PipeHandler(logs)], force=True)
     keep_freed_memory()
+    keep_pools_in(spec.kept)
     torch.set_num_threads(spec.threads)
     cap_memory(spec.memory_cap_mb)
     settings = Settings(**spec.settings)

@@ -14,6 +14,8 @@ from db.settings import Settings
 from worker import child
 from worker.celery_app import EXECUTE_RUN, make_celery
 from worker.engine import RunConfig
+from worker.engine.data.kept import KeptPools
+from worker.kept import open_kept_pools
 from worker.supervise import supervise
 
 log = logging.getLogger(__name__)
@@ -69,7 +71,8 @@ class CeleryDispatcher:
 
 class EmbeddedExecutor:
     """One machine: runs execute in processes of their own (`worker.supervise`),
-    `embedded_concurrency` at a time, each with its share of the cores' threads."""
+    `embedded_concurrency` at a time, each with its share of the cores' threads, and
+    the datasets they load kept in memory across runs until the server stops."""
 
     mode = "embedded"
 
@@ -79,11 +82,13 @@ class EmbeddedExecutor:
         self.threads = settings.threads_per_run(settings.embedded_concurrency)
         self.shutdown = threading.Event()
         self.pool = ThreadPoolExecutor(settings.embedded_concurrency, "fedwatch-run")
+        self.kept: KeptPools | None = None
 
     def start(self) -> None:
         """Resume what a previous server left queued or running (a run it left running
         counts a crash), and start the runs' fork server in the background."""
         threading.Thread(target=child.warm_up, name="fedwatch-warm-up", daemon=True).start()
+        self.kept = open_kept_pools(self.settings)
         with self.sessions.begin() as session:
             pending = [run.id for run in requeue_running(session)]
         for run_id in pending:
@@ -102,6 +107,7 @@ class EmbeddedExecutor:
                 worker="embedded",
                 threads=self.threads,
                 shutdown=self.shutdown,
+                kept=self.kept,
             )
         except Exception:
             log.exception("embedded run %s", run_id)
@@ -119,6 +125,8 @@ class EmbeddedExecutor:
     def close(self) -> None:
         self.begin_shutdown()
         self.pool.shutdown(wait=True, cancel_futures=True)
+        if self.kept is not None:
+            self.kept.close()
 
 
 def make_dispatcher(sessions: sessionmaker[Session], settings: Settings) -> Dispatcher:

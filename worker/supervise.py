@@ -24,6 +24,7 @@ from db.models import Run, utcnow
 from db.settings import Settings
 from worker import child
 from worker.claims import claim_execution, store_crash, store_outcome
+from worker.engine.data.kept import KeptPools
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +52,10 @@ class Supervision:
         run_id: int,
         claim: str,
         shutdown: threading.Event,
+        kept: KeptPools | None,
     ) -> None:
         self.sessions = sessions
+        self.kept = kept
         self.settings = settings
         self.run_id = run_id
         self.claim = claim
@@ -71,6 +74,7 @@ class Supervision:
             self.settings.model_dump(),
             threads,
             self.settings.max_run_memory_mb,
+            self.kept,
         )
         process, logs = child.start(spec)
         assert process.pid is not None
@@ -179,8 +183,10 @@ def supervise(
     worker: str,
     threads: int,
     shutdown: threading.Event,
+    kept: KeptPools | None = None,
 ) -> str | None:
-    """Claim the run and execute it in its own process with `threads` torch threads.
+    """Claim the run and execute it in its own process with `threads` torch threads,
+    keeping the datasets it loads in `kept` (the caller's, across its runs).
 
     Returns the run's queue when the run is left queued and must be sent again: stopped
     by `shutdown` (with a checkpoint of where it stopped), or after its process's first
@@ -193,5 +199,6 @@ def supervise(
     claimed = claim_execution(sessions, run_id, worker, settings)
     if claimed is None:
         return None
-    again = Supervision(sessions, settings, run_id, claimed.claim, shutdown).follow(threads)
+    supervision = Supervision(sessions, settings, run_id, claimed.claim, shutdown, kept)
+    again = supervision.follow(threads)
     return claimed.queue if again else None

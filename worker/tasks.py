@@ -12,13 +12,15 @@ from functools import cache
 from typing import Any
 
 from celery import Task
-from celery.signals import worker_ready, worker_shutting_down
+from celery.signals import worker_ready, worker_shutdown, worker_shutting_down
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.session import make_engine, make_sessionmaker
 from db.settings import settings
 from worker import child
 from worker.celery_app import EXECUTE_RUN, celery_app
+from worker.engine.data.kept import KeptPools
+from worker.kept import open_kept_pools
 from worker.supervise import supervise
 from worker.sweep import install as install_sweeper
 
@@ -33,6 +35,12 @@ def sessions() -> sessionmaker[Session]:
     return make_sessionmaker(make_engine(settings.database_url))
 
 
+@cache
+def kept_pools() -> KeptPools | None:
+    """The datasets this worker keeps in memory across its runs."""
+    return open_kept_pools(settings)
+
+
 @celery_app.task(name=EXECUTE_RUN, bind=True)
 def execute_run_task(self: Task, *, run_id: int) -> None:
     concurrency = int(self.app.conf.worker_concurrency or 1)
@@ -43,6 +51,7 @@ def execute_run_task(self: Task, *, run_id: int) -> None:
         worker=self.request.hostname or "celery",
         threads=settings.threads_per_run(concurrency),
         shutdown=SHUTDOWN,
+        kept=kept_pools(),
     )
     if queue is not None:
         self.app.send_task(EXECUTE_RUN, kwargs={"run_id": run_id}, queue=queue)
@@ -56,6 +65,14 @@ def _on_shutting_down(**_: Any) -> None:
     SHUTDOWN.set()
 
 
+def _on_shutdown(**_: Any) -> None:
+    """Once the runs have stopped: the kept datasets go."""
+    pools = kept_pools() if kept_pools.cache_info().currsize else None
+    if pools is not None:
+        pools.close()
+
+
 worker_ready.connect(_on_ready, weak=False)
 worker_shutting_down.connect(_on_shutting_down, weak=False)
+worker_shutdown.connect(_on_shutdown, weak=False)
 install_sweeper(celery_app, settings)

@@ -26,6 +26,7 @@ from worker.engine import ConfigError, ListSink, RoundRecord
 if TYPE_CHECKING:  # torch, scipy and the engine load once a command runs
     from tqdm import tqdm
 
+    from worker.engine.data.kept import KeptPools
     from worker.engine.presets import Preset
 
 
@@ -108,14 +109,16 @@ class QueueSink(ListSink):
             self.pending = 0
 
 
-def execute(job: Job, progress: Any, threads: int) -> dict[str, Any]:
+def execute(job: Job, progress: Any, threads: int, kept: KeptPools | None) -> dict[str, Any]:
     """Run one job (in a worker process), write its JSON, return its summary values."""
     import torch
 
     from worker.engine import simulate
+    from worker.engine.data.kept import keep_pools_in
     from worker.engine.presets import get_preset
 
     torch.set_num_threads(threads)
+    keep_pools_in(kept)
     config = get_preset(job.preset).run_config(list(job.assignments))
     sink = QueueSink(progress, max(1, config.rounds // 50))
     summary = simulate(config, sink).to_dict()
@@ -167,15 +170,21 @@ def run_all(
 ) -> list[dict[str, Any]]:
     from tqdm import tqdm
 
+    from db.settings import Settings
+    from worker.kept import open_kept_pools
+
     bar = tqdm(total=total, desc=f"compare {name}", unit="round")
+    kept = open_kept_pools(Settings())  # the runs share each dataset, loaded once
     try:
         with Manager() as manager:
             progress = manager.Queue()
             with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-                futures = {pool.submit(execute, job, progress, threads): job for job in jobs}
+                futures = {pool.submit(execute, job, progress, threads, kept): job for job in jobs}
                 results = wait(futures, progress, bar)
     finally:
         bar.close()
+        if kept is not None:
+            kept.close()
     return results
 
 

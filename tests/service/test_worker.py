@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,6 +19,9 @@ from db.models import RoundClients
 from db.session import make_engine, make_sessionmaker
 from db.settings import Settings
 from tests.api.helpers import example1, reference, submit, wait_final, wait_rounds
+from tests.api.test_data_root import mnist
+from tests.api.test_kept_datasets import MAPPED
+from tests.engine.test_data import write_tiny_mnist
 from tests.service.conftest import StartWorker
 from worker.celery_app import EXECUTE_RUN, make_celery
 
@@ -115,6 +119,25 @@ def test_cancelled_run_resumes_on_a_worker_from_its_checkpoint(
     assert starts[0] == "0" and 1000 <= int(starts[1]) <= cancelled["rounds_done"], starts
     assert database_counts(pg_url, run["id"]) == (4000, 4000, 4000)
     assert stored_rows(api, run["id"]) == reference(config)
+
+
+def test_a_worker_keeps_the_datasets_of_its_runs_until_it_stops(
+    api: TestClient, start_worker: StartWorker, tmp_path: Path
+) -> None:
+    write_tiny_mnist(tmp_path / "data", 60, 20)
+    shared = tmp_path / "shm"
+    shared.mkdir()
+    env = {"FEDWATCH_DATA_ROOT": str(tmp_path / "data"), "FEDWATCH_KEEP_DATASETS_DIR": str(shared)}
+    worker = start_worker("keeper", **env)
+    runs = [wait_final(api, submit(api, mnist("data"))["id"]) for _ in range(2)]
+    assert [run["status"] for run in runs] == ["succeeded", "succeeded"]
+    (folder,) = shared.iterdir()
+    assert [p.name[:6] for p in folder.iterdir() if p.is_dir()] == ["mnist-"]
+    assert worker.output().count(MAPPED) == 1  # the second run's
+
+    os.killpg(worker.process.pid, signal.SIGTERM)
+    worker.process.wait(20)
+    assert list(shared.iterdir()) == []
 
 
 def test_redelivered_message_does_nothing(

@@ -12,6 +12,7 @@ from torch import Tensor
 from worker.engine.data.population import Population
 
 Task = Literal["classification", "regression"]
+Pool = tuple[Tensor, Tensor, Tensor, Tensor]  # a labelled pool: x, y, x_test, y_test
 
 
 @dataclass

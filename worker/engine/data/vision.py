@@ -11,12 +11,12 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from worker.engine.data.cache import cached
+from worker.engine.data.cache import cached, source_key
+from worker.engine.data.federated import Pool
+from worker.engine.data.kept import kept_pool, pool_key
 from worker.engine.errors import DatasetMissing
 from worker.engine.registry import DatasetFacts, DataSource, dataset
 from worker.engine.sections import DataSection
-
-Pool = tuple[Tensor, Tensor, Tensor, Tensor]
 
 
 @dataclass(frozen=True)
@@ -122,10 +122,18 @@ def torchvision_pool(name: str, root: str, download: bool) -> Pool:
     require_files(name, root, download)
     root_path = Path(root)
     try:
-        train = _load(name, root_path, True, download)
-        test = _load(name, root_path, False, download)
+        key = pool_key(name, root_path, source_key(root_path, EXPECTED_FILES[name]))
+    except OSError:  # files still to download
+        return _parse(name, root_path, download)
+    return kept_pool(key, lambda: _parse(name, root_path, download))
+
+
+def _parse(name: str, root: Path, download: bool) -> Pool:
+    try:
+        train = _load(name, root, True, download)
+        test = _load(name, root, False, download)
     except (RuntimeError, ValueError, OSError, EOFError, pickle.UnpicklingError) as err:
-        raise unreadable(name, root_path, err) from None
+        raise unreadable(name, root, err) from None
     return (*train, *test)
 
 

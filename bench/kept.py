@@ -1,0 +1,89 @@
+"""Datasets kept in memory across runs: a run's start-up in the service, with and without.
+
+Writes CIFAR-10-format files under a temporary data root and primes the data root's
+cache as `bench/startup.py` does, then starts `fedwatch serve` (embedded, SQLite) twice
+per repeat: with `FEDWATCH_KEEP_DATASETS_MB=0` (every run reads the cache and
+normalises) and with the default (the first run reads and keeps, later runs map what
+it kept). Each server executes `fedlaavg-cifar10` with one round `--runs` times, one
+after another, and the bench reads each run's `startup_s` (its process's age at the
+first round: the data, the partition, the model) from the API.
+
+    python bench/kept.py [--repeats 3] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: bench, tests
+
+from bench.startup import prime_cache, write_cifar
+from tests.frontend.conftest import serve
+from worker.engine.presets import get_preset
+
+
+def startups(tmp: Path, root: Path, runs: int, keep_mb: str) -> list[float]:
+    """`startup_s` of `runs` one-round CIFAR-10 runs executed one after another."""
+    config = get_preset("fedlaavg-cifar10").run_config(["rounds=1"]).model_dump(mode="json")
+    env = {"FEDWATCH_DATA_ROOT": str(root), "FEDWATCH_KEEP_DATASETS_MB": keep_mb}
+    out = []
+    with serve(tmp, **env) as url, httpx.Client(base_url=url, timeout=30) as client:
+        for _ in range(runs):
+            created = client.post("/api/runs", json={"config": config})
+            created.raise_for_status()
+            run_id = created.json()["id"]
+            while (run := client.get(f"/api/runs/{run_id}").json())["status"] not in (
+                "succeeded",
+                "failed",
+            ):
+                time.sleep(0.1)
+            if run["status"] != "succeeded":
+                sys.exit(f"run {run_id} failed: {run['error']}")
+            out.append(float(run["summary"]["startup_s"]))
+    return out
+
+
+def spread(values: list[float]) -> str:
+    return f"{statistics.median(values):5.2f} s ({min(values):.2f}–{max(values):.2f})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=3, help="runs per server, one at a time")
+    args = parser.parse_args()
+    off: list[float] = []
+    first: list[float] = []
+    later: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="kept-bench-") as name:
+        tmp = Path(name)
+        root = tmp / "data"
+        write_cifar(root)
+        print(f"CIFAR-10-format files written; first parse {prime_cache(root):.2f} s")
+        for repeat in range(args.repeats):
+            for keep_mb in ("0", "2048"):
+                folder = tmp / f"serve-{repeat}-{keep_mb}"
+                folder.mkdir()
+                got = startups(folder, root, args.runs, keep_mb)
+                if keep_mb == "0":
+                    off += got
+                else:
+                    first.append(got[0])
+                    later += got[1:]
+                print(f"repeat {repeat}, FEDWATCH_KEEP_DATASETS_MB={keep_mb}: {got}", flush=True)
+    print(f"\n{'CIFAR-10 run in the service':>40} {'startup_s, median (range)':>28}")
+    print(f"{'not kept (every run reads its cache)':>40} {spread(off):>28}")
+    print(f"{'kept: the first run (reads and keeps)':>40} {spread(first):>28}")
+    if later:
+        print(f"{'kept: later runs (map it)':>40} {spread(later):>28}")
+
+
+if __name__ == "__main__":
+    main()
