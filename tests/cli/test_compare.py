@@ -7,7 +7,9 @@ import pytest
 from fedwatch.cli.compare_cmd import seed_list
 from fedwatch.cli.comparison import build_rows, cell, format_table, format_tests
 from fedwatch.cli.main import main
+from tests.engine.test_data import write_tiny_mnist
 from worker.engine import metrics
+from worker.engine.data.kept import KeptPools
 from worker.engine.presets import get_preset
 from worker.engine.stats import mean_std, paired_p
 
@@ -86,6 +88,30 @@ def test_compare_runs_the_set_and_writes_json_and_table(
     assert {"time_avg_test_acc", "final_test_acc"} <= tested
     assert set(table["rows"][1]["p_values"]) == tested
     assert "paired t-tests" in out
+
+
+def test_compare_keeps_the_dataset_for_its_runs_and_removes_it_at_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_tiny_mnist(tmp_path / "data", 200, 40)
+    shared = tmp_path / "shm"
+    shared.mkdir()
+    monkeypatch.setenv("FEDWATCH_KEEP_DATASETS_DIR", str(shared))
+    kept_at_the_end: list[str] = []
+    close = KeptPools.close
+
+    def recording_close(pools: KeptPools) -> None:
+        kept_at_the_end.extend(entry.name for entry in pools.entries())
+        close(pools)
+
+    monkeypatch.setattr(KeptPools, "close", recording_close)
+    args = ["compare", "cafed-mnist", "--seeds", "1", "--jobs", "1", "--out", str(tmp_path)]
+
+    code = main([*args, "--set", "rounds=2", "--set", f"data.root={tmp_path / 'data'}"])
+
+    assert code == 0 and len(list(tmp_path.glob("*-seed*.json"))) == 4
+    assert [name[:6] for name in kept_at_the_end] == ["mnist-"]  # kept by the runs
+    assert list(shared.iterdir()) == []
 
 
 @pytest.mark.parametrize(
