@@ -122,6 +122,9 @@ class Run(Base):
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     heartbeat_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    # When it last entered its queue (submitted, resumed, queued again after a crash or a
+    # stop: each puts it at the tail); NULL for external runs.
+    queued_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     tag_rows: Mapped[list[RunTag]] = relationship(
         cascade="all, delete-orphan", passive_deletes=True, lazy="selectin", order_by="RunTag.tag"
     )
@@ -133,6 +136,10 @@ class Run(Base):
     @property
     def tags(self) -> list[str]:
         return [row.tag for row in self.tag_rows]
+
+
+# The order queued runs start in, and the places in the queue shown for them.
+QUEUE_ORDER = (Run.queued_at.asc(), Run.id.asc())
 
 
 class RunTag(Base):

@@ -7,12 +7,12 @@ a finished run's from its summary. An experiment's speed: the mean of its runs'.
 
 ETA: the active runs are scheduled as the executors take them. The embedded server has
 one queue and runs `slots` at once; with a broker each device queue (`cpu`, `gpu`) is
-one, with as many at once as run in it now. A queue takes its queued runs in id order
-(the order they were submitted) as slots free: a slot frees when its run's rounds left
-÷ its speed have passed. A queued run's speed is its own if it ran before (a resumed
-run), else its experiment's; not measured yet, its ETA is unknown, and so is that of
-every run that waits for its slot. An external run (its rounds come from its own code)
-holds no slot.
+one, with as many at once as run in it now. A queue takes its queued runs in the order
+they entered it (`QUEUE_ORDER`: submitted, resumed or queued again) as slots free: a
+slot frees when its run's rounds left ÷ its speed have passed. A queued run's speed is
+its own if it ran before (a resumed run), else its experiment's; not measured yet, its
+ETA is unknown, and so is that of every run that waits for its slot. An external run
+(its rounds come from its own code) holds no slot.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
-from db.models import EXTERNAL, MetricChunk, Run
+from db.models import EXTERNAL, QUEUE_ORDER, MetricChunk, Run
 from db.series import unpack_chunks
 
 ACTIVE = ("queued", "running")
@@ -157,7 +157,7 @@ def standings(session: Session, slots: int | None) -> Board:
             Run.rounds_total,
         )
         .where(Run.status.in_(ACTIVE))
-        .order_by(Run.id)
+        .order_by(*QUEUE_ORDER)
     )
     active = [Active(*row) for row in rows]
     if not active:

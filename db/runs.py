@@ -11,7 +11,7 @@ import torch
 from sqlalchemy import ColumnElement, and_, case, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
-from db.models import EXTERNAL, SIMULATED, Checkpoint, Run, RunTag, utcnow
+from db.models import EXTERNAL, QUEUE_ORDER, SIMULATED, Checkpoint, Run, RunTag, utcnow
 from db.upsert import upsert
 
 
@@ -66,6 +66,7 @@ def _crash(reason: str) -> dict[str, Any]:
     """Values of an update that counts one more crash of a run."""
     crashes = Run.crashes + 1
     held = crashes >= CRASHES_BEFORE_HOLD
+    now = utcnow()
     error = (
         f"its executor crashed {CRASHES_BEFORE_HOLD} times (last: {reason}); not resumed "
         "automatically: resume it once the cause is fixed"
@@ -74,7 +75,8 @@ def _crash(reason: str) -> dict[str, Any]:
         "crashes": crashes,
         "status": case((held, "failed"), else_="queued"),
         "error": case((held, error), else_=None),
-        "finished_at": case((held, utcnow()), else_=None),
+        "finished_at": case((held, now), else_=None),
+        "queued_at": case((held, Run.queued_at), else_=now),
     }
 
 
@@ -105,7 +107,9 @@ def finish_run(
     unacknowledged). Returns whether the run was updated. The checkpoint goes once the
     run succeeded."""
     values: dict[str, Any] = {"status": status, "summary": summary, "error": error}
-    if status != "queued":
+    if status == "queued":  # stopped: at the tail of its queue again
+        values["queued_at"] = utcnow()
+    else:
         values["finished_at"] = utcnow()
     stmt = update(Run).where(Run.id == run_id)
     if claim is not None:
@@ -140,14 +144,14 @@ def load_checkpoint(session: Session, run_id: int) -> dict[str, Any] | None:
 def requeue_running(session: Session) -> list[Run]:
     """After an embedded server restart every running run is an orphan whose executor
     died with the server: count the crash (see `CRASHES_BEFORE_HOLD`); return the queued
-    runs, oldest first."""
+    runs in the order they start (`QUEUE_ORDER`)."""
     session.execute(
         update(Run)
         .where(Run.status == "running", Run.source == SIMULATED)
         .values(**_crash("the server stopped while it ran"))
         .execution_options(synchronize_session=False)
     )
-    return list(session.scalars(select(Run).where(Run.status == "queued").order_by(Run.id)))
+    return list(session.scalars(select(Run).where(Run.status == "queued").order_by(*QUEUE_ORDER)))
 
 
 def requeue_stale(session: Session, lease_s: float) -> list[tuple[int, str]]:
@@ -178,6 +182,7 @@ def new_run(
     cell: str | None = None,
 ) -> Run:
     """A queued run from a validated config (`RunConfig.model_dump(mode="json")`)."""
+    now = utcnow()
     return Run(
         name=name or config["name"],
         notes=notes,
@@ -195,7 +200,8 @@ def new_run(
         metric_names=[],
         experiment_id=experiment_id,
         cell=cell,
-        created_at=utcnow(),
+        created_at=now,
+        queued_at=now,
     )
 
 
@@ -216,8 +222,8 @@ def list_runs(
     """Newest first, or best first by the summary value `rank_by` (highest first when
     `higher_is_better`, the direction the metric catalogue gives it; runs without it last,
     newest first among equals), or `by_activity` (without `rank_by`): running runs, then
-    queued ones in the order they start (by id), then the rest newest first. `q` matches
-    name or notes, case-insensitively; `tag` one tag exactly."""
+    queued ones in the order they start (`QUEUE_ORDER`), then the rest newest first. `q`
+    matches name or notes, case-insensitively; `tag` one tag exactly."""
     where: list[ColumnElement[bool]] = []
     if tag:
         where.append(Run.id.in_(select(RunTag.run_id).where(RunTag.tag == tag)))
@@ -235,7 +241,8 @@ def list_runs(
     if by_activity and rank_by is None:
         active = Run.status.in_(("running", "queued"))
         stage = case((Run.status == "running", 0), (Run.status == "queued", 1), else_=2)
-        order = [stage.asc(), case((active, Run.id), else_=-Run.id).asc()]
+        in_queue = case((Run.status == "queued", Run.queued_at))  # NULL for the others
+        order = [stage.asc(), in_queue.asc(), case((active, Run.id), else_=-Run.id).asc()]
     if rank_by is not None:
         value = Run.summary[rank_by].as_float()
         best = value.desc() if higher_is_better else value.asc()
@@ -297,6 +304,7 @@ def resume_run(session: Session, run: Run) -> bool:
             summary=None,
             finished_at=None,
             crashes=0,
+            queued_at=utcnow(),
         )
         .execution_options(synchronize_session=False)
     )

@@ -39,7 +39,7 @@ def test_upgrade_twice_is_harmless(db_url: str, sessions: sessionmaker[Session])
     upgrade(db_url)
     with sessions() as session:
         context = MigrationContext.configure(session.connection())
-        assert context.get_current_revision() == "0011"
+        assert context.get_current_revision() == "0012"
 
 
 ROUND_CLIENTS_0001 = sa.table(
@@ -58,7 +58,7 @@ def run_at_0001(sessions: sessionmaker[Session], n_clients: int, rounds: int) ->
         {"rounds": rounds, "data": {"n_clients": n_clients}, "algorithm": {"participation": 1}}
     )
     run = new_run(config.model_dump(mode="json"), queue="cpu")
-    later = ("id", "claim", "crashes")  # id generated; the others came after 0001
+    later = ("id", "claim", "crashes", "queued_at")  # id generated; the others came after 0001
     values = {
         c.name: getattr(run, c.name)
         for c in Run.__table__.columns
@@ -100,6 +100,22 @@ def test_upgrade_fills_the_gaps_of_rounds_recorded_before(kind: str, tmp_path: P
     gaps = [[1], [1, 2], [], [4, 2], [1]]
     assert [(r, t) for r, t, _ in stored] == [(r["run_id"], r["round"]) for r in rows]
     assert [g for _, _, g in stored] == [pack_gaps(np.array(g, dtype=np.int64)) for g in gaps]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_upgrade_queues_runs_recorded_before_at_their_creation(kind: str, tmp_path: Path) -> None:
+    with database(kind, tmp_path) as url:
+        command.upgrade(alembic_config(url), "0011")
+        engine = make_engine(url)
+        sessions = make_sessionmaker(engine)
+        run_ids = [run_at_0001(sessions, 3, 5) for _ in range(2)]
+        upgrade(url)
+        with sessions() as session:
+            runs = [session.get_one(Run, run_id) for run_id in run_ids]
+            times = [(run.created_at, run.queued_at) for run in runs]
+        engine.dispose()
+    assert [queued for _, queued in times] == [created for created, _ in times]
+    assert times[0][0] < times[1][0]
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])

@@ -1,5 +1,5 @@
 """Run state transitions: crashes counted and held after the second, cancels of runs that
-nothing executes, claims of runs with a cancel pending."""
+nothing executes, claims of runs with a cancel pending, the order of the queue."""
 
 from __future__ import annotations
 
@@ -8,9 +8,12 @@ from datetime import timedelta
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.models import Run, utcnow
+from db.progress import standings
 from db.runs import (
     cancel_run,
     claim_run,
+    finish_run,
+    list_runs,
     new_run,
     record_crash,
     requeue_running,
@@ -47,7 +50,7 @@ def test_a_restarted_server_resumes_a_run_once_then_holds_it(
     waiting = add(sessions, "queued")
     with sessions.begin() as session:
         queued = [run.id for run in requeue_running(session)]
-    assert queued == [first, waiting]
+    assert queued == [waiting, first]  # queued again after its crash: behind `waiting`
     assert state(sessions, first) == ("queued", 1, None)
     status, crashes, error = state(sessions, again)
     assert (status, crashes) == ("failed", 2)
@@ -119,3 +122,30 @@ def test_no_executor_takes_or_requeues_an_external_run(sessions: sessionmaker[Se
         assert not resume_run(session, session.get_one(Run, silent))
         assert cancel_run(session, session.get_one(Run, silent), lease_s=3600)
     assert state(sessions, silent)[0] == "cancelled"  # at once: nothing executes it
+
+
+def test_a_run_queued_again_waits_behind_the_runs_queued_before(
+    sessions: sessionmaker[Session],
+) -> None:
+    # A resumed run, and one stopped at a shutdown, go to the tail of the queue: the
+    # executors take them after the runs already waiting, and that is where they show.
+    resumed, stopped = add(sessions, "cancelled"), add(sessions, "running", claim="c")
+    waiting = add(sessions, "queued")
+    with sessions.begin() as session:
+        assert resume_run(session, session.get_one(Run, resumed))
+    with sessions.begin() as session:
+        assert finish_run(session, stopped, "queued", claim="c")
+    order = [waiting, resumed, stopped]
+
+    with sessions() as session:
+        board = standings(session, slots=1)
+        listed, _ = list_runs(
+            session, status=None, algorithm=None, experiment_id=None, q=None, limit=10,
+            offset=0, by_activity=True,
+        )  # fmt: skip
+    with sessions.begin() as session:
+        started = [run.id for run in requeue_running(session)]
+
+    assert [board.active[i].queue_position for i in order] == [1, 2, 3]
+    assert [run.id for run in listed] == order
+    assert started == order  # what an embedded server submits at its start
