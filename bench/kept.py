@@ -14,7 +14,6 @@ first round: the data, the partition, the model) from the API.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import tempfile
 import time
@@ -24,7 +23,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: bench, tests
 
-from bench.startup import prime_cache, write_cifar
+from bench.startup import prime_cache, spread, write_cifar
 from tests.frontend.conftest import serve
 from worker.engine.presets import get_preset
 
@@ -48,10 +47,6 @@ def startups(tmp: Path, root: Path, runs: int, keep_mb: str) -> list[float]:
                 sys.exit(f"run {run_id} failed: {run['error']}")
             out.append(float(run["summary"]["startup_s"]))
     return out
-
-
-def spread(values: list[float]) -> str:
-    return f"{statistics.median(values):5.2f} s ({min(values):.2f}–{max(values):.2f})"
 
 
 def main() -> None:

@@ -161,7 +161,11 @@ def remove_orphans(parent: Path) -> None:
     """Remove this user's kept-pool folders under `parent` whose owner is gone."""
     for folder in parent.glob(f"{PREFIX}*"):
         pid = folder.name.removeprefix(PREFIX).split("-")[0]
-        if folder.stat().st_uid == os.getuid() and pid.isdigit() and not _alive(int(pid)):
+        try:
+            ours = folder.stat().st_uid == os.getuid()
+        except FileNotFoundError:
+            continue  # its owner removed it meanwhile
+        if ours and pid.isdigit() and not _alive(int(pid)):
             shutil.rmtree(folder, ignore_errors=True)
 
 
