@@ -20,6 +20,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.db.databases import unavailable
+
 REPO = Path(__file__).resolve().parents[2]
 FRONTEND = REPO / "frontend"
 CHROMIUM = "/usr/bin/chromium"
@@ -34,13 +36,6 @@ CHROMIUM_ARGS = [
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
 HTML_NAME = '<a href="http://127.0.0.1:9/phish">Click to re-login</a>'
 """A user's string that Plotly would render as a link if it were not escaped."""
-REQUIRED = os.environ.get("FEDWATCH_REQUIRE_SERVICES") == "1"
-
-
-def _unavailable(reason: str) -> None:
-    if REQUIRED:
-        pytest.fail(f"{reason} (FEDWATCH_REQUIRE_SERVICES=1)")
-    pytest.skip(reason)
 
 
 def free_port() -> int:
@@ -53,11 +48,11 @@ def free_port() -> int:
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     if not Path(CHROMIUM).exists():
-        _unavailable(f"Chromium not installed at {CHROMIUM}")
+        unavailable(f"Chromium not installed at {CHROMIUM}")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        _unavailable("playwright is not installed")
+        unavailable("playwright is not installed")
     with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield chromium
@@ -127,7 +122,7 @@ def js(page: Any, module: str, body: str) -> Any:
 def serve(tmp: Path, **env_extra: str) -> Iterator[str]:
     """Run `fedwatch serve` (embedded worker, SQLite under `tmp`) on a free port."""
     if shutil.which("fedwatch", path=str(Path(sys.executable).parent)) is None:
-        _unavailable("the fedwatch command is not installed")
+        unavailable("the fedwatch command is not installed")
     port = free_port()
     env = {
         **os.environ,
