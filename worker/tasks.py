@@ -35,10 +35,17 @@ def sessions() -> sessionmaker[Session]:
     return make_sessionmaker(make_engine(settings.database_url))
 
 
-@cache
+# The datasets this worker keeps in memory across its runs: made by the first task, once
+# (tasks run in threads), removed at shutdown.
+_kept: list[KeptPools | None] = []
+_kept_lock = threading.Lock()
+
+
 def kept_pools() -> KeptPools | None:
-    """The datasets this worker keeps in memory across its runs."""
-    return open_kept_pools(settings)
+    with _kept_lock:
+        if not _kept:
+            _kept.append(open_kept_pools(settings))
+        return _kept[0]
 
 
 @celery_app.task(name=EXECUTE_RUN, bind=True)
@@ -67,7 +74,8 @@ def _on_shutting_down(**_: Any) -> None:
 
 def _on_shutdown(**_: Any) -> None:
     """Once the runs have stopped: the kept datasets go."""
-    pools = kept_pools() if kept_pools.cache_info().currsize else None
+    with _kept_lock:
+        pools = _kept[0] if _kept else None
     if pools is not None:
         pools.close()
 
