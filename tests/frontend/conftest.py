@@ -179,12 +179,10 @@ def page_errors() -> list[str]:
 
 
 @contextlib.contextmanager
-def watched_page(
-    browser: Any, server: str, errors: list[str], responses: bool = True
-) -> Iterator[Any]:
-    """A fresh 1280-wide page open at `server`, its script errors (and with `responses`
-    its 404/5xx responses) collected in `errors`; anything left there when the block
-    ends fails the test."""
+def watched_page(browser: Any, server: str, errors: list[str]) -> Iterator[Any]:
+    """A fresh 1280-wide page open at `server`, its script errors and 404/5xx responses
+    collected in `errors`; anything left there when the block ends fails the test (a
+    test expecting one removes it)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     pg = context.new_page()
     pg.on("pageerror", lambda err: errors.append(str(err)))
@@ -196,15 +194,14 @@ def watched_page(
             else None
         ),
     )
-    if responses:
-        pg.on(
-            "response",
-            lambda r: (
-                errors.append(f"{r.status} {r.request.method} {r.url}")
-                if r.status == 404 or r.status >= 500
-                else None
-            ),
-        )
+    pg.on(
+        "response",
+        lambda r: (
+            errors.append(f"{r.status} {r.request.method} {r.url}")
+            if r.status == 404 or r.status >= 500
+            else None
+        ),
+    )
     pg.set_default_timeout(15_000)
     pg.goto(server + "/")
     yield pg
