@@ -3,7 +3,7 @@
 Writes CIFAR-10-format files under a temporary data root and primes the data root's
 cache as `bench/startup.py` does, then starts `fedwatch serve` (embedded, SQLite) twice
 per repeat: with `FEDWATCH_KEEP_DATASETS_MB=0` (every run reads the cache and
-normalises) and with 2048 MiB, the default (the first run reads and keeps, later runs
+normalises) and with the default budget (the first run reads and keeps, later runs
 map what it kept). Each server executes `fedlaavg-cifar10` with one round `--runs`
 times, one after another, and the bench reads each run's `startup_s` (its process's age
 at the first round: the data, the partition, the model) from the API. A server's first
@@ -25,6 +25,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: bench, tests
 
 from bench.startup import prime_cache, spread, write_cifar
+from db.settings import Settings
 from tests.frontend.conftest import serve
 from worker.engine.presets import get_preset
 
@@ -55,8 +56,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--runs", type=int, default=3, help="runs per server, one at a time")
     args = parser.parse_args()
-    first: dict[str, list[float]] = {"0": [], "2048": []}
-    later: dict[str, list[float]] = {"0": [], "2048": []}
+    default = str(Settings.model_fields["keep_datasets_mb"].default)
+    first: dict[str, list[float]] = {"0": [], default: []}
+    later: dict[str, list[float]] = {"0": [], default: []}
     with tempfile.TemporaryDirectory(prefix="kept-bench-") as name:
         tmp = Path(name)
         root = tmp / "data"
@@ -71,7 +73,7 @@ def main() -> None:
                 later[keep_mb] += got[1:]
                 print(f"repeat {repeat}, FEDWATCH_KEEP_DATASETS_MB={keep_mb}: {got}", flush=True)
     print(f"\n{'CIFAR-10 run in the service':>44} {'startup_s, median (range)':>28}")
-    for keep_mb, label in (("0", "not kept"), ("2048", "kept")):
+    for keep_mb, label in (("0", "not kept"), (default, "kept")):
         print(f"{label + ': a server’s first run':>44} {spread(first[keep_mb]):>28}")
         if later[keep_mb]:
             print(f"{label + ': its later runs':>44} {spread(later[keep_mb]):>28}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -100,9 +100,9 @@ def load_and_report(kept: KeptPools, calls: Path, release: Path, out: Path) -> N
     out.write_text(str(float(kept.pool("p", load)[0].sum())))
 
 
-def wait_for(condition: object, what: str) -> None:
+def wait_for(condition: Callable[[], bool], what: str) -> None:
     deadline = time.monotonic() + 60
-    while not condition():  # type: ignore[operator]
+    while not condition():
         assert time.monotonic() < deadline, what
         time.sleep(0.01)
 

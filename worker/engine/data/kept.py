@@ -170,12 +170,13 @@ def remove_orphans(parent: Path) -> None:
 
 
 def _alive(pid: int) -> bool:
+    """Whether process `pid` exists (one of another user's counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass
     return True
 
 
