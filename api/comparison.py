@@ -1,84 +1,44 @@
-"""Group runs and align their series on common rounds; the table and its t-tests are
-`worker.engine.stats`'s; what differs between the runs' configs."""
+"""Runs read for a comparison and grouped; the table and its tests are
+`worker.engine.stats`'s, its formats and figures `worker.results`'; what differs between
+the runs' configs."""
 
 from __future__ import annotations
 
 import json
-import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from api.schemas.compare import GroupSeries, RunSeries, Stat, TableRow, TTest
 from worker.engine import stats
+from worker.results.curves import RunCurve
 
 
 @dataclass
-class RunData:
-    id: int
-    name: str
-    group: str
-    seed: int
-    rounds: np.ndarray
-    y: np.ndarray
-    wall_s: np.ndarray
-    scores: dict[str, float | None]
+class RunData(RunCurve):
+    seed: int = 0
+    scores: dict[str, float | None] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
 
     def sample(self) -> stats.Sample:
         return stats.Sample(self.seed, self.scores)
 
-
-def thin(n: int, max_points: int) -> np.ndarray:
-    """Indices of the last element of each of at most `max_points` equal buckets."""
-    width = max(1, -(-n // max_points))
-    return np.unique(np.minimum(np.arange(width - 1, n + width - 1, width), n - 1))
-
-
-def run_series(run: RunData, x: str, max_points: int) -> RunSeries:
-    keep = thin(len(run.rounds), max_points) if len(run.rounds) else np.array([], dtype=int)
-    xs = run.rounds if x == "round" else run.wall_s
-    ys = [None if math.isnan(v) else float(v) for v in run.y[keep]]
-    return RunSeries(id=run.id, name=run.name, group=run.group, x=xs[keep].tolist(), y=ys)
-
-
-def group_series(name: str, runs: list[RunData], x: str, max_points: int) -> GroupSeries:
-    common = runs[0].rounds
-    for run in runs[1:]:
-        common = np.intersect1d(common, run.rounds)
-    ys = np.stack([r.y[np.searchsorted(r.rounds, common)] for r in runs])
-    walls = np.stack([r.wall_s[np.searchsorted(r.rounds, common)] for r in runs])
-    finite = ~np.isnan(ys).any(axis=0)
-    ys, walls, common = ys[:, finite], walls[:, finite], common[finite]
-    keep = thin(len(common), max_points) if len(common) else np.array([], dtype=int)
-    xs = common if x == "round" else walls.mean(axis=0)
-    std = ys.std(axis=0, ddof=1) if len(runs) > 1 else np.zeros(ys.shape[1])
-    return GroupSeries(
-        name=name,
-        run_ids=[r.id for r in runs],
-        x=np.asarray(xs, dtype=float)[keep].tolist(),
-        mean=ys.mean(axis=0)[keep].tolist(),
-        std=std[keep].tolist(),
-    )
+    @property
+    def target(self) -> float | None:
+        """The accuracy its `rounds_to_target` counts to (`eval.target_acc`)."""
+        value = (self.config.get("eval") or {}).get("target_acc")
+        return float(value) if isinstance(value, int | float) else None
 
 
 def table(
-    groups: dict[str, list[RunData]], reference: str
-) -> tuple[list[str], list[TableRow], list[TTest]]:
-    """Columns, rows and t-tests of the groups' summary values."""
-    result = stats.compare({g: [r.sample() for r in runs] for g, runs in groups.items()}, reference)
-    rows = [
-        TableRow(
-            group=row.group,
-            n=row.n,
-            seeds=row.seeds,
-            stats={k: Stat(**asdict(v)) for k, v in row.stats.items()},
-        )
-        for row in result.rows
-    ]
-    ttests = [TTest(**asdict(t)) for t in result.tests]
-    return [c.name for c in result.columns], rows, ttests
+    groups: dict[str, list[RunData]], reference: str, alpha: float, names: list[str] | None
+) -> stats.Table:
+    """The groups' summary values (`names`, or all compared ones), tested against
+    `reference` at level `alpha`."""
+    samples = {g: [r.sample() for r in runs] for g, runs in groups.items()}
+    return stats.compare(samples, reference, alpha, names)
+
+
+def targets(groups: dict[str, list[RunData]]) -> list[float | None]:
+    return [r.target for runs in groups.values() for r in runs]
 
 
 CONFIG_IGNORED = ("name", "seed")

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -28,7 +30,7 @@ class Unreachable(Exception):
 
 
 class Transport:
-    """POSTs JSON to `url` (the server's root), with the bearer token if any."""
+    """Requests to `url` (the server's root), with the bearer token if any."""
 
     def __init__(self, url: str, token: str | None, timeout_s: float) -> None:
         self.url = url.rstrip("/")
@@ -36,14 +38,32 @@ class Transport:
         self.timeout_s = timeout_s
 
     def post(self, path: str, body: Any) -> Any:
-        headers = {"Content-Type": "application/json"}
+        """POST `body` as JSON; the JSON answer."""
+        data = json.dumps(body, separators=(",", ":")).encode()
+        return json.loads(self.send("POST", path, data, "application/json"))
+
+    def post_bytes(self, path: str, data: bytes, media_type: str) -> Any:
+        """POST a file's bytes; the JSON answer."""
+        return json.loads(self.send("POST", path, data, media_type))
+
+    def get(self, path: str, params: Mapping[str, Any] | None = None) -> bytes:
+        """GET `path` with `params` (None values left out); the body as it comes."""
+        query = {k: v for k, v in (params or {}).items() if v is not None}
+        full = path + ("?" + urllib.parse.urlencode(query) if query else "")
+        return self.send("GET", full, None, None)
+
+    def get_json(self, path: str, params: Mapping[str, Any] | None = None) -> Any:
+        return json.loads(self.get(path, params))
+
+    def send(self, method: str, path: str, data: bytes | None, media_type: str | None) -> bytes:
+        headers = {"Content-Type": media_type} if media_type else {}
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
-        data = json.dumps(body, separators=(",", ":")).encode()
-        request = urllib.request.Request(self.url + path, data, headers, method="POST")
+        request = urllib.request.Request(self.url + path, data, headers, method=method)
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                return json.loads(response.read())
+                body: bytes = response.read()
+                return body
         except urllib.error.HTTPError as err:
             detail = _detail(err)
             if err.code == 413:

@@ -1,20 +1,27 @@
-"""`GET /api/compare`: several runs side by side, grouped."""
+"""`GET /api/compare`: several runs side by side, grouped, as JSON or as a table file;
+`GET /api/compare/figure.{pdf,svg,png}`: their curves as a figure for a paper."""
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
 import numpy as np
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Query, Response
 from fastapi.exceptions import RequestValidationError
 
-from api.comparison import RunData, config_diff, group_series, run_series, table
+from api.comparison import RunData, config_diff, table, targets
 from api.deps import MAX_INT, NO_NUL, SessionDep
+from api.files import attachment, file_responses
 from api.schemas.compare import ComparePublic
 from api.schemas.errors import NOT_FOUND
 from db.metrics import final_values, full_series
 from db.models import Run
+from worker.engine import metrics
+from worker.engine.stats import DEFAULT_ALPHA, columns_of
 from worker.engine.summary import LAST_VALUES
+from worker.results import figures
+from worker.results.curves import X_LABELS, XAxis, group_curve, grouped, run_points
+from worker.results.table import MEDIA_TYPES, render, table_json
 
 router = APIRouter(prefix="/api", tags=["compare"])
 
@@ -24,6 +31,24 @@ RunIds = Annotated[
     str,
     Query(pattern=r"^ *[0-9]{1,10} *(, *[0-9]{1,10} *)*$", description="Comma-separated run ids."),
 ]
+Metric = Annotated[str, Query(pattern=NO_NUL, description="The round metric of the curves.")]
+Alpha = Annotated[
+    float,
+    Query(gt=0, lt=1, description="Significance level of the corrected tests' verdicts."),
+]
+Columns = Annotated[
+    str | None,
+    Query(
+        pattern=r"^[A-Za-z0-9_]+(,[A-Za-z0-9_]+)*$",
+        description="Comma-separated compared summary values, in the table's order (default: "
+        "all of them); only these are tested and corrected for.",
+    ),
+]
+TableFormat = Literal["json", "csv", "md", "tex"]
+FIGURE_FILES = file_responses(
+    {figures.MEDIA_TYPES[f]: f"a {f} figure" for f in figures.FIGURE_FORMATS}
+)
+TABLE_FILES = file_responses({MEDIA_TYPES[f]: f"the table as {f}" for f in ("csv", "md", "tex")})
 
 
 def group_of(run: Run, group_by: GroupBy) -> str:
@@ -55,49 +80,124 @@ def load(session: SessionDep, run: Run, metric: str, group: str) -> RunData:
         id=run.id,
         name=run.name,
         group=group,
-        seed=run.seed,
         rounds=np.asarray(rounds, dtype=np.int64),
         y=np.asarray([np.nan if v is None else v for v in values], dtype=np.float64),
         wall_s=np.asarray([wall.get(r) or 0.0 for r in rounds], dtype=np.float64),
+        seed=run.seed,
         scores=scores,
         config=dict(run.config or {}),
     )
 
 
-@router.get("/compare", responses=NOT_FOUND)
-def compare(
-    session: SessionDep,
-    runs: RunIds,
-    metric: Annotated[str, Query(pattern=NO_NUL)] = "test_acc",
-    group_by: GroupBy = "algorithm",
-    x: Literal["round", "wall_s"] = "round",
-    max_points: Annotated[int, Query(ge=2, le=20_000)] = 500,
-    reference: str | None = None,
-) -> ComparePublic:
+def read_groups(
+    session: SessionDep, runs: str, metric: str, group_by: GroupBy
+) -> tuple[list[RunData], dict[str, list[RunData]]]:
     data: list[RunData] = []
     for run_id in dict.fromkeys(int(part) for part in runs.split(",")):
         run = find_run(session, run_id)
         data.append(load(session, run, metric, group_of(run, group_by)))
-    groups: dict[str, list[RunData]] = {}
-    for item in data:
-        groups.setdefault(item.group, []).append(item)
+    return data, grouped(data)
+
+
+def column_names(columns: str | None) -> list[str] | None:
+    if columns is None:
+        return None
+    names = columns.split(",")
+    try:
+        columns_of(names)
+    except ValueError as err:
+        raise RequestValidationError(
+            [{"loc": ["query", "columns"], "msg": str(err), "type": "value_error"}]
+        ) from None
+    return names
+
+
+def reference_of(groups: dict[str, list[RunData]], reference: str | None) -> str:
     ref = reference if reference is not None else next(iter(groups))
     if ref not in groups:
         msg = f"not one of the groups: {', '.join(groups)}"
         raise RequestValidationError(
             [{"loc": ["query", "reference"], "msg": msg, "type": "value_error"}]
         )
-    columns, rows, ttests = table(groups, ref)
+    return ref
+
+
+@router.get("/compare", response_model=ComparePublic, responses=NOT_FOUND | TABLE_FILES)
+def compare(
+    session: SessionDep,
+    runs: RunIds,
+    metric: Metric = "test_acc",
+    group_by: GroupBy = "algorithm",
+    x: XAxis = "round",
+    max_points: Annotated[int, Query(ge=2, le=20_000)] = 500,
+    reference: str | None = None,
+    alpha: Alpha = DEFAULT_ALPHA,
+    columns: Columns = None,
+    format: Annotated[
+        TableFormat,
+        Query(description="json (everything), or the summary table as csv, md or tex."),
+    ] = "json",
+) -> ComparePublic | Response:
+    names = column_names(columns)
+    data, groups = read_groups(session, runs, metric, group_by)
+    ref = reference_of(groups, reference)
+    result = table(groups, ref, alpha, names)
+    if format != "json":
+        body = render(result, format, targets(groups))
+        return attachment(body.encode(), MEDIA_TYPES[format], f"comparison.{format}")
+    doc = table_json(result, targets(groups))
     config_keys, config_values = config_diff(groups)
-    for row in rows:
-        row.config = config_values[row.group]
-    return ComparePublic(
-        metric=metric,
-        x=x,
-        runs=[run_series(r, x, max_points) for r in data],
-        groups=[group_series(name, members, x, max_points) for name, members in groups.items()],
-        columns=columns,
-        table=rows,
-        config_keys=config_keys,
-        ttests=ttests,
+    for row in doc["rows"]:
+        row["config"] = config_values[row["group"]]
+    return ComparePublic.model_validate(
+        {
+            "metric": metric,
+            "x": x,
+            "runs": [
+                {"id": r.id, "name": r.name, "group": r.group, **_xy(*run_points(r, x, max_points))}
+                for r in data
+            ],
+            "groups": [vars(group_curve(g, rs, x, max_points)) for g, rs in groups.items()],
+            **{k: v for k, v in doc.items() if k not in ("rows", "tests")},
+            "table": doc["rows"],
+            "config_keys": config_keys,
+            "ttests": doc["tests"],
+        }
     )
+
+
+def _xy(x: list[float], y: list[float | None]) -> dict[str, list[float] | list[float | None]]:
+    return {"x": x, "y": y}
+
+
+@router.get(
+    "/compare/figure.{fmt}",
+    response_class=Response,
+    responses=NOT_FOUND | FIGURE_FILES,
+)
+def compare_figure(
+    fmt: figures.FigureFormat,
+    session: SessionDep,
+    runs: RunIds,
+    metric: Metric = "test_acc",
+    group_by: GroupBy = "algorithm",
+    x: XAxis = "round",
+    band: Annotated[
+        figures.Band, Query(description="± std, the 95 % CI of the mean, or none.")
+    ] = "std",
+    width: Annotated[
+        figures.Width, Query(description="A paper's column (3.5 in) or full width (7 in).")
+    ] = "column",
+    log: Annotated[bool, Query(description="A logarithmic y axis.")] = False,
+    lines: Annotated[bool, Query(description="Each run's curve too, drawn thin.")] = False,
+    max_points: Annotated[int, Query(ge=2, le=20_000)] = 2000,
+) -> Response:
+    """The compared runs' curves: each group's mean with its band, axis ticks, labels
+    with units and a legend."""
+    data, groups = read_groups(session, runs, metric, group_by)
+    curves = [group_curve(g, members, x, max_points) for g, members in groups.items()]
+    y = figures.Axis.of(metrics.by_name().get(metric), metric, log)
+    body = figures.compare_figure(
+        curves, y, X_LABELS[x], band=band, width=width, fmt=fmt, runs=data if lines else (), x=x
+    )
+    return attachment(body, figures.MEDIA_TYPES[fmt], f"comparison-{metric}.{fmt}")

@@ -1,4 +1,5 @@
-"""Comparison of runs: aligned series, group mean ± std, summary table, paired t-tests."""
+"""Comparison of runs: aligned series, group mean with ± std and CI bands, the summary
+table with its tests (corrected for multiple comparisons), what differs in the configs."""
 
 from __future__ import annotations
 
@@ -20,13 +21,28 @@ class GroupSeries(BaseModel):
     run_ids: list[int]
     x: list[float]
     mean: list[float]
-    std: list[float]
+    std: list[float] = Field(description="Sample std across the group's runs at each x.")
+    ci_low: list[float] = Field(
+        description="95 % t-interval of the mean at each x (the mean itself for one run)."
+    )
+    ci_high: list[float]
 
 
 class Stat(BaseModel):
     mean: float | None
     std: float | None = Field(description="Sample standard deviation; null below 2 values.")
     n: int = Field(description="Runs of the group that have the value.")
+    ci_low: float | None = Field(
+        None, description="95 % confidence interval of the mean; null below 2 values."
+    )
+    ci_high: float | None = None
+    interval: Literal["t", "bootstrap"] | None = Field(
+        None, description="Student's t below 5 values, the percentile bootstrap from 5 on."
+    )
+    text: str | None = Field(
+        None, description="Mean ± std as every table writes it, in the catalogue's unit."
+    )
+    ci_text: str | None = Field(None, description="The CI as text, in the same style.")
 
 
 class TableRow(BaseModel):
@@ -42,21 +58,40 @@ class TableRow(BaseModel):
 
 
 class TTest(BaseModel):
-    """The group against the reference on one metric, runs paired by seed."""
+    """The group against the reference on one metric."""
 
     group: str
     reference: str
     metric: str
-    n_pairs: int
-    p_value: float | None = Field(description="Two-sided paired t-test; null below 2 pairs.")
+    test: Literal["paired t", "Welch t"] | None = Field(
+        description="Paired t-test where at least 3 seeds pair the runs, Welch's unpaired "
+        "t-test where they do not pair (3 runs a group at least); null: no test (`reason`)."
+    )
+    n_pairs: int = Field(description="Seeds both groups have the value for.")
+    n_group: int
+    n_reference: int
+    p_value: float | None = Field(description="The test's two-sided p, uncorrected.")
+    p_adjusted: float | None = Field(
+        description="Holm–Bonferroni adjusted p, over every test of the table."
+    )
+    p_text: str
+    p_adjusted_text: str
     mean_diff: float | None = Field(description="Mean of (group − reference).")
     ci_low: float | None = Field(description="95 % confidence interval of `mean_diff`.")
     ci_high: float | None
-    effect_size: float | None = Field(description="Cohen's d_z: mean_diff / std of the diffs.")
-    direction: Literal["better", "worse", "equal"] | None = Field(
-        description="Whether the group's mean is better than the reference's, by the "
-        "metric's direction in the catalogue."
+    effect_size: float | None = Field(
+        description="Paired: Cohen's d_z (mean_diff / std of the differences); Welch: "
+        "Cohen's d (over the pooled std)."
     )
+    direction: Literal["better", "worse", "equal"] | None = Field(
+        description="The sign of the difference by the metric's direction in the catalogue, "
+        "significant or not."
+    )
+    verdict: Literal["better", "worse", "n.s."] | None = Field(
+        description="better or worse where the adjusted p is at most `alpha`, else n.s.; "
+        "null without a test."
+    )
+    reason: str | None = Field(description="Why there is no test.")
 
 
 class ComparePublic(BaseModel):
@@ -67,6 +102,15 @@ class ComparePublic(BaseModel):
     columns: list[str] = Field(
         description="The compared summary values, in catalogue order (`/api/metrics/catalog`)."
     )
+    headings: dict[str, str] = Field(
+        description="Each column's heading with its unit, as every export writes it "
+        "(rounds→target names its target accuracy)."
+    )
+    reference: str | None
+    alpha: float = Field(description="The significance level of the verdicts.")
+    correction: Literal["holm"] = "holm"
+    n_tests: int = Field(description="Tests the correction is over.")
+    caption: str = Field(description="What the table shows, as the exports' caption.")
     table: list[TableRow]
     config_keys: list[str] = Field(
         default_factory=list,

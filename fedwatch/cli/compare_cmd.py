@@ -1,8 +1,10 @@
-"""`fedwatch compare PRESET [--seeds N] [--set k=v ...] [--out DIR] [--jobs J]`.
+"""`fedwatch compare PRESET [--seeds N] [--set k=v ...] [--out DIR] [--jobs J]
+[--format text|csv|md|tex] [--alpha A]`.
 
 Runs the preset's comparison set (each variant × method × seed; a method is an algorithm
 with the settings its paper ran it with, e.g. its learning rates) in parallel processes,
-writes one JSON per run plus the table, and prints the table.
+writes one JSON per run plus the table in every format (`table.txt`, `.csv`, `.md`,
+`.tex`, `.json`), and prints the table in the one asked for.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ if TYPE_CHECKING:  # torch, scipy and the engine load once a command runs
 
     from worker.engine.data.kept import KeptPools
     from worker.engine.presets import Preset
+    from worker.results.table import Format
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +41,55 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--variant", action="append", help="only this variant (repeatable)")
     p.add_argument("--out", type=Path, help="directory for the JSON files (var/compare/PRESET)")
     p.add_argument("--jobs", type=int, help="parallel processes (default: CPU count)")
+    add_table_arguments(p)
     p.set_defaults(handler=run)
+
+
+def add_table_arguments(p: argparse.ArgumentParser) -> None:
+    from worker.engine.stats import DEFAULT_ALPHA
+    from worker.results.table import FORMATS
+
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="how to print the table: aligned text, CSV, Markdown or LaTeX (booktabs); "
+        "every format is written to the output directory (default: text)",
+    )
+    p.add_argument(
+        "--alpha",
+        type=alpha_level,
+        default=DEFAULT_ALPHA,
+        help="significance level of the tests, corrected together by Holm–Bonferroni "
+        f"(default: {DEFAULT_ALPHA})",
+    )
+    p.add_argument(
+        "--columns",
+        type=column_list,
+        help="comma-separated summary values to tabulate and test, in that order "
+        "(default: every compared value with data), e.g. best_test_acc,time_avg_test_acc",
+    )
+
+
+def column_list(text: str) -> list[str]:
+    from worker.engine.stats import columns_of
+
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    try:
+        columns_of(names)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return names
+
+
+def alpha_level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{value:g} is not between 0 and 1")
+    return value
 
 
 @dataclass(frozen=True)
@@ -124,7 +175,13 @@ def execute(job: Job, progress: Any, threads: int, kept: KeptPools | None) -> di
     summary = simulate(config, sink).to_dict()
     sink.flush()
     rounds = [r.to_dict() for r in sink.records]
-    result = {"config": config.model_dump(mode="json"), "summary": summary, "rounds": rounds}
+    result = {
+        "variant": job.group,
+        "algorithm": job.algorithm,
+        "config": config.model_dump(mode="json"),
+        "summary": summary,
+        "rounds": rounds,
+    }
     Path(job.path).write_text(json.dumps(result))
     return {
         "group": job.group,
@@ -136,8 +193,6 @@ def execute(job: Job, progress: Any, threads: int, kept: KeptPools | None) -> di
 
 
 def run(args: argparse.Namespace) -> int:
-    from fedwatch.cli.comparison import build_rows, format_table, format_tests, rows_json
-    from worker.engine import metrics
     from worker.engine.presets import get_preset
 
     try:
@@ -152,17 +207,30 @@ def run(args: argparse.Namespace) -> int:
     total = sum(preset.run_config(list(j.assignments)).rounds for j in jobs)
     print(f"{preset.name}: {len(jobs)} runs on {workers} process(es) -> {out}", file=sys.stderr)
     results = run_all(jobs, workers, threads, total, preset.name)
-    proposed = str(preset.config["algorithm"]["name"])
-    rows = build_rows(
-        results, proposed, preset.algorithms, list(dict.fromkeys(j.group for j in jobs))
-    )
-    table = "\n\n".join(t for t in (format_table(rows), format_tests(rows)) if t)
-    (out / "table.txt").write_text(table + "\n")
-    columns = [c.name for c in metrics.compared()]
-    body = {"preset": preset.name, "columns": columns, "rows": rows_json(rows)}
-    (out / "table.json").write_text(json.dumps(body))
-    print(table)
+    print(write_tables(preset, jobs, results, out, args))
     return 0
+
+
+def write_tables(
+    preset: Preset, jobs: list[Job], results: list[dict[str, Any]], out: Path, args: Any
+) -> str:
+    """Write the comparison table in every format into `out`; the text of the format
+    `args.format` (`args.alpha`, `args.columns`: the table's level and values)."""
+    from fedwatch.cli.comparison import build, render_all, sections_json
+    from worker.results.table import FORMATS
+
+    targets = [preset.run_config(list(j.assignments)).eval.target_acc for j in jobs]
+    proposed = str(preset.config["algorithm"]["name"])
+    variants = list(dict.fromkeys(j.group for j in jobs))
+    sections = build(
+        results, proposed, preset.algorithms, variants, args.alpha, targets, args.columns
+    )
+    texts = {fmt: render_all(sections, fmt) for fmt in FORMATS}
+    for fmt, body in texts.items():
+        (out / f"table.{'txt' if fmt == 'text' else fmt}").write_text(body)
+    (out / "table.json").write_text(json.dumps(sections_json(preset.name, sections)))
+    shown: Format = args.format
+    return texts[shown]
 
 
 def run_all(

@@ -9,6 +9,7 @@ from types import ModuleType
 
 from fedwatch.cli import (
     compare_cmd,
+    plot_cmd,
     plugins_cmd,
     presets_cmd,
     reproduce_cmd,
@@ -26,6 +27,7 @@ COMMANDS: list[ModuleType] = [
     serve_cmd,
     worker_cmd,
     compare_cmd,
+    plot_cmd,
     reproduce_cmd,
     plugins_cmd,
     sync_cmd,

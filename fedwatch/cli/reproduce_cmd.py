@@ -3,7 +3,8 @@
 Runs a paper preset's comparison set over the paper's seeds (as `fedwatch compare`),
 then writes the reproduction report (`worker/reproduction/`): `report.md` with the
 figures of FedWatch, of the authors' code where reference runs are bundled and of the
-paper, `curves.svg` and `report.json`, and prints the Markdown.
+paper, the mean curves as `curves.svg` and `curves.pdf` (matplotlib), and `report.json`,
+and prints the Markdown.
 """
 
 from __future__ import annotations
@@ -66,7 +67,6 @@ def official(preset: Preset, job: Job) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from worker.engine.presets import get_preset
     from worker.reproduction.figures import run_curve
-    from worker.reproduction.plot import svg
     from worker.reproduction.report import build, markdown
 
     try:
@@ -99,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
     report = build(preset, curves, draws="official" if args.official_draws else "own")
     text = markdown(report, plot="curves.svg")
     (out / "report.md").write_text(text)
-    (out / "curves.svg").write_text(svg(report))
+    for fmt in ("svg", "pdf"):
+        (out / f"curves.{fmt}").write_bytes(report.figure(fmt))
     (out / "report.json").write_text(json.dumps(report.to_json()))
     print(text)
     return 0

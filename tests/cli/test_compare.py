@@ -5,54 +5,56 @@ from pathlib import Path
 import pytest
 
 from fedwatch.cli.compare_cmd import seed_list
-from fedwatch.cli.comparison import build_rows, cell, format_table, format_tests
+from fedwatch.cli.comparison import build, render_all
 from fedwatch.cli.main import main
 from tests.engine.test_data import write_tiny_mnist
 from worker.engine import metrics
 from worker.engine.data.kept import KeptPools
 from worker.engine.presets import get_preset
-from worker.engine.stats import mean_std, paired_p
 
 
-def test_paired_t_test_by_hand() -> None:
-    proposed, baseline = [0.80, 0.75, 0.78], [0.78, 0.74, 0.73]
-    # d = (0.02, 0.01, 0.05): mean 0.08/3, Σ(d − d̄)² = 0.0026/3, sample sd √(that/2)
-    t = (0.08 / 3) / (math.sqrt(0.0026 / 3 / 2) / math.sqrt(3))
-    # two-sided p of Student's t with 2 degrees of freedom: 1 − t/√(t² + 2)
-    expected = 1 - t / math.sqrt(t * t + 2)
-
-    assert paired_p(proposed, baseline) == pytest.approx(expected, rel=1e-9)
-    assert paired_p([0.8], [0.7]) is None  # one seed: no test
-    assert paired_p([0.8, 0.7], [0.8, 0.7]) is None  # identical runs: undefined
+def run(alg: str, seed: int, acc: float, variant: str = "") -> dict[str, object]:
+    values = {"time_avg_test_acc": acc, "final_test_acc": acc}
+    return {"group": variant, "algorithm": alg, "seed": seed, "metrics": values}
 
 
-def test_cells_show_mean_std_and_missing_seeds() -> None:
-    # sample std (n − 1), as the API's: √((5² + 5²) / 1) = 7.07
-    assert cell(mean_std([0.8, 0.9]), 2, 100.0) == "85.00±7.07"
-    assert cell(mean_std([None, 40.0]), 2, 1.0) == "40 (1/2)"
-    assert cell(mean_std([None]), 1, 1.0) == "—"
-    assert cell(mean_std([0.25, 0.5]), 2, 1.0) == "0.38±0.18"  # final x: not rounded away
+def test_sections_test_each_baseline_against_the_proposed_method() -> None:
+    runs = [run("a", s, v) for s, v in ((0, 0.8), (1, 0.7), (2, 0.75))]
+    runs += [run("b", s, v) for s, v in ((0, 0.6), (1, 0.55), (2, 0.57))]
+
+    (section,) = build(runs, "a", ["a", "b"], [""], 0.05, [None])
+    text = render_all([section], "text")
+
+    assert [r.group for r in section.table.rows] == ["a", "b"]
+    assert section.values["b"]["final_test_acc"] == [0.6, 0.55, 0.57]
+    (avg,) = [t for t in section.table.tests if t.metric == "time_avg_test_acc"]
+    # b − a = (−0.2, −0.15, −0.18): mean −0.1767, sd 0.0252, t = −12.2 (2 df): p = 0.0067;
+    # two tests (time-average and final accuracy) share Holm's correction: × 2
+    d = [-0.2, -0.15, -0.18]
+    mean = sum(d) / 3
+    t = mean / (math.sqrt(sum((x - mean) ** 2 for x in d) / 2) / math.sqrt(3))
+    assert avg.p_value == pytest.approx(1 - abs(t) / math.sqrt(t * t + 2))
+    assert avg.p_adjusted == pytest.approx(2 * (avg.p_value or 0)) and avg.verdict == "worse"
+    lines = text.splitlines()
+    assert lines[1].startswith("a (reference)") and lines[2].startswith("b ")
+    heading = [h.strip() for h in lines[0].split("  ") if h.strip()]
+    assert heading == ["group", "final acc (%)", "avg acc (%)"]  # the columns with values
+    assert "75.0 ± 5.0 *" in lines[1] and "57.3 ± 2.5†" in lines[2]
+    assert "b vs a, avg acc: Δ -17.7" in text and "paired t" in text and ": worse" in text
 
 
-def test_rows_test_each_baseline_against_the_proposed_method() -> None:
-    def run(alg: str, seed: int, acc: float) -> dict[str, object]:
-        metrics = {"time_avg_test_acc": acc, "final_test_acc": acc}
-        return {"group": "", "algorithm": alg, "seed": seed, "metrics": metrics}
+def test_variants_make_one_csv_and_a_heading_each() -> None:
+    runs = [run(a, s, 0.5 + s / 10, v) for v in ("x", "y") for a in ("a", "b") for s in (0, 1)]
 
-    runs = [run("a", 0, 0.8), run("a", 1, 0.7), run("b", 0, 0.6), run("b", 1, 0.55)]
+    sections = build(runs, "a", ["a", "b"], ["x", "y"], 0.05, [None])
 
-    rows = build_rows(runs, "a", ["a", "b"], [""])
-    table = format_table(rows)
-    tests = format_tests(rows)
-
-    assert [r.algorithm for r in rows] == ["a", "b"]
-    assert rows[0].p_values == {}
-    assert rows[1].p_values["time_avg_test_acc"] == pytest.approx(paired_p([0.6, 0.55], [0.8, 0.7]))
-    assert table.splitlines()[1].startswith("a*")
-    heading = [h.strip() for h in table.splitlines()[0].split("  ") if h.strip()]
-    assert heading == ["algorithm", "final acc", "avg acc"]  # the columns with values
-    # b − a = (−0.2, −0.15): mean −0.175, −17.5 points of accuracy, worse
-    assert "b  avg acc: Δ -17.5" in tests and "worse (2 pairs)" in tests
+    csv_rows = render_all(sections, "csv").splitlines()
+    assert csv_rows[0].startswith("variant,group,reference,n,seeds,final_test_acc[%].mean")
+    assert [r.split(",")[:2] for r in csv_rows[1:]] == [["x", "a"], ["x", "b"], ["y", "a"],
+                                                         ["y", "b"]]  # fmt: skip
+    md = render_all(sections, "md")
+    assert md.startswith("## x\n") and "\n## y\n" in md
+    assert "2 pairs by seed" in render_all(sections, "text")
 
 
 def test_seed_list_cuts_or_extends_the_preset_seeds() -> None:
@@ -79,15 +81,19 @@ def test_compare_runs_the_set_and_writes_json_and_table(
         config = json.loads((tmp_path / f"{method.algorithm}-seed12.json").read_text())["config"]
         assert config["client"]["lr"] == method.set["client.lr"]
         assert config["server"]["lr"] == method.set["server.lr"]
-    lines = out.split("\n\n")[0].splitlines()  # the table, then the t-tests
-    assert [line.split()[0] for line in lines[1:]] == ["cafed*", "unbiased", "adafed", "f3ast"]
-    table = json.loads((tmp_path / "table.json").read_text())
+    lines = out.split("\n\n")[0].splitlines()  # the table, then its caption and tests
+    assert [line.split()[0] for line in lines[1:]] == ["cafed", "unbiased", "adafed", "f3ast"]
+    assert "(reference)" in lines[1]
+    (table,) = json.loads((tmp_path / "table.json").read_text())["variants"]
     assert table["columns"] == [c.name for c in metrics.compared()]
     assert table["rows"][1]["seeds"] == [12, 123]
     tested = {c.name for c in metrics.compared() if c.better}
     assert {"time_avg_test_acc", "final_test_acc"} <= tested
-    assert set(table["rows"][1]["p_values"]) == tested
-    assert "paired t-tests" in out
+    assert {t["metric"] for t in table["tests"] if t["group"] == "unbiased"} == tested
+    # two seeds pair: no test, and the table says why
+    assert "2 pairs by seed: a paired t-test needs at least 3" in out
+    for name in ("table.txt", "table.csv", "table.md", "table.tex"):
+        assert (tmp_path / name).stat().st_size > 0
 
 
 def test_compare_keeps_the_dataset_for_its_runs_and_removes_it_at_the_end(

@@ -41,29 +41,33 @@ def test_cli_and_api_tables_agree(tmp_path: Path, capsys: pytest.CaptureFixture[
     args = ["compare", "cafed-synthetic", "--seeds", "2", "--out", str(out), "--jobs", "2"]
     assert main([*args, "--set", "rounds=4", "--set", "eval.client_every=2"]) == 0
     capsys.readouterr()
-    cli = json.loads((out / "table.json").read_text())
-    results = [json.loads(p.read_text()) for p in sorted(out.glob("*-seed*.json"))]
+    (cli,) = json.loads((out / "table.json").read_text())["variants"]
+    order = [r["group"] for r in cli["rows"]]  # stored in the CLI's order: the same rows
+    results = [json.loads(p.read_text()) for p in out.glob("*-seed*.json")]
+    results.sort(key=lambda r: (order.index(r["config"]["algorithm"]["name"]), r["config"]["seed"]))
     url = f"sqlite:///{tmp_path / 'fedwatch.sqlite3'}"
     upgrade(url)
     ids = store(url, results)
 
     with TestClient(create_app(embedded_settings(url))) as client:
-        response = client.get(
-            "/api/compare", params={"runs": ",".join(map(str, ids)), "reference": "cafed"}
-        )
+        params = {"runs": ",".join(map(str, ids)), "reference": "cafed"}
+        response = client.get("/api/compare", params=params)
+        tex = client.get("/api/compare", params={**params, "format": "tex"})
     assert response.status_code == 200, response.text
     api = response.json()
 
     assert api["columns"] == cli["columns"] == [c.name for c in metrics.compared()]
+    assert api["headings"] == cli["headings"] and api["caption"] == cli["caption"]
     rows = {r["group"]: r for r in api["table"]}
-    assert set(rows) == {r["algorithm"] for r in cli["rows"]}
+    assert set(rows) == {r["group"] for r in cli["rows"]}
     tests = {(t["group"], t["metric"]): t for t in api["ttests"]}
     for row in cli["rows"]:
-        mine = rows[row["algorithm"]]
+        mine = rows[row["group"]]
         assert (mine["n"], mine["seeds"]) == (len(row["seeds"]), row["seeds"])
         assert mine["stats"] == row["stats"]
-        for metric, test in row["tests"].items():
-            assert tests[(row["algorithm"], metric)] == test
-    assert len(tests) == sum(len(r["tests"]) for r in cli["rows"]) > 0
+    assert tests == {(t["group"], t["metric"]): t for t in cli["tests"]}
+    assert len(tests) > 0
     some = rows["unbiased"]["stats"]
     assert some["final_client_acc_mean"]["n"] == 2 and some["time_avg_test_acc"]["std"] is not None
+    # the API's LaTeX export is the CLI's
+    assert tex.text == (out / "table.tex").read_text()

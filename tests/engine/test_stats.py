@@ -1,58 +1,170 @@
-"""The comparison statistics shared by the CLI and the API, by hand."""
+"""The comparison statistics shared by the CLI, the API and the exports, by hand.
+
+With 3 pairs the paired t-test has 2 degrees of freedom, where Student's t has a closed
+form: the two-sided p of a statistic t is 1 − |t| / √(t² + 2).
+"""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from worker.engine import metrics
-from worker.engine.stats import Sample, compare, mean_std, paired_test
+from worker.engine.stats import Sample, compare, group_test, holm, mean_interval, mean_std
 
 SPECS = metrics.by_name()
+T975_DF2 = 4.302653  # Student's t, 97.5 % quantile, 2 degrees of freedom
 
 
-def test_mean_and_sample_std() -> None:
+def p_df2(diffs: list[float]) -> float:
+    """The paired t-test's p on 3 differences, by the closed form above."""
+    n = len(diffs)
+    mean = sum(diffs) / n
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+    t = mean / (sd / math.sqrt(n))
+    return 1 - abs(t) / math.sqrt(t * t + 2)
+
+
+def test_mean_std_and_t_interval() -> None:
     s = mean_std([0.4, None, 0.6, float("nan")])
 
-    assert (s.mean, s.n) == (pytest.approx(0.5), 2)
+    assert (s.mean, s.n, s.interval) == (pytest.approx(0.5), 2, "t")
     assert s.std == pytest.approx(math.sqrt(0.02))  # √((0.1² + 0.1²) / (2 − 1))
-    assert mean_std([0.3]).std is None and mean_std([None]).mean is None
+    half = 12.706205 * math.sqrt(0.02) / math.sqrt(2)  # t₀.₉₇₅(1) = 12.706205
+    assert (s.ci_low, s.ci_high) == (pytest.approx(0.5 - half), pytest.approx(0.5 + half))
+    assert mean_std([0.3]).std is None and mean_std([0.3]).ci_low is None
+    assert mean_std([None]).mean is None
 
 
-def test_paired_test_by_hand() -> None:
-    group = [Sample(0, {"final_test_acc": 0.80}), Sample(1, {"final_test_acc": 0.75})]
-    group.append(Sample(2, {"final_test_acc": 0.78}))
-    reference = [Sample(s, {"final_test_acc": v}) for s, v in ((2, 0.73), (0, 0.78), (1, 0.74))]
+def test_bootstrap_interval_from_five_runs() -> None:
+    values = [0.70, 0.72, 0.71, 0.90, 0.69]
 
-    t = paired_test(SPECS["final_test_acc"], "a", group, "b", reference)
+    low, high, kind = mean_interval(values)
 
-    # d = (0.02, 0.01, 0.05): mean 0.08/3, sample sd √(0.0026/3/2), t₀.₉₇₅(2) = 4.302653
-    sd = math.sqrt(0.0026 / 3 / 2)
-    assert (t.n_pairs, t.direction) == (3, "better")
-    assert t.mean_diff == pytest.approx(0.08 / 3)
-    half = 4.302653 * sd / math.sqrt(3)
-    assert (t.ci_low, t.ci_high) == (
-        pytest.approx(0.08 / 3 - half, rel=1e-6),
-        pytest.approx(0.08 / 3 + half, rel=1e-6),
-    )
-    assert t.effect_size == pytest.approx((0.08 / 3) / sd)
-    t_stat = (0.08 / 3) / (sd / math.sqrt(3))
-    assert t.p_value == pytest.approx(1 - t_stat / math.sqrt(t_stat**2 + 2))
+    assert kind == "bootstrap"
+    # The percentile interval of resampled means lies within the sample's range, around
+    # the mean (0.744), and is the same on every call (a fixed generator).
+    assert 0.69 <= low < 0.744 < high <= 0.90
+    assert mean_interval(values) == (low, high, kind)
+    rng = np.random.default_rng(0)
+    means = np.asarray(values)[rng.integers(0, 5, size=(10_000, 5))].mean(axis=1)
+    assert (low, high) == tuple(np.percentile(means, [2.5, 97.5]))
+    assert mean_interval(values[:4])[2] == "t"
 
 
-def test_lower_is_better_and_unpaired_seeds() -> None:
-    group = [Sample(0, {"wall_s": 3.0}), Sample(1, {"wall_s": 5.0}), Sample(7, {"wall_s": 1.0})]
+def test_holm_by_hand() -> None:
+    # sorted: 0.005 × 6 = 0.03, 0.01 × 5 = 0.05, 0.02 × 4 = 0.08, 0.03 × 3 = 0.09,
+    # 0.04 × 2 = 0.08 → 0.09 (non-decreasing), 0.5 × 1 = 0.5
+    adjusted = holm([0.01, 0.04, 0.03, 0.005, 0.5, 0.02])
+
+    assert adjusted == pytest.approx([0.05, 0.09, 0.09, 0.03, 0.5, 0.08])
+    assert holm([0.6, 0.7]) == pytest.approx([1.0, 1.0])  # capped at 1
+
+
+def test_table_of_three_baselines_and_two_metrics_corrected_by_holm() -> None:
+    seeds = (0, 1, 2)
+    ref_best, ref_final = (0.50, 0.60, 0.70), (0.40, 0.50, 0.60)
+    # Differences from the reference on (best, final), per baseline and seed.
+    diffs = {
+        "a": ((0.10, 0.11, 0.12), (0.05, 0.06, 0.04)),
+        "b": ((0.01, -0.02, 0.02), (-0.030, -0.031, -0.029)),
+        "c": ((0.02, 0.00, 0.03), (0.10, -0.10, 0.05)),
+    }
+    groups = {"ref": [Sample(s, {"best_test_acc": b, "final_test_acc": f})
+                      for s, b, f in zip(seeds, ref_best, ref_final, strict=True)]}  # fmt: skip
+    for name, (db, df) in diffs.items():
+        groups[name] = [
+            Sample(s, {"best_test_acc": b + x, "final_test_acc": f + y})
+            for s, b, f, x, y in zip(seeds, ref_best, ref_final, db, df, strict=True)
+        ]
+
+    table = compare(groups, "ref", alpha=0.05)
+
+    ran = {(t.group, t.metric): t for t in table.tests if t.test is not None}
+    assert set(ran) == {(g, m) for g in diffs for m in ("best_test_acc", "final_test_acc")}
+    raw = {(g, m): p_df2(list(diffs[g][i])) for g in diffs
+           for i, m in enumerate(("best_test_acc", "final_test_acc"))}  # fmt: skip
+    for key, t in ran.items():
+        assert (t.test, t.n_pairs) == ("paired t", 3)
+        assert t.p_value == pytest.approx(raw[key], rel=1e-6)
+    # Holm by hand over the 6 raw p-values
+    order = sorted(raw, key=raw.__getitem__)
+    expected, running = {}, 0.0
+    for rank, key in enumerate(order):
+        running = max(running, min(1.0, (6 - rank) * raw[key]))
+        expected[key] = running
+    assert table.n_tests == 6
+    for key, t in ran.items():
+        assert t.p_adjusted == pytest.approx(expected[key], rel=1e-6)
+    # raw p: b final 0.00037 (t = −52.0), a best 0.0027 (t = 19.1), a final 0.013
+    # (t = 8.66), c best 0.20, b best and c final 0.81 (t = 0.277). Holm: × 6, 5, 4, 3,
+    # 2, 1 → 0.0022, 0.014, 0.052, 0.60, 1, 1.
+    assert expected[("b", "final_test_acc")] == pytest.approx(6 * 0.00037016, rel=1e-4)
+    assert expected[("a", "final_test_acc")] == pytest.approx(4 * 0.01307246, rel=1e-5)
+    assert ran[("b", "final_test_acc")].verdict == "worse"
+    assert ran[("a", "best_test_acc")].verdict == "better"
+    # a's final is significant on its own (p = 0.013 < 0.05) but not once corrected
+    assert ran[("a", "final_test_acc")].p_value < 0.05  # type: ignore[operator]
+    assert ran[("a", "final_test_acc")].verdict == "n.s."
+    # not significant: "n.s.", whatever the sign of the difference
+    assert ran[("b", "best_test_acc")].direction == "better"
+    assert {ran[(g, m)].verdict for g, m in [("b", "best_test_acc"), ("c", "best_test_acc"),
+            ("c", "final_test_acc")]} == {"n.s."}  # fmt: skip
+
+
+def test_fewer_than_three_pairs_is_no_test() -> None:
+    group = [Sample(0, {"wall_s": 3.0}), Sample(1, {"wall_s": 5.0})]
     reference = [Sample(0, {"wall_s": 2.0}), Sample(1, {"wall_s": 2.0})]
 
-    t = paired_test(SPECS["wall_s"], "a", group, "b", reference)
+    t = group_test(SPECS["wall_s"], "a", group, "b", reference)
 
-    assert (t.n_pairs, t.mean_diff, t.direction) == (2, 2.0, "worse")  # seed 7 has no pair
-    one = paired_test(SPECS["wall_s"], "a", group[:1], "b", reference)
-    assert (one.mean_diff, one.ci_low, one.p_value, one.effect_size) == (1.0, None, None, None)
+    assert (t.test, t.p_value, t.n_pairs, t.verdict) == (None, None, 2, None)
+    assert t.reason == "2 pairs by seed: a paired t-test needs at least 3"
+    table = compare({"b": reference, "a": group}, "b")
+    assert table.n_tests == 0 and all(t.verdict is None for t in table.tests)
 
 
-def test_table_columns_and_tests_follow_the_catalogue() -> None:
+def test_runs_that_do_not_pair_get_welch() -> None:
+    group = [Sample(s, {"best_test_acc": v}) for s, v in ((5, 0.60), (6, 0.64), (7, 0.62))]
+    reference = [Sample(s, {"best_test_acc": v}) for s, v in ((0, 0.50), (1, 0.52), (2, 0.54))]
+
+    t = group_test(SPECS["best_test_acc"], "a", group, "b", reference)
+
+    # equal variances 0.0004 each: se = √(2 · 0.0004 / 3), t = 0.10 / se, df = 4
+    se = math.sqrt(2 * 0.0004 / 3)
+    assert (t.test, t.n_pairs, t.n_group, t.n_reference) == ("Welch t", 0, 3, 3)
+    assert t.mean_diff == pytest.approx(0.10)
+    half = 2.776445 * se  # t₀.₉₇₅(4)
+    assert (t.ci_low, t.ci_high) == (
+        pytest.approx(0.10 - half, rel=1e-5),
+        pytest.approx(0.10 + half, rel=1e-5),
+    )
+    t_stat = 0.10 / se  # two-sided p with 4 df: 1 − I, by scipy's incomplete beta
+    from scipy.special import betainc
+
+    assert t.p_value == pytest.approx(betainc(2, 0.5, 4 / (4 + t_stat**2)), rel=1e-6)
+    assert t.effect_size == pytest.approx(0.10 / 0.02)  # Cohen's d, pooled std 0.02
+    few = group_test(SPECS["best_test_acc"], "a", group[:2], "b", reference)
+    assert few.test is None and few.reason is not None and "Welch" in few.reason
+
+
+def test_identical_values_are_not_tested() -> None:
+    same = [Sample(s, {"final_param": 0.5, "final_opt_gap": 0.25}) for s in (0, 1, 2)]
+
+    table = compare({"x": same, "y": same}, "x")
+
+    gap = next(t for t in table.tests if t.metric == "final_opt_gap")
+    assert gap.test is None and gap.reason == "the values are identical in every pair"
+
+
+def test_alpha_must_be_a_level() -> None:
+    with pytest.raises(ValueError, match="alpha"):
+        compare({}, None, alpha=1.5)
+
+
+def test_table_columns_follow_the_catalogue() -> None:
     groups = {
         "ref": [Sample(0, {"best_test_acc": 0.5}), Sample(1, {"best_test_acc": 0.6})],
         "other": [Sample(0, {"best_test_acc": 0.7}), Sample(1, {"best_test_acc": 0.7})],
@@ -65,6 +177,4 @@ def test_table_columns_and_tests_follow_the_catalogue() -> None:
     assert table.rows[1].stats["best_test_acc"].mean == pytest.approx(0.7)
     tested = [c.name for c in metrics.compared() if c.better]
     assert [t.metric for t in table.tests] == tested and {t.group for t in table.tests} == {"other"}
-    best = next(t for t in table.tests if t.metric == "best_test_acc")
-    assert best.mean_diff == pytest.approx(0.15) and best.direction == "better"
     assert compare(groups, None).tests == []

@@ -9,7 +9,6 @@ The same report comes out of `fedwatch reproduce` (Markdown, SVG) and
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -18,6 +17,8 @@ from worker.engine.presets import Preset
 from worker.engine.stats import Stat, WelchTest, mean_std, welch_test
 from worker.reproduction.figures import FIGURES, LABELS, Curve, figures, mean_curve, rmse
 from worker.reproduction.references import Reference, reference
+from worker.results import numbers
+from worker.results.figures import FigureFormat, reproduction_figure
 
 DEFINITION = (
     "Figures of each run's accuracy curve at the rounds it evaluated, the initial model's "
@@ -54,7 +55,25 @@ class Report:
     draws: str = "own"  # "official": each run replayed its reference run's availability
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """The report, each row with its figures as every table writes them (`text`:
+        figure -> fedwatch, official, delta)."""
+        out = asdict(self)
+        for row, raw in zip(self.rows, out["rows"], strict=True):
+            raw["text"] = {
+                f: {
+                    "fedwatch": percent(row.fedwatch[f]),
+                    "official": percent(row.official[f] if row.official else None),
+                    "delta": delta(row.tests[f]),
+                }
+                for f in FIGURES
+            }
+        return out
+
+    def figure(self, fmt: FigureFormat) -> bytes:
+        """The mean curves, one panel per method, FedWatch against the official code."""
+        methods = [(r.algorithm, r.curve, r.official_curve) for r in self.rows]
+        title = f"{self.preset}: FedWatch (solid) and the official code (dashed)"
+        return reproduction_figure(methods, title, fmt=fmt)
 
 
 def build(
@@ -116,18 +135,18 @@ def shared(row: MethodRow) -> list[int]:
     return [r for r in row.curve[0] if r in theirs]
 
 
-def _pct(stat: Stat | None) -> str:
-    if stat is None or stat.mean is None:
-        return "–"
-    std = "" if stat.std is None else f" ± {100 * stat.std:.2f}"
-    return f"{100 * stat.mean:.2f}{std} (n={stat.n})"
+def percent(stat: Stat | None) -> str:
+    """ "71.79 ± 0.42 (n=3)": a figure in percent, in the one number format."""
+    cell = None if stat is None else numbers.mean_std(stat.mean, stat.std, 100.0)
+    return "–" if cell is None or stat is None else f"{cell.text} (n={stat.n})"
 
 
-def _delta(test: WelchTest) -> str:
+def delta(test: WelchTest) -> str:
+    """ "+0.41 (p = 0.53)": FedWatch − official in percentage points, Welch's p."""
     if test.mean_diff is None:
         return "–"
-    p = "" if test.p_value is None else f" (p={test.p_value:.2g})"
-    return f"{100 * test.mean_diff:+.2f}{p}"
+    p = "" if test.p_value is None else f" ({numbers.p_value(test.p_value)})"
+    return f"{numbers.signed(test.mean_diff, 100.0)}{p}"
 
 
 def markdown(report: Report, plot: str | None = None) -> str:
@@ -164,17 +183,16 @@ def markdown(report: Report, plot: str | None = None) -> str:
             settings = ", ".join(f"{k}={v}" for k, v in row.settings.items()) or "–"
             published = row.published.get(figure)
             lines.append(
-                f"| {row.algorithm} | {settings} | {_pct(row.fedwatch[figure])} | "
-                f"{_pct(row.official[figure] if row.official else None)} | "
-                f"{_delta(row.tests[figure])} | "
-                f"{'–' if published is None else f'{published:.2f}'} |"
+                f"| {row.algorithm} | {settings} | {percent(row.fedwatch[figure])} | "
+                f"{percent(row.official[figure] if row.official else None)} | "
+                f"{delta(row.tests[figure])} | {numbers.value(published)} |"
             )
         lines.append("")
     rmses = [r for r in report.rows if r.curve_rmse is not None]
     if rmses:
         lines += ["## Mean curves", ""]
         lines += [
-            f"- {r.algorithm}: RMSE {100 * (r.curve_rmse or math.nan):.2f} pp between FedWatch's "
+            f"- {r.algorithm}: RMSE {numbers.value(r.curve_rmse, 100.0)} pp between FedWatch's "
             f"and the official mean curve over {len(shared(r))} shared rounds"
             for r in rmses
         ]

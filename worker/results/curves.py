@@ -1,0 +1,91 @@
+"""Runs' series of one metric, and a group's mean curve over the rounds all its runs
+recorded: mean, sample std and the 95 % t-interval of the mean at each round. The API's
+comparison, the figures and `fedwatch plot` all draw these."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, TypeVar
+
+import numpy as np
+
+from worker.engine.stats import t_quantile
+
+XAxis = Literal["round", "wall_s"]
+X_LABELS = {"round": "round", "wall_s": "wall time (s)"}
+
+
+@dataclass
+class RunCurve:
+    """One run's recorded values of a metric (NaN where not finite), by round, and the
+    wall time at those rounds."""
+
+    id: int
+    name: str
+    group: str
+    rounds: np.ndarray
+    y: np.ndarray
+    wall_s: np.ndarray
+
+
+@dataclass(frozen=True)
+class GroupCurve:
+    name: str
+    run_ids: list[int]
+    x: list[float]
+    mean: list[float]
+    std: list[float]
+    ci_low: list[float]
+    ci_high: list[float]
+
+
+def thin(n: int, max_points: int) -> np.ndarray:
+    """Indices of the last element of each of at most `max_points` equal buckets."""
+    width = max(1, -(-n // max_points))
+    return np.unique(np.minimum(np.arange(width - 1, n + width - 1, width), n - 1))
+
+
+def run_points(run: RunCurve, x: XAxis, max_points: int) -> tuple[list[float], list[float | None]]:
+    keep = thin(len(run.rounds), max_points) if len(run.rounds) else np.array([], dtype=int)
+    xs = run.rounds if x == "round" else run.wall_s
+    ys = [None if math.isnan(v) else float(v) for v in run.y[keep]]
+    return xs[keep].tolist(), ys
+
+
+def group_curve(name: str, runs: Sequence[RunCurve], x: XAxis, max_points: int) -> GroupCurve:
+    """The group's mean, std and CI at the rounds every run recorded a finite value."""
+    common = runs[0].rounds
+    for run in runs[1:]:
+        common = np.intersect1d(common, run.rounds)
+    ys = np.stack([r.y[np.searchsorted(r.rounds, common)] for r in runs])
+    walls = np.stack([r.wall_s[np.searchsorted(r.rounds, common)] for r in runs])
+    finite = ~np.isnan(ys).any(axis=0)
+    ys, walls, common = ys[:, finite], walls[:, finite], common[finite]
+    keep = thin(len(common), max_points) if len(common) else np.array([], dtype=int)
+    xs = common if x == "round" else walls.mean(axis=0)
+    mean = ys.mean(axis=0)
+    n = len(runs)
+    std = ys.std(axis=0, ddof=1) if n > 1 else np.zeros(ys.shape[1])
+    half = t_quantile(n - 1) * std / math.sqrt(n) if n > 1 else np.zeros(ys.shape[1])
+    return GroupCurve(
+        name=name,
+        run_ids=[r.id for r in runs],
+        x=np.asarray(xs, dtype=float)[keep].tolist(),
+        mean=mean[keep].tolist(),
+        std=std[keep].tolist(),
+        ci_low=(mean - half)[keep].tolist(),
+        ci_high=(mean + half)[keep].tolist(),
+    )
+
+
+R = TypeVar("R", bound=RunCurve)
+
+
+def grouped(runs: Sequence[R]) -> dict[str, list[R]]:
+    """The runs by group, groups in the order their first run comes."""
+    groups: dict[str, list[R]] = {}
+    for run in runs:
+        groups.setdefault(run.group, []).append(run)
+    return groups

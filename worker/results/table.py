@@ -1,0 +1,362 @@
+"""A comparison table (`worker.engine.stats.Table`) written out: aligned text for the
+terminal, CSV, Markdown and LaTeX (booktabs). The one place that lays out a comparison:
+`fedwatch compare --format`, `GET /api/compare?format=` and the compare page's buttons
+all come here.
+
+Every format shows the same cells: mean ± std in the number format of `numbers.py` and
+the catalogue's unit, the best mean of each column in bold, a dagger where the group
+differs from the reference after the table's correction, and a caption that states the
+seeds, the test, the correction and α. The CSV carries every number at full precision
+(in the same unit), the confidence intervals and both p-values.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from worker.engine.metrics import MetricSpec
+from worker.engine.stats import MIN_PAIRS, GroupTest, Row, Stat, Table
+from worker.results import numbers
+
+Format = Literal["text", "csv", "md", "tex"]
+FORMATS: tuple[Format, ...] = ("text", "csv", "md", "tex")
+MEDIA_TYPES = {
+    "text": "text/plain",
+    "csv": "text/csv",
+    "md": "text/markdown",
+    "tex": "application/x-tex",
+}
+MARK = "†"
+TARGET_METRIC = "rounds_to_target"
+
+
+@dataclass(frozen=True)
+class Column:
+    spec: MetricSpec
+    heading: str
+
+    @property
+    def title(self) -> str:
+        """The heading with its unit: "best acc (%)" (not where the heading starts with
+        it: "rounds→60 %")."""
+        unit = self.spec.unit
+        if not unit or self.heading.startswith(unit) or f"({unit})" in self.heading:
+            return self.heading
+        return f"{self.heading} ({unit})"
+
+
+def target_heading(spec: MetricSpec, targets: Sequence[float | None]) -> str:
+    """`rounds_to_target`'s heading names the accuracy it counts to: "rounds→60 %"."""
+    named = sorted({t for t in targets if t is not None})
+    if spec.name != TARGET_METRIC or not named:
+        return spec.heading
+    return "rounds→" + " / ".join(f"{numbers.value(t, 100.0)} %" for t in named)
+
+
+def columns(table: Table, targets: Sequence[float | None] = ()) -> list[Column]:
+    """The compared values some group has (a column of dashes says nothing)."""
+    return [
+        Column(spec, target_heading(spec, targets))
+        for spec in table.columns
+        if any(row.stats[spec.name].n for row in table.rows)
+    ]
+
+
+def cell(stat: Stat, spec: MetricSpec) -> numbers.Formatted | None:
+    return numbers.mean_std(stat.mean, stat.std, spec.scale, (stat.ci_low, stat.ci_high))
+
+
+def best(table: Table, spec: MetricSpec) -> set[str]:
+    """The groups with the best mean of a value that has a direction (two groups or
+    more with a mean; all of them on a tie)."""
+    means = {r.group: r.stats[spec.name].mean for r in table.rows}
+    got = {g: m for g, m in means.items() if m is not None and math.isfinite(m)}
+    if spec.better is None or len(got) < 2:
+        return set()
+    top = max(got.values()) if spec.better == "higher" else min(got.values())
+    return {g for g, m in got.items() if m == top}
+
+
+def tests_of(table: Table) -> dict[tuple[str, str], GroupTest]:
+    return {(t.group, t.metric): t for t in table.tests}
+
+
+def marked(test: GroupTest | None) -> bool:
+    return test is not None and test.verdict in ("better", "worse")
+
+
+def caption(table: Table, targets: Sequence[float | None] = (), best_shown: str = "in bold") -> str:
+    """What the table shows, in words: seeds, test, correction, α; `best_shown` says how
+    the best means are marked."""
+    runs = sorted({r.n for r in table.rows})
+    seeds = {tuple(r.seeds) for r in table.rows}
+    n = " or ".join(map(str, runs))
+    parts = [f"Mean ± sample std over {n} runs a group"]
+    if len(seeds) == 1 and (only := next(iter(seeds))):
+        parts[0] += f" (seeds {', '.join(map(str, only))})"
+    parts[0] += f"; best mean of each column {best_shown}."
+    ran = [t for t in table.tests if t.test is not None]
+    if table.reference is not None and table.tests:
+        kinds = {t.test or "" for t in ran}
+        used = {
+            frozenset({"paired t"}): "paired t-tests (runs paired by seed)",
+            frozenset({"Welch t"}): "Welch's t-tests (runs do not pair by seed)",
+        }.get(frozenset(kinds), "paired t-tests where runs pair by seed, Welch's otherwise")
+        if ran:
+            parts.append(
+                f"{MARK}: differs from {table.reference} by {used}, Holm–Bonferroni corrected "
+                f"over {table.n_tests} tests, α = {table.alpha:g}."
+            )
+        if len(ran) < len(table.tests):
+            parts.append(
+                f"No test where fewer than {MIN_PAIRS} seeds pair, or fewer than {MIN_PAIRS} "
+                "runs a group."
+            )
+    named = sorted({t for t in targets if t is not None})
+    if named and any(c.spec.name == TARGET_METRIC for c in columns(table, targets)):
+        acc = " / ".join(f"{numbers.value(t, 100.0)} %" for t in named)
+        parts.append(f"rounds→{acc}: rounds until the test accuracy first reached {acc}.")
+    return " ".join(parts)
+
+
+def render(table: Table, fmt: Format, targets: Sequence[float | None] = ()) -> str:
+    """The table in `fmt`."""
+    return {"text": text, "csv": to_csv, "md": markdown, "tex": latex}[fmt](table, targets)
+
+
+def _name(table: Table, row: Row) -> str:
+    return f"{row.group} (reference)" if row.group == table.reference else row.group
+
+
+def _cells(
+    table: Table, row: Row, cols: list[Column], bold: Literal["md", "tex", "text"]
+) -> list[str]:
+    tests = tests_of(table)
+    out = []
+    for col in cols:
+        got = cell(row.stats[col.spec.name], col.spec)
+        if got is None:
+            out.append("–" if bold != "tex" else "--")
+            continue
+        body = got.latex if bold == "tex" else got.text
+        if row.group in best(table, col.spec):
+            body = {"md": f"**{body}**", "tex": got.latex_bold, "text": body + " *"}[bold]
+        if marked(tests.get((row.group, col.spec.name))):
+            body += "$^\\dagger$" if bold == "tex" else MARK
+        total = row.n
+        if row.stats[col.spec.name].n < total:
+            body += f" ({row.stats[col.spec.name].n}/{total})"
+        out.append(body)
+    return out
+
+
+def text(table: Table, targets: Sequence[float | None] = ()) -> str:
+    """Aligned columns for a terminal, the caption below (best values end in " *")."""
+    cols = columns(table, targets)
+    lines = [[_name(table, r), *_cells(table, r, cols, "text")] for r in table.rows]
+    headings = ["group", *(c.title for c in cols)]
+    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(headings)]
+    out = ["  ".join(h.ljust(w) for h, w in zip(headings, widths, strict=True)).rstrip()]
+    out += [
+        "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in lines
+    ]
+    return "\n".join([*out, "", caption(table, targets, "marked *"), *test_lines(table)])
+
+
+def test_lines(table: Table) -> list[str]:
+    """One line per test: the difference, its CI, the effect size, both p-values."""
+    specs = {c.name: c for c in table.columns}
+    lines = []
+    for t in table.tests:
+        spec = specs[t.metric]
+        what = f"  {t.group} vs {t.reference}, {spec.heading}: "
+        if t.n_group == 0 or t.n_reference == 0:
+            continue  # a value one side lacks: nothing to say
+        if t.test is None:
+            lines.append(what + f"no test ({t.reason})")
+            continue
+        spread = None if t.ci_high is None or t.ci_low is None else (t.ci_high - t.ci_low) / 2
+        diff = numbers.signed(t.mean_diff, spec.scale, spread)
+        ci = ""
+        if t.ci_low is not None and t.ci_high is not None:
+            ci = f" [{numbers.signed(t.ci_low, spec.scale, spread)}, "
+            ci += f"{numbers.signed(t.ci_high, spec.scale, spread)}]"
+        d = "" if t.effect_size is None else f", d {t.effect_size:+.2f}"
+        lines.append(
+            what + f"Δ {diff}{ci}{d}, {t.test}, {numbers.p_value(t.p_value)}, "
+            f"Holm {numbers.p_value(t.p_adjusted)}: {t.verdict}"
+        )
+    return ["", "Tests against the reference:", *lines] if lines else []
+
+
+def markdown(table: Table, targets: Sequence[float | None] = ()) -> str:
+    cols = columns(table, targets)
+    head = ["group", *(c.title for c in cols)]
+    lines = [_md_row(head), _md_row(["---"] + ["--:"] * len(cols))]
+    lines += [_md_row([_name(table, r), *_cells(table, r, cols, "md")]) for r in table.rows]
+    return "\n".join([*lines, "", caption(table, targets)]) + "\n"
+
+
+def _md_row(cells: list[str]) -> str:
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+
+LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+LATEX_UNICODE = {
+    "x̄": r"$\bar{x}$",
+    "→": r"$\rightarrow$",
+    "±": r"$\pm$",
+    "²": r"$^2$",
+    "−": r"$-$",
+    "×": r"$\times$",
+    "·": r"$\cdot$",
+    "≥": r"$\geq$",
+    "≤": r"$\leq$",
+    "α": r"$\alpha$",
+    "π": r"$\pi$",
+    "λ": r"$\lambda$",
+    "†": r"$^\dagger$",
+    "–": "--",
+    "—": "---",
+}
+
+
+def latex_escape(s: str) -> str:
+    out = "".join(LATEX_SPECIAL.get(ch, ch) for ch in s)
+    for plain, tex in LATEX_UNICODE.items():
+        out = out.replace(plain, tex)
+    return out
+
+
+def latex(table: Table, targets: Sequence[float | None] = ()) -> str:
+    """A booktabs `table` environment (needs `\\usepackage{booktabs}`)."""
+    cols = columns(table, targets)
+    spec = "l" + "r" * len(cols)
+    head = " & ".join(["Method", *(latex_escape(c.title) for c in cols)])
+    body = [
+        " & ".join([latex_escape(_name(table, r)), *_cells(table, r, cols, "tex")]) + r" \\"
+        for r in table.rows
+    ]
+    return (
+        "\n".join(
+            [
+                r"\begin{table}[t]",
+                r"\centering",
+                r"\caption{" + latex_escape(caption(table, targets)) + "}",
+                r"\label{tab:fedwatch-comparison}",
+                r"\begin{tabular}{" + spec + "}",
+                r"\toprule",
+                head + r" \\",
+                r"\midrule",
+                *body,
+                r"\bottomrule",
+                r"\end{tabular}",
+                r"\end{table}",
+            ]
+        )
+        + "\n"
+    )
+
+
+CSV_FIELDS = ("mean", "std", "ci_low", "ci_high", "n", "test", "p", "p_holm", "verdict")
+
+
+def csv_header(col: Column) -> list[str]:
+    unit = f"[{col.spec.unit}]" if col.spec.unit else ""
+    return [f"{col.spec.name}{unit}.{field}" for field in CSV_FIELDS]
+
+
+def to_csv(table: Table, targets: Sequence[float | None] = ()) -> str:
+    """One row a group: its seeds, then per value mean, std, CI, n (scaled to the
+    catalogue's unit, full precision), and the test against the reference."""
+    cols = columns(table, targets)
+    return write_csv([csv_head(cols), *csv_rows(table, cols)])
+
+
+def write_csv(rows: list[list[object]]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    return buffer.getvalue()
+
+
+def csv_head(cols: Sequence[Column]) -> list[object]:
+    return ["group", "reference", "n", "seeds", *(h for c in cols for h in csv_header(c))]
+
+
+def csv_rows(table: Table, cols: Sequence[Column]) -> list[list[object]]:
+    tests = tests_of(table)
+    out = []
+    for row in table.rows:
+        values: list[object] = [row.group, row.group == table.reference, row.n]
+        values.append(" ".join(map(str, row.seeds)))
+        for col in cols:
+            stat, scale = row.stats[col.spec.name], col.spec.scale
+            values += [_scaled(v, scale) for v in (stat.mean, stat.std, stat.ci_low, stat.ci_high)]
+            t = tests.get((row.group, col.spec.name))
+            values += [stat.n, *(_test_fields(t) if t else ("", "", "", ""))]
+        out.append(values)
+    return out
+
+
+def _scaled(x: float | None, scale: float) -> str:
+    return "" if x is None else repr(x * scale)
+
+
+def _test_fields(t: GroupTest) -> tuple[str, str, str, str]:
+    p = "" if t.p_value is None else repr(t.p_value)
+    p_holm = "" if t.p_adjusted is None else repr(t.p_adjusted)
+    return t.test or f"none: {t.reason}", p, p_holm, t.verdict or ""
+
+
+def table_json(table: Table, targets: Sequence[float | None] = ()) -> dict[str, Any]:
+    """The table as JSON: every compared value (catalogue order) with its heading, each
+    group's statistics with their text in the one number format, and the tests with
+    their p-values as numbers and as text."""
+    specs = {c.name: c for c in table.columns}
+    headings = {c.spec.name: c.title for c in columns(table, targets)}
+    for spec in table.columns:
+        headings.setdefault(spec.name, Column(spec, target_heading(spec, targets)).title)
+    rows = []
+    for row in table.rows:
+        out: dict[str, Any] = {}
+        for name, stat in row.stats.items():
+            got = cell(stat, specs[name])
+            text_ = None if got is None else got.text
+            ci = None if got is None else got.interval_text
+            out[name] = {**asdict(stat), "text": text_, "ci_text": ci}
+        rows.append({"group": row.group, "n": row.n, "seeds": row.seeds, "stats": out})
+    tests = [
+        {
+            **asdict(t),
+            "p_text": numbers.p_value(t.p_value),
+            "p_adjusted_text": numbers.p_value(t.p_adjusted),
+        }
+        for t in table.tests
+    ]
+    return {
+        "columns": [c.name for c in table.columns],
+        "headings": headings,
+        "reference": table.reference,
+        "alpha": table.alpha,
+        "correction": "holm",
+        "n_tests": table.n_tests,
+        "caption": caption(table, targets),
+        "rows": rows,
+        "tests": tests,
+    }
