@@ -22,7 +22,7 @@ import anyio
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from api.schemas.runs import RunItem
+from api.schemas.runs import RunItem, without_config
 from db.metrics import last_round, round_rows
 from db.models import FINAL_STATUSES, Run
 
@@ -136,7 +136,9 @@ class LiveFeed:
                 if run is None:
                     out[run_id] = (None, [], after)
                     continue
-                status = RunItem.model_validate(run, context=self.shown).model_dump(mode="json")
+                status = without_config(RunItem.model_validate(run, context=self.shown)).model_dump(
+                    mode="json"
+                )
                 if run_id in fresh:
                     last = last_round(session, run_id)
                     out[run_id] = (status, [], -1 if last is None else last)

@@ -89,8 +89,11 @@ def _nullable(values: np.ndarray) -> list[float | None]:
     return [None if math.isnan(v) else v for v in values.tolist()]
 
 
-def round_rows(session: Session, run_id: int, after: int, limit: int) -> list[dict[str, Any]]:
-    """Up to `limit` rounds after `after`, each as {"round", metric: value, ...}."""
+def round_rows(
+    session: Session, run_id: int, after: int, limit: int, names: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """Up to `limit` recorded rounds after `after`, each as {"round", metric: value, ...}
+    with the metrics `names` (all by default) it recorded."""
     rounds = list(
         session.scalars(
             select(RoundClients.round)
@@ -102,7 +105,7 @@ def round_rows(session: Session, run_id: int, after: int, limit: int) -> list[di
     if not rounds:
         return []
     rows: dict[int, dict[str, Any]] = {r: {"round": r} for r in rounds}
-    for name, (at, values) in _series(session, run_id, None, rounds[0], rounds[-1]).items():
+    for name, (at, values) in _series(session, run_id, names, rounds[0], rounds[-1]).items():
         for round_, value in zip(at.tolist(), _nullable(values), strict=True):
             if round_ in rows:
                 rows[round_][name] = value

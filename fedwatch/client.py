@@ -1,4 +1,4 @@
-"""The SDK: track any FL code in FedWatch.
+"""The SDK: track any FL code in FedWatch, and read runs back (`fedwatch.read`).
 
     fw = FedWatch("http://127.0.0.1:8000", token=None, spool_dir="runs-spool")
     with fw.start_run("fedavg-cifar", config, n_clients=100) as run:
@@ -23,13 +23,17 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from fedwatch import read
 from fedwatch.spool import Spool, Uploader
 from fedwatch.transport import Refused, TooLarge, Transport, Unreachable
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger("fedwatch.client")
 
@@ -274,3 +278,39 @@ class FedWatch:
             "rounds": rounds,
         }
         return Run(self, declaration, Spool.create(self.spool_dir, declaration))
+
+    def _transport(self) -> Transport:
+        return Transport(self.url, self.token, self.timeout_s)
+
+    def runs(
+        self,
+        experiment: int | str | None = None,
+        tags: Sequence[str] | str | None = None,
+        status: str | None = None,
+        query: str | None = None,
+    ) -> pd.DataFrame:
+        """The server's runs as a DataFrame, one row a run: id, name, status, tags, ...,
+        the flattened config (`client.lr`) and the summary values. `experiment`: an id or
+        a name; `tags`: runs that carry all of them; `query`: text in the name or notes."""
+        return read.list_runs(self._transport(), experiment, tags, status, query)
+
+    def run(self, run_id: int) -> read.RunReader:
+        """A run to read: `.history()`, `.clients(view)`, `.config`, `.summary`."""
+        return read.RunReader(self._transport(), int(run_id))
+
+    def compare(
+        self,
+        runs: Sequence[int] | int | str,
+        *,
+        reference: str | None = None,
+        alpha: float | None = None,
+        columns: Sequence[str] | None = None,
+        group_by: str | None = None,
+    ) -> pd.DataFrame:
+        """The comparison table of run ids, or of an experiment (id or name), as a
+        DataFrame: a row a group, mean/std/CI of each summary value and the test
+        against the reference with Holm's adjusted p (see `fedwatch.read.compare_table`)."""
+        return read.compare_table(
+            self._transport(), runs, reference=reference, alpha=alpha, columns=columns,
+            group_by=group_by,
+        )  # fmt: skip

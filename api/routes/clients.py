@@ -6,15 +6,25 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from api.deps import RunDep, SessionDep
+from api.deps import MAX_INT, RunDep, SessionDep
 from api.schemas.errors import NOT_FOUND
-from api.schemas.series import ClientAccuracyPublic, MatrixPublic, StalenessDistributionPublic
+from api.schemas.series import (
+    ClientAccuracyPublic,
+    ClientRoundPublic,
+    ClientRoundsPublic,
+    MatrixPublic,
+    StalenessDistributionPublic,
+)
 from db import matrices, staleness
+from db.client_rounds import FIELDS, client_rounds
 
 router = APIRouter(prefix="/api/runs/{run_id}", tags=["clients"], responses=NOT_FOUND)
 
 MaxClients = Annotated[int, Query(ge=1, le=2000)]
 MaxRounds = Annotated[int, Query(ge=1, le=5000)]
+# A page of client rounds holds at most this many per-client values (available ids and
+# staleness take one a client): 1000 clients get 1000 rounds a page, 10⁶ clients one.
+PAGE_CELLS = 1_000_000
 
 
 @router.get("/availability")
@@ -67,3 +77,32 @@ def read_staleness_distribution(
 def read_client_accuracy(run: RunDep, session: SessionDep) -> ClientAccuracyPublic:
     round_, values = matrices.client_accuracy(session, run.id)
     return ClientAccuracyPublic(round=round_, values=values)
+
+
+@router.get("/clients/rounds")
+def read_client_rounds(
+    run: RunDep,
+    session: SessionDep,
+    after: Annotated[int, Query(ge=-1, le=MAX_INT, description="The page starts after it.")] = -1,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 500,
+    fields: Annotated[
+        str,
+        Query(
+            pattern=rf"^({'|'.join(FIELDS)})(,({'|'.join(FIELDS)}))*$",
+            description="Comma-separated, of: " + ", ".join(FIELDS),
+        ),
+    ] = ",".join(FIELDS),
+) -> ClientRoundsPublic:
+    """Every recorded round's client records at full resolution, a page at a time, in
+    round order: available and selected ids, aggregation weights, and each client's
+    staleness. A page holds at most `limit` rounds, fewer where clients are many (at
+    most 10⁶ per-client values a page). Start with `after=-1` and pass each page's
+    `next_after` until it is null."""
+    wanted = fields.split(",")
+    dense = {"available", "staleness"} & set(wanted)
+    size = min(limit, max(1, PAGE_CELLS // run.n_clients)) if dense else limit
+    rows = client_rounds(session, run.id, run.n_clients, after, size, wanted)
+    return ClientRoundsPublic(
+        data=[ClientRoundPublic(**vars(r)) for r in rows],
+        next_after=rows[-1].round if len(rows) == size else None,
+    )

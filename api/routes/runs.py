@@ -20,6 +20,7 @@ from api.schemas.runs import (
     RunPublic,
     RunsPublic,
     Status,
+    without_config,
 )
 from db.models import EXTERNAL
 from db.runs import cancel_run, edit_run, list_runs, new_run, resume_run
@@ -71,6 +72,9 @@ def read_runs(
             "start, then the rest newest first. `rank_by`, when given, orders instead."
         ),
     ] = "newest",
+    config: Annotated[
+        bool, Query(description="Each run with its config (for reading runs into a table).")
+    ] = False,
 ) -> RunsPublic:
     runs, count = list_runs(
         session,
@@ -88,6 +92,8 @@ def read_runs(
     shown = {"stall_s": settings.stall_s}
     on = board(session, settings)
     data = [with_standing(RunItem.model_validate(r, context=shown), r, on) for r in runs]
+    if not config:
+        data = [without_config(item) for item in data]
     return RunsPublic(data=data, count=count)
 
 

@@ -69,8 +69,9 @@ class RunCreate(BaseModel):
 
 
 class RunItem(BaseModel):
-    """A run without its config (list views, status events). Validated with the context
-    `{"stall_s": ...}`, a running external run silent that long shows as `stalled`."""
+    """A run (list views, status events), its config only where asked for (`without_config`
+    leaves it out). Validated with the context `{"stall_s": ...}`, a running external run
+    silent that long shows as `stalled`."""
 
     model_config = ConfigDict(from_attributes=True)
 
@@ -115,6 +116,11 @@ class RunItem(BaseModel):
         "speeds and the runs queued ahead of it; null until they are measured.",
     )
     heartbeat_at: datetime | None = Field(None, exclude=True)
+    config: dict[str, Any] | None = Field(
+        None,
+        description="The run's config: in the runs list with `config=true` (null otherwise); "
+        "always in `GET /api/runs/{id}`.",
+    )
 
     @model_validator(mode="after")
     def _stalled(self, info: ValidationInfo) -> Self:
@@ -145,8 +151,12 @@ class RunEdit(BaseModel):
     tags: list[Tag] | None = Field(None, max_length=20, description="Replaces the run's tags.")
 
 
+def without_config(item: RunItem) -> RunItem:
+    return item.model_copy(update={"config": None})
+
+
 class RunPublic(RunItem):
-    config: dict[str, Any]
+    config: dict[str, Any]  # always: required here
     references: dict[str, list[ReferencePublic]] = Field(
         default_factory=dict,
         description=f"{REFERENCES_DESCRIPTION} From the preset whose data and availability "

@@ -20,7 +20,32 @@ class MetricsPublic(BaseModel):
 
 
 class RoundsPublic(BaseModel):
-    data: list[dict[str, Any]]
+    data: list[dict[str, Any]] = Field(
+        description='Each recorded round: {"round": t, metric: value, ...} (null: a value '
+        "that was not finite); a metric the round did not record is absent."
+    )
+    next_after: int | None = Field(
+        None, description="Pass as `after` for the next page; null when this page is the last."
+    )
+
+
+class ClientRoundPublic(BaseModel):
+    round: int
+    available: list[int] | None = Field(None, description="Ids of the available clients.")
+    selected: list[int] | None = Field(None, description="Ids of the selected clients.")
+    weights: dict[int, float] | None = Field(
+        None, description="Aggregation weight of each client that entered the update."
+    )
+    staleness: list[int] | None = Field(
+        None, description="Every client's staleness this round (rounds since its last selection)."
+    )
+
+
+class ClientRoundsPublic(BaseModel):
+    data: list[ClientRoundPublic]
+    next_after: int | None = Field(
+        None, description="Pass as `after` for the next page; null when this page is the last."
+    )
 
 
 class MatrixPublic(BaseModel):

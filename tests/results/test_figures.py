@@ -4,6 +4,7 @@ labels and the group names."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import numpy as np
 import pytest
@@ -48,9 +49,10 @@ def test_compare_pdf_has_its_labels_as_text_at_a_paper_width(
     assert fonts and "/Type3" not in fonts  # embedded TrueType: a journal's checker accepts it
 
 
-def _fonts(reader: PdfReader) -> list[dict[str, str]]:
-    resources = reader.pages[0]["/Resources"]["/Font"]
-    return [resources[name].get_object() for name in resources]
+def _fonts(reader: PdfReader) -> list[Any]:
+    resources: Any = reader.pages[0]["/Resources"]
+    fonts = resources["/Font"]
+    return [fonts[name].get_object() for name in fonts]
 
 
 def test_the_same_figure_gives_the_same_bytes() -> None:
@@ -72,7 +74,7 @@ def test_svg_and_png() -> None:
 
 def test_run_figure_has_a_panel_per_entry() -> None:
     xs = list(range(10))
-    panels = {
+    panels: dict[str, dict[str, figures.Series]] = {
         "accuracy": {"test_acc": (xs, [0.1 * x for x in xs])},
         "loss": {"train_loss": (xs, [1 / (1 + x) for x in xs]), "test_loss": (xs, [None] * 10)},
     }

@@ -43,8 +43,13 @@ def test_interval_and_latex_share_the_cell_style() -> None:
 
 @pytest.mark.parametrize(
     ("p", "text"),
-    [(0.9979, "p = 0.998"), (0.034, "p = 0.034"), (0.0012, "p = 0.0012"), (4e-5, "p < 0.001"),
-     (None, "–")],  # fmt: skip
+    [
+        (0.9979, "p = 0.998"),
+        (0.034, "p = 0.034"),
+        (0.0012, "p = 0.0012"),
+        (4e-5, "p < 0.001"),
+        (None, "–"),
+    ],
 )
 def test_p_values(p: float | None, text: str) -> None:
     assert numbers.p_value(p) == text

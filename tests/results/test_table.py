@@ -115,8 +115,12 @@ def test_columns_without_values_are_left_out() -> None:
 
 @pytest.mark.parametrize(
     ("raw", "tex"),
-    [("a_b & 50%", r"a\_b \& 50\%"), ("x̄ last period", r"$\bar{x}$ last period"),
-     ("(x − x*)²", r"(x $-$ x*)$^2$"), ("{#}", r"\{\#\}")],  # fmt: skip
+    [
+        ("a_b & 50%", r"a\_b \& 50\%"),
+        ("x̄ last period", r"$\bar{x}$ last period"),
+        ("(x − x*)²", r"(x $-$ x*)$^2$"),
+        ("{#}", r"\{\#\}"),
+    ],
 )
 def test_latex_escape(raw: str, tex: str) -> None:
     assert latex_escape(raw) == tex

@@ -110,7 +110,8 @@ def caption(table: Table, targets: Sequence[float | None] = (), best_shown: str 
         if ran:
             parts.append(
                 f"{MARK}: differs from {table.reference} by {used}, Holm–Bonferroni corrected "
-                f"over {table.n_tests} tests, α = {table.alpha:g}."
+                f"over {table.n_tests} test{'' if table.n_tests == 1 else 's'}, "
+                f"α = {table.alpha:g}."
             )
         if len(ran) < len(table.tests):
             parts.append(

@@ -1,0 +1,102 @@
+"""The SDK's read API against a real `fedwatch serve`: runs, every round and the client
+records come back exactly as stored (no downsampling), for an external and a
+simulated run; a comparison as a DataFrame."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pytest
+
+from fedwatch.client import FedWatch
+from tests.api.helpers import example1, reference, submit, wait_final
+from tests.client.conftest import Server
+from tests.client.rounds import Logged
+
+pytestmark = pytest.mark.slow
+
+ROUNDS = 1200  # past /metrics' 1000 points: a downsampled read would show
+
+
+def test_an_external_run_reads_back_exactly(server: Server, tmp_path: Path) -> None:
+    logged = Logged.random(ROUNDS, seed=3)
+    fw = FedWatch(server.url, spool_dir=tmp_path / "spool", flush_s=0.05)
+    config = {"lr": 0.1, "model": {"name": "cnn", "hidden": 64}}
+    with fw.start_run("read-back", config, n_clients=logged.n_clients, experiment="reads") as run:
+        logged.log(run, range(ROUNDS))
+    assert run.finished and run.id is not None
+
+    runs = fw.runs(experiment="reads")
+    history = fw.run(run.id).history()
+
+    (row,) = runs.to_dict("records")
+    assert (row["id"], row["name"], row["status"], row["source"]) == (
+        run.id, "read-back", "succeeded", "external",
+    )  # fmt: skip
+    assert (row["lr"], row["model.name"], row["model.hidden"]) == (0.1, "cnn", 64)
+    assert row["best_test_acc"] == max(logged.acc)
+    assert list(history.index) == list(range(ROUNDS))
+    assert history["test_acc"].tolist() == logged.acc
+    assert history["train_loss"].tolist() == [1 - a for a in logged.acc]
+    assert (history["wall_s"].diff().dropna() >= 0).all()
+    assert list(fw.run(run.id).history(["test_acc"]).columns) == ["test_acc"]
+
+    reader = fw.run(run.id)
+    available = reader.clients("availability")
+    expected = [(t, int(k)) for t, ids in enumerate(logged.available) for k in ids]
+    assert list(zip(available["round"], available["client"], strict=True)) == expected
+    assert set(available["value"]) == {1.0}
+    selection = reader.clients("selection")
+    expected = [(t, int(k)) for t, ids in enumerate(logged.selected) for k in ids]
+    assert list(zip(selection["round"], selection["client"], strict=True)) == expected
+    weights = reader.clients("weights")
+    assert np.allclose(weights["value"], np.concatenate(logged.weights), rtol=1e-6)
+    staleness = reader.clients("staleness")
+    assert len(staleness) == ROUNDS * logged.n_clients
+    table = staleness.pivot(index="client", columns="round", values="value")
+    assert table.to_numpy().tolist() == logged.staleness()
+
+
+def test_a_simulated_run_reads_back_exactly(server: Server, tmp_path: Path) -> None:
+    config = example1(ROUNDS)
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        run_id = submit(client, config)["id"]
+        assert wait_final(client, run_id)["status"] == "succeeded"
+    fw = FedWatch(server.url, spool_dir=tmp_path / "spool")
+
+    history = fw.run(run_id).history()
+    runs = fw.runs(query=config["name"])
+
+    expected = reference(config)  # the same config in-process: the engine's records
+    assert list(history.index) == [r["round"] for r in expected]
+    for name in ("param", "opt_gap", "n_available", "n_selected", "staleness_max"):
+        got = history[name].tolist()
+        assert got == [r.get(name, math.nan) for r in expected], name
+    (row,) = runs[runs.id == run_id].to_dict("records")
+    assert row["algorithm.name"] == config["algorithm"]["name"] and row["rounds"] == ROUNDS
+    assert row["final_param"] == pytest.approx(expected[-1]["param"])
+
+
+def test_compare_as_a_dataframe(server: Server, tmp_path: Path) -> None:
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        ids = [submit(client, example1(40, algorithm__name=alg, seed=seed))["id"]
+               for alg in ("fedlaavg", "fedavg") for seed in (0, 1, 2)]  # fmt: skip
+        for run_id in ids:
+            assert wait_final(client, run_id)["status"] == "succeeded"
+    fw = FedWatch(server.url, spool_dir=tmp_path / "spool")
+
+    table = fw.compare(ids, reference="fedlaavg", columns=["final_opt_gap", "final_param"])
+
+    rows = table.to_dict("index")
+    assert list(rows) == ["fedlaavg", "fedavg"]
+    assert rows["fedlaavg"]["reference"] and rows["fedavg"]["n"] == 3
+    fedavg = rows["fedavg"]
+    assert fedavg["final_opt_gap.test"] == "paired t"
+    assert fedavg["final_opt_gap.verdict"] in ("better", "worse", "n.s.")
+    assert fedavg["final_opt_gap.p_adjusted"] >= fedavg["final_opt_gap.p"]
+    assert "Holm–Bonferroni corrected over 1 test," in table.attrs["caption"]
+    ours = rows["fedlaavg"]
+    assert ours["final_param.ci_low"] <= ours["final_param.mean"] <= ours["final_param.ci_high"]
