@@ -25,6 +25,7 @@ from api.routes import (
     health,
     ingest,
     metrics,
+    models,
     reproduce,
     runs,
     static,
@@ -43,6 +44,7 @@ API_ROUTERS = (
     runs.router,
     ingest.router,
     metrics.router,
+    models.router,
     clients.router,
     events.router,
     experiments.router,
@@ -96,7 +98,9 @@ def create_app(config: Settings = settings) -> FastAPI:
     app.state.feed = feed
     app.state.begin_shutdown = begin_shutdown
     app.state.assets = Assets(config.frontend_dir, static.PLOTLY_JS)
-    app.add_middleware(BodySizeLimit, max_bytes=config.max_body_bytes)
+    app.add_middleware(
+        BodySizeLimit, max_bytes=config.max_body_bytes, max_model_bytes=config.max_model_bytes
+    )
     errors.install(app)
     for router in OPEN_ROUTERS:
         app.include_router(router)

@@ -181,6 +181,19 @@ class Checkpoint(Base):
     saved_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
+class RunModel(Base):
+    """A run's final global model as a file (safetensors): a simulated run's, stored with
+    its last rounds; an external run's, as its own code attached it. Deleted with the
+    run."""
+
+    __tablename__ = "run_models"
+
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    size: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    saved_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
 class MetricChunk(Base):
     """One metric (`wall_s` included) over `db.series.CHUNK` consecutive rounds, packed:
     the rounds that recorded it (bitmap) and their values (float64, NaN where not

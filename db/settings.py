@@ -42,6 +42,12 @@ class Settings(BaseSettings):
     )
     frontend_dir: Path = Field(REPO_ROOT / "frontend", description="Static front-end files.")
     max_body_bytes: int = Field(1_000_000, ge=1, description="Largest accepted request body.")
+    max_model_bytes: int = Field(
+        256_000_000,
+        ge=1,
+        description="Largest model file an external run may attach (`POST .../model`); "
+        "larger ones get a 413.",
+    )
     embedded_concurrency: int = Field(
         default_factory=lambda: max(2, min(8, usable_cores())),
         ge=1,

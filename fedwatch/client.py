@@ -28,8 +28,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from fedwatch import read
-from fedwatch.spool import Spool, Uploader
+from fedwatch import read, tensorfile
+from fedwatch.spool import MODEL_SUFFIX, Spool, Uploader
 from fedwatch.transport import Refused, TooLarge, Transport, Unreachable
 
 if TYPE_CHECKING:
@@ -83,6 +83,7 @@ class Run:
         self.queued: collections.deque[dict[str, Any]] = collections.deque()
         self.unsent: list[dict[str, Any]] = []
         self.ending: dict[str, Any] | None = None
+        self.model: Path | None = None  # a model file logged, not yet sent
         self.finished = False
         self.error: Exception | None = None  # the server refused the run (e.g. the token)
         self.wake = threading.Event()
@@ -144,6 +145,21 @@ class Run:
         out = {str(int(i)): float(w) for i, w in pairs}
         _ids([int(i) for i in out], self.n_clients, "weights")
         return out
+
+    def log_model(self, state_dict: Mapping[str, Any]) -> Path:
+        """Attach the run's final model: a state dict of torch tensors or numpy arrays
+        (`model.state_dict()`). It is written at once as a safetensors file beside the
+        run's spool, and sent after the rounds, before the run finishes. A file past the
+        server's limit (FEDWATCH_MAX_MODEL_BYTES: a 413) is logged as a warning and
+        stays in the spool. Returns the file's path."""
+        if self.ending is not None:
+            raise RuntimeError("the run is finished: log the model before finish()")
+        path = self.spool.path.with_suffix(MODEL_SUFFIX)
+        path.write_bytes(tensorfile.dumps(state_dict))
+        with self.spooling:
+            self.spool.append([{"kind": "model", "file": path.name}])
+            self.model = path
+        return path
 
     def finish(self, status: str = "succeeded", message: str | None = None) -> bool:
         """End the run: send what is left (for up to the client's `finish_timeout_s`)
@@ -222,6 +238,14 @@ class Run:
                 self.spool.append([{"kind": "round", **r} for r in batch])
                 self.unsent.extend(batch)
 
+    def _send_model(self, path: Path) -> None:
+        """Send the model; a refused one is a warning, not the end of the run."""
+        try:
+            self.uploader.send_model(path)
+        except (Refused, TooLarge) as err:
+            log.warning("FedWatch did not store the model (%s); it stays in %s", err, path)
+        self.model = None
+
     def _deliver(self, ending: dict[str, Any] | None) -> None:
         run_id, created = self.uploader.ensure_run()
         if created:
@@ -230,6 +254,8 @@ class Run:
             batch = self.unsent[: self.uploader.batch_rounds]
             self.uploader.send(batch)
             del self.unsent[: len(batch)]
+        if self.model is not None:
+            self._send_model(self.model)
         if ending is not None:
             self.uploader.finish(ending["status"], ending["message"])
             self.finished = True

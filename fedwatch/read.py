@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from fedwatch import tensorfile
 from fedwatch.transport import Transport
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ def _columns(rows: list[dict[str, Any]]) -> list[str]:
 
 
 class RunReader:
-    """One run on the server: `fw.run(id)`."""
+    """One run on the server: `fw.run(id)`: its history, client records and model."""
 
     def __init__(self, transport: Transport, run_id: int) -> None:
         self.transport = transport
@@ -142,6 +143,28 @@ class RunReader:
     @property
     def summary(self) -> dict[str, Any]:
         return dict(self.info().get("summary") or {})
+
+    def model_file(self) -> bytes:
+        """The run's final model as stored: a safetensors file."""
+        return self.transport.get(f"/api/runs/{self.id}/model")
+
+    def state_dict(self) -> dict[str, Any]:
+        """The run's final model as a state dict of torch tensors."""
+        return tensorfile.to_torch(self.model_file())
+
+    def model(self) -> Any:
+        """The run's final model: a ready `torch.nn.Module` (in evaluation mode) where
+        FedWatch's engine is installed and the run is simulated, else its state dict."""
+        data = self.model_file()
+        try:
+            from worker.engine.artifact import load_module
+            from worker.engine.errors import ConfigError
+        except ImportError:  # the SDK alone
+            return tensorfile.to_torch(data)
+        try:
+            return load_module(data)
+        except ConfigError:  # an external run's file: no architecture in it
+            return tensorfile.to_torch(data)
 
     def history(self, metrics: Iterable[str] | None = None) -> pd.DataFrame:
         """Every recorded round (no downsampling), indexed by round, a column a metric

@@ -6,6 +6,8 @@ Lines, in the order they were written:
   declaration, first;
 - `{"kind": "round", "round", "metrics", "available", "selected", "weights", ...}`;
 - `{"kind": "created", "url", "run_id"}`: the id a server gave the run;
+- `{"kind": "model", "file"}`: the run's final model, a safetensors file beside the
+  spool (`run.log_model`);
 - `{"kind": "finish", "status", "message"}`.
 
 A line cut short by a killed process is ignored. Rounds are idempotent on the server, so
@@ -26,6 +28,8 @@ from typing import Any
 from fedwatch.transport import Refused, TooLarge, Transport
 
 SUFFIX = ".jsonl"
+MODEL_SUFFIX = ".safetensors"
+MODEL_MEDIA_TYPE = "application/octet-stream"
 
 
 class Spool:
@@ -56,6 +60,7 @@ class SpoolContents:
     rounds: list[dict[str, Any]] = field(default_factory=list)
     run_ids: dict[str, int] = field(default_factory=dict)  # by server URL
     finish: dict[str, Any] | None = None
+    model: Path | None = None  # the model file, beside the spool
 
 
 def read_spool(path: Path) -> SpoolContents:
@@ -78,6 +83,8 @@ def read_spool(path: Path) -> SpoolContents:
                 contents.rounds.append(entry)
             elif kind == "created":
                 contents.run_ids[entry["url"]] = entry["run_id"]
+            elif kind == "model":
+                contents.model = path.parent / entry["file"]
             elif kind == "finish":
                 contents.finish = entry
     if contents is None:
@@ -144,6 +151,13 @@ class Uploader:
         half = len(batch) // 2
         return self._send(batch[:half]) + self._send(batch[half:])
 
+    def send_model(self, path: Path) -> int:
+        """Attach the model file at `path` (ensure_run first); returns its size."""
+        answer = self.transport.post_bytes(
+            f"/api/runs/{self.run_id}/model", path.read_bytes(), MODEL_MEDIA_TYPE
+        )
+        return int(answer["size"])
+
     def finish(self, status: str, message: str | None) -> dict[str, Any]:
         body = {"status": status, "message": message}
         answer: dict[str, Any] = self.transport.post(f"/api/runs/{self.run_id}/finish", body)
@@ -161,6 +175,8 @@ def sync(path: Path, transport: Transport, batch_rounds: int = 500) -> tuple[int
     if created:
         Spool(path).append([{"kind": "created", "url": transport.url, "run_id": run_id}])
     stored = uploader.send(contents.rounds)
+    if contents.model is not None:
+        uploader.send_model(contents.model)
     if contents.finish is not None:
         try:
             uploader.finish(contents.finish["status"], contents.finish.get("message"))

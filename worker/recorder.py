@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from db.retry import in_transaction
 from worker.engine import RoundRecord
+from worker.engine.artifact import ModelFile
 from worker.round_rows import RoundRows, Rows, RunLost
 
 __all__ = ["Recorder", "RunLost"]
@@ -22,11 +23,12 @@ __all__ = ["Recorder", "RunLost"]
 @dataclass
 class Batch:
     """What one database transaction writes: the rounds since the last, the run's
-    progress, and the checkpoint that goes with them."""
+    progress, the checkpoint that goes with them, and the final model with the last."""
 
     rounds: list[RoundRecord]
     rounds_done: int
     checkpoint: dict[str, Any] | None
+    model: ModelFile | None = None
 
 
 class Recorder:
@@ -39,9 +41,11 @@ class Recorder:
     is the writer's, a batch at a time: the simulation's thread spends a few
     microseconds a round here.
 
-    A checkpoint (a snapshot the engine never changes afterwards) travels with the next
-    batch and is packed by the writer, so it is written with the rounds before it and a
-    resumed run never misses a round; a newer checkpoint replaces one still waiting.
+    The final model (`on_model`, once the run completes) travels with the last batch, so a
+    run that succeeded always has it. A checkpoint (a snapshot the engine never changes
+    afterwards) travels with the next batch and is packed by the writer, so it is written
+    with the rounds before it and a resumed run never misses a round; a newer checkpoint
+    replaces one still waiting.
     Checkpoints offered less than `checkpoint_seconds` after the last one kept are
     dropped: a fast run with a large memory (FedLaAvg's, N × d) would otherwise write it
     twice a second, for a crash that costs a lease's wait anyway. At most two batches
@@ -112,6 +116,7 @@ class Recorder:
         )
         self.stored_through = self.rows.next_round - 1
         self.checkpoint: dict[str, Any] | None = None
+        self.model: ModelFile | None = None
         self.checkpoint_seconds = checkpoint_seconds
         self.checkpoint_at = -math.inf  # when the last checkpoint was kept
         self.pending: queue.Queue[Batch | None] = queue.Queue()
@@ -137,6 +142,9 @@ class Recorder:
         if self.should_stop() or now - self.checkpoint_at >= self.checkpoint_seconds:
             self.checkpoint = state  # a snapshot: the engine never changes it afterwards
             self.checkpoint_at = now
+
+    def on_model(self, model: ModelFile) -> None:
+        self.model = model  # written with the last batch, at `close`
 
     def should_stop(self) -> bool:
         return self.cancel_requested or self.cancel.is_set() or self.stop.is_set()
@@ -164,8 +172,8 @@ class Recorder:
         if self.failure is not None:
             raise self.failure
         self.in_flight.acquire()
-        self.pending.put(Batch(self.rounds, self.last_round + 1, self.checkpoint))
-        self.rounds, self.checkpoint = [], None
+        self.pending.put(Batch(self.rounds, self.last_round + 1, self.checkpoint, self.model))
+        self.rounds, self.checkpoint, self.model = [], None, None
         self.last_flush = time.monotonic()
 
     def _write_all(self) -> None:
@@ -181,7 +189,8 @@ class Recorder:
             self.writer_cpu_s += time.thread_time() - started
 
     def _write(self, batch: Batch) -> None:
-        rows = self.rows.pack(batch.rounds, batch.rounds_done, batch.checkpoint)
+        model = None if batch.model is None else batch.model.to_bytes()
+        rows = self.rows.pack(batch.rounds, batch.rounds_done, batch.checkpoint, model)
         what = f"run {self.run_id}: record the rounds before {batch.rounds_done}"
         in_transaction(
             self.sessions, what, lambda session: self._store(session, rows), self.retry_s

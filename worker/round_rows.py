@@ -21,6 +21,7 @@ from db.packing import (
     pack_ids_many,
     pack_weights,
 )
+from db.run_models import save_model
 from db.runs import pack_checkpoint, save_checkpoint
 from db.series import CHUNK, ChunkWriter
 from db.upsert import insert_ignore, upsert_many
@@ -42,6 +43,7 @@ class Rows:
     marks: list[dict[str, Any]]
     chunks: list[dict[str, Any]]
     checkpoint: tuple[int, bytes] | None
+    model: bytes | None = None
 
 
 class RoundRows:
@@ -80,8 +82,10 @@ class RoundRows:
         rounds: list[RoundRecord],
         rounds_done: int,
         checkpoint: dict[str, Any] | None = None,
+        model: bytes | None = None,
     ) -> Rows:
-        """The rounds' rows; moves the selection tally and the metric chunks on."""
+        """The rounds' rows (with the run's final model file, if given); moves the
+        selection tally and the metric chunks on."""
         gaps, marks = self.tally.advance_many(
             [r.round for r in rounds], [r.selected for r in rounds]
         )
@@ -96,6 +100,7 @@ class RoundRows:
             checkpoint=None
             if checkpoint is None
             else (int(checkpoint["round"]), pack_checkpoint(checkpoint)),
+            model=model,
         )
 
     def store(self, session: Session, rows: Rows, claim: str | None = None) -> bool:
@@ -120,6 +125,8 @@ class RoundRows:
         upsert_many(session, MetricChunk.__table__, rows.chunks, keys)  # type: ignore[arg-type]
         if rows.checkpoint is not None:
             save_checkpoint(session, self.run_id, *rows.checkpoint)
+        if rows.model is not None:
+            save_model(session, self.run_id, rows.model)
         return bool(row[0])
 
     def _client_rows(self, rounds: list[RoundRecord], gaps: np.ndarray) -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ from api.schemas.runs import (
     without_config,
 )
 from db.models import EXTERNAL
+from db.run_models import model_size
 from db.runs import cancel_run, edit_run, list_runs, new_run, resume_run
 from worker.dispatch import queue_for
 from worker.engine import RunConfig, metrics
@@ -100,6 +101,7 @@ def read_runs(
 @router.get("/{run_id}", responses=NOT_FOUND)
 def read_run(run: RunDep, session: SessionDep, settings: SettingsDep) -> RunPublic:
     item = RunPublic.model_validate(run, context={"stall_s": settings.stall_s})
+    item.model_bytes = model_size(session, run.id)
     return with_standing(item, run, board(session, settings))
 
 

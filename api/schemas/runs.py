@@ -157,6 +157,11 @@ def without_config(item: RunItem) -> RunItem:
 
 class RunPublic(RunItem):
     config: dict[str, Any]  # always: required here
+    model_bytes: int | None = Field(
+        None,
+        description="Size of the run's final model file (`GET /api/runs/{id}/model`); null "
+        "without one.",
+    )
     references: dict[str, list[ReferencePublic]] = Field(
         default_factory=dict,
         description=f"{REFERENCES_DESCRIPTION} From the preset whose data and availability "

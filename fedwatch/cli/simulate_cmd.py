@@ -1,4 +1,5 @@
-"""`fedwatch simulate PRESET|CONFIG.json [--set k=v ...] [--out FILE.json] [--estimate]`."""
+"""`fedwatch simulate PRESET|CONFIG.json [--set k=v ...] [--out FILE.json]
+[--model FILE.safetensors] [--estimate]`."""
 
 from __future__ import annotations
 
@@ -21,6 +22,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("source", help="a preset name (see `fedwatch presets`) or a config JSON file")
     add_set_argument(p, "override a dotted config key, e.g. --set algorithm.name=mifa (repeatable)")
     p.add_argument("--out", type=Path, help="write config, summary and rounds to this JSON file")
+    p.add_argument(
+        "--model",
+        type=Path,
+        help="write the final global model to this safetensors file (load it with "
+        "worker.engine.artifact.load_module, or any safetensors reader)",
+    )
     p.add_argument(
         "--estimate",
         action="store_true",
@@ -53,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(result))
         print(f"wrote {args.out}", file=sys.stderr)
+    if args.model is not None and sink.model is not None:
+        args.model.parent.mkdir(parents=True, exist_ok=True)
+        args.model.write_bytes(sink.model.to_bytes())
+        print(f"wrote {args.model}", file=sys.stderr)
     print(json.dumps(result["summary"], indent=2))
     return 0
 

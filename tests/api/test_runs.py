@@ -243,7 +243,8 @@ def test_a_chunked_body_past_the_limit_is_413_too(client: TestClient) -> None:
     assert "content-length" not in response.request.headers
     limit = client.app.state.settings.max_body_bytes  # type: ignore[attr-defined]
     assert response.status_code == 413
-    assert response.json() == {"detail": f"request body larger than {limit} bytes"}
+    detail = f"request body larger than {limit} bytes (FEDWATCH_MAX_BODY_BYTES)"
+    assert response.json() == {"detail": detail}
     assert client.get("/api/runs").json()["count"] == before
 
 

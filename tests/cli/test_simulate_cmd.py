@@ -40,6 +40,17 @@ def test_example1_fedavg_writes_rounds_and_summary(tmp_path: Path) -> None:
     } <= set(result["summary"])
 
 
+def test_the_final_model_is_written_as_a_file(tmp_path: Path) -> None:
+    from worker.engine.artifact import load_module
+
+    model = tmp_path / "model.safetensors"
+
+    code = main(["simulate", "example1", "--set", "rounds=30", "--model", str(model)])
+
+    result_x = load_module(model.read_bytes()).state_dict()
+    assert code == 0 and list(result_x) == ["x"]  # the scalar model's one parameter
+
+
 def test_config_file_with_overrides(tmp_path: Path) -> None:
     path = tmp_path / "cfg.json"
     path.write_text(json.dumps({"rounds": 3, "data": {"n_clients": 6}}))

@@ -11,6 +11,7 @@ import torch
 from torch import Tensor
 
 from worker.engine.algorithms import Algorithm, Facts
+from worker.engine.artifact import ModelFile, model_file
 from worker.engine.availability import Availability, AvailabilityFacts
 from worker.engine.clock import process_age_s
 from worker.engine.config import RunConfig
@@ -134,7 +135,20 @@ class Simulation:
                 sink.on_checkpoint(self.state_dict(done))
         else:
             t = self.config.rounds
+        if not stopped:
+            sink.on_model(self.model_file())
         return self.tracker.summary(t, self.wall_s, stopped, self.startup_s)
+
+    def model_file(self) -> ModelFile:
+        """The global model as it stands, as a file that rebuilds it."""
+        return model_file(
+            self.config.model_dump_json(),
+            self.model.unflatten(self.w),
+            self.model.buffers,
+            self.data.input_shape,
+            self.data.n_classes,
+            self.config.rounds,
+        )
 
     def round(self, t: int) -> RoundRecord:
         initial: dict[str, float] = {}

@@ -161,6 +161,11 @@ def _bookkeeping(run: RunSizes, held_rounds: int, held_states: int) -> list[Term
             held_rounds * record + accuracies,
         ),
         Term("rounds", f"{run.evaluations} evaluations kept", run.evaluations * EVALUATION_BYTES),
+        Term(
+            driver(c, *run.d_fields),
+            "final model file: the parameters and their bytes, once",
+            2 * run.d * FLOAT,
+        ),
     ]
     if c.availability.kind == "trace":
         _, trace = selected(c.availability, AVAILABILITY)

@@ -1,0 +1,100 @@
+"""A run's final global model as a file: safetensors, the module's parameters and
+buffers under their `state_dict` names, with what rebuilds the architecture in the
+file's metadata (the run's config, the data's input shape and class count).
+
+`simulate` hands it to `sink.on_model` when the run completes; `load_module` turns the
+file back into a ready `torch.nn.Module` wherever the engine is installed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from safetensors import SafetensorError, deserialize
+from safetensors.torch import load, save
+from torch import Tensor, nn
+
+from worker.engine.errors import ConfigError
+
+MEDIA_TYPE = "application/octet-stream"
+SUFFIX = ".safetensors"
+CONFIG, INPUT_SHAPE, N_CLASSES, ROUND = (
+    "fedwatch.config",
+    "fedwatch.input_shape",
+    "fedwatch.n_classes",
+    "fedwatch.round",
+)
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    """Tensors (on the CPU) and string metadata; `to_bytes` writes the file."""
+
+    tensors: dict[str, Tensor]
+    metadata: dict[str, str]
+
+    def to_bytes(self) -> bytes:
+        return save(self.tensors, self.metadata)
+
+
+def model_file(
+    config_json: str,
+    parameters: dict[str, Tensor],
+    buffers: dict[str, Tensor],
+    input_shape: tuple[int, ...],
+    n_classes: int,
+    rounds: int,
+) -> ModelFile:
+    """The model after `rounds` rounds of the run whose config is `config_json`."""
+    named = {**parameters, **buffers}
+    tensors = {n: t.detach().cpu().contiguous().clone() for n, t in named.items()}
+    metadata = {
+        CONFIG: config_json,
+        INPUT_SHAPE: json.dumps(list(input_shape)),
+        N_CLASSES: str(n_classes),
+        ROUND: str(rounds),
+    }
+    return ModelFile(tensors, metadata)
+
+
+def read_metadata(data: bytes) -> dict[str, str]:
+    """The file's metadata, read from its header alone."""
+    if len(data) < 8:
+        raise ConfigError("model: not a safetensors file (shorter than its header)")
+    size = int.from_bytes(data[:8], "little")
+    try:
+        header = json.loads(data[8 : 8 + size])
+    except ValueError:
+        raise ConfigError("model: not a safetensors file (its header is not JSON)") from None
+    meta = header.get("__metadata__") if isinstance(header, dict) else None
+    return dict(meta) if isinstance(meta, dict) else {}
+
+
+def load_module(data: bytes) -> nn.Module:
+    """The run's model, built from the file's metadata and loaded with its tensors
+    (in evaluation mode); ConfigError for a file FedWatch's engine did not write."""
+    from worker.engine.config import RunConfig
+    from worker.engine.models import build_model
+
+    meta = read_metadata(data)
+    if CONFIG not in meta:
+        raise ConfigError("model: the file does not say which architecture it holds")
+    config = RunConfig.model_validate_json(meta[CONFIG])
+    shape = tuple(json.loads(meta[INPUT_SHAPE]))
+    module = build_model(config.model, shape, int(meta[N_CLASSES]))
+    module.load_state_dict(load(data))
+    return module.eval()
+
+
+def check_file(data: bytes) -> str | None:
+    """Why `data` is not a safetensors file of at least one tensor (None: it is)."""
+    try:
+        tensors = deserialize(data)
+    except SafetensorError as err:
+        return f"not a safetensors file ({err})"
+    return None if tensors else "the file holds no tensor"
+
+
+def state_dict(data: bytes) -> dict[str, Tensor]:
+    return dict(load(data))
