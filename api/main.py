@@ -27,6 +27,7 @@ from api.routes import (
     metrics,
     models,
     reproduce,
+    run_figure,
     runs,
     static,
 )
@@ -44,6 +45,7 @@ API_ROUTERS = (
     runs.router,
     ingest.router,
     metrics.router,
+    run_figure.router,
     models.router,
     clients.router,
     events.router,

@@ -76,6 +76,7 @@ class TTest(BaseModel):
     )
     p_text: str
     p_adjusted_text: str
+    diff_text: str = Field(description="`mean_diff` and its CI as text, in the metric's unit.")
     mean_diff: float | None = Field(description="Mean of (group − reference).")
     ci_low: float | None = Field(description="95 % confidence interval of `mean_diff`.")
     ci_high: float | None

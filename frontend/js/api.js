@@ -11,7 +11,7 @@
  *   error: string|null, worker: string|null, config: Record<string, any>|null,
  *   external: boolean, nClients: number, active: boolean, cancelling: boolean, tags: string[],
  *   roundsPerS: number|null, queuePosition: number|null, etaS: number|null,
- *   references: Record<string, Reference[]>
+ *   references: Record<string, Reference[]>, modelBytes: number|null
  * }} Run roundsPerS: measured speed; queuePosition: 1 = starts next; etaS: seconds to finish (the server's estimate)
  * @typedef {{value: number, label: string}} Reference a value a metric's chart marks
  * @typedef {{round: number[], last: (number|null)[], min: (number|null)[], max: (number|null)[]}} Series
@@ -190,6 +190,7 @@ export function toRun(w) {
     queuePosition: w.queue_position ?? null,
     etaS: w.eta_s ?? null,
     references: w.references ?? {},
+    modelBytes: w.model_bytes ?? null,
   };
 }
 
@@ -237,7 +238,9 @@ function toPreset(w) {
  *   official: Record<string, FigureStat>|null, published: Record<string, number>,
  *   tests: Record<string, {meanDiff: number|null, pValue: number|null}>, curveRmse: number|null,
  *   curve: {rounds: number[], acc: number[]}, officialCurve: {rounds: number[], acc: number[]}|null,
- *   seeds: number[]}} ReproductionRow published values in percent, the others fractions
+ *   seeds: number[], text: Record<string, {fedwatch: string, official: string, delta: string}>,
+ *   rmseText: string}} ReproductionRow
+ *   published values in percent, the others fractions; `text`: each figure as the report writes it
  * @typedef {{preset: string, paper: string, rounds: number, definition: string, source: string|null,
  *   runsDone: number, runsTotal: number, rows: ReproductionRow[]}} Reproduction
  */
@@ -263,6 +266,8 @@ export function toReproduction(w) {
       published: r.published ?? {},
       tests: Object.fromEntries(Object.entries(r.tests ?? {}).map(([f, t]) => [f, { meanDiff: t?.mean_diff ?? null, pValue: t?.p_value ?? null }])),
       curveRmse: r.curve_rmse ?? null,
+      text: r.text ?? {},
+      rmseText: r.rmse_text ?? "–",
       curve: toCurve(r.curve),
       officialCurve: r.official_curve ? toCurve(r.official_curve) : null,
       seeds: r.seeds ?? [],
@@ -276,16 +281,21 @@ function toMatrix(w) {
 }
 
 /**
- * @typedef {{mean: number|null, std: number|null, n: number}} Stat
+ * @typedef {{mean: number|null, std: number|null, n: number, ciLow: number|null, ciHigh: number|null,
+ *   text: string|null, ciText: string|null}} Stat text: mean ± std in the one number format and the catalogue's unit
  * @typedef {{group: string, n: number, seeds: number[], stats: Record<string, Stat>,
  *   config: Record<string, any[]>}} CompareRow config: per key of `configKeys`, the group's distinct values
- * @typedef {{group: string, reference: string, metric: string, pValue: number|null, nPairs: number,
- *   meanDiff: number|null, ciLow: number|null, ciHigh: number|null, effectSize: number|null,
- *   direction: "better"|"worse"|"equal"|null}} TTest
+ * @typedef {{group: string, reference: string, metric: string, test: string|null, pValue: number|null,
+ *   pAdjusted: number|null, pText: string, pAdjustedText: string, diffText: string, nPairs: number, meanDiff: number|null,
+ *   ciLow: number|null, ciHigh: number|null, effectSize: number|null, reason: string|null,
+ *   direction: "better"|"worse"|"equal"|null, verdict: "better"|"worse"|"n.s."|null}} TTest
+ *   verdict: better or worse only where the Holm-corrected p is at most alpha
  * @typedef {{metric: string, x: string,
  *   runs: {id: number, name: string, group: string, x: number[], y: (number|null)[]}[],
- *   groups: {name: string, runIds: number[], x: number[], mean: (number|null)[], std: (number|null)[]}[],
- *   columns: string[], table: CompareRow[], ttests: TTest[], configKeys: string[]}} Comparison
+ *   groups: {name: string, runIds: number[], x: number[], mean: (number|null)[], std: (number|null)[],
+ *     ciLow: (number|null)[], ciHigh: (number|null)[]}[],
+ *   columns: string[], headings: Record<string, string>, caption: string, reference: string|null,
+ *   alpha: number, nTests: number, table: CompareRow[], ttests: TTest[], configKeys: string[]}} Comparison
  *   configKeys: the dotted config fields that differ between the compared runs
  * @typedef {{name: string, label: string, short: string, kind: "round"|"summary", unit: string,
  *   scale: number, panel: string, better: "higher"|"lower"|null, summary: boolean,
@@ -304,21 +314,44 @@ function toComparison(w) {
       x: g.x ?? [],
       mean: g.mean ?? [],
       std: g.std ?? [],
+      ciLow: g.ci_low ?? [],
+      ciHigh: g.ci_high ?? [],
     })),
     columns: w.columns ?? [],
-    table: (w.table ?? []).map((/** @type {any} */ row) => ({ group: String(row.group ?? ""), n: row.n ?? 0, seeds: row.seeds ?? [], stats: row.stats ?? {}, config: row.config ?? {} })),
+    headings: w.headings ?? {},
+    caption: w.caption ?? "",
+    reference: w.reference ?? null,
+    alpha: w.alpha ?? 0.05,
+    nTests: w.n_tests ?? 0,
+    table: (w.table ?? []).map((/** @type {any} */ row) => ({
+      group: String(row.group ?? ""),
+      n: row.n ?? 0,
+      seeds: row.seeds ?? [],
+      stats: Object.fromEntries(Object.entries(row.stats ?? {}).map(([k, /** @type {any} */ s]) => [k, {
+        mean: s.mean ?? null, std: s.std ?? null, n: s.n ?? 0, ciLow: s.ci_low ?? null, ciHigh: s.ci_high ?? null,
+        text: s.text ?? null, ciText: s.ci_text ?? null,
+      }])),
+      config: row.config ?? {},
+    })),
     configKeys: w.config_keys ?? [],
     ttests: (w.ttests ?? []).map((/** @type {any} */ t) => ({
       group: String(t.group ?? ""),
       reference: String(t.reference ?? ""),
       metric: t.metric ?? "",
+      test: t.test ?? null,
       pValue: t.p_value ?? null,
+      pAdjusted: t.p_adjusted ?? null,
+      pText: t.p_text ?? "–",
+      pAdjustedText: t.p_adjusted_text ?? "–",
+      diffText: t.diff_text ?? "–",
       nPairs: t.n_pairs ?? 0,
       meanDiff: t.mean_diff ?? null,
       ciLow: t.ci_low ?? null,
       ciHigh: t.ci_high ?? null,
       effectSize: t.effect_size ?? null,
+      reason: t.reason ?? null,
       direction: t.direction ?? null,
+      verdict: t.verdict ?? null,
     })),
   };
 }
@@ -339,6 +372,16 @@ function toMetricSpec(w) {
     rank: Boolean(w.rank),
     description: w.description ?? "",
   };
+}
+
+/**
+ * @typedef {{runs: number[], metric: string, groupBy: string, x: string, maxPoints?: number,
+ *   reference?: string, alpha?: number}} CompareQuery
+ */
+
+/** @param {CompareQuery} p */
+function compareParams(p) {
+  return { runs: p.runs, metric: p.metric, group_by: p.groupBy, x: p.x, max_points: p.maxPoints ?? 500, reference: p.reference, alpha: p.alpha };
 }
 
 export const api = {
@@ -409,14 +452,14 @@ export const api = {
   /** @param {number} id */
   eventsUrl: (id) => `/api/runs/${id}/events`,
   /**
-   * The run's rounds as CSV, fetched with the token (a plain link could not carry it), and
-   * the file name the server gives it.
-   * @param {number} id @returns {Promise<{blob: Blob, filename: string}>}
+   * A file the API answers with (an export, a table, a figure, a model), fetched with the
+   * token (a plain link could not carry it), and the file name the server gives it.
+   * @param {string} path @param {string} [accept] @returns {Promise<{blob: Blob, filename: string}>}
    */
-  exportCsv: async (id) => {
-    const path = `/api/runs/${id}/export.csv`;
-    const response = await send("GET", path, undefined, "text/csv");
-    const filename = attachmentName(response.headers.get("Content-Disposition")) ?? path.slice(path.lastIndexOf("/") + 1);
+  download: async (path, accept = "*/*") => {
+    const response = await send("GET", path, undefined, accept);
+    const bare = path.split("?")[0];
+    const filename = attachmentName(response.headers.get("Content-Disposition")) ?? bare.slice(bare.lastIndexOf("/") + 1);
     return { blob: await response.blob(), filename };
   },
 
@@ -440,11 +483,15 @@ export const api = {
   reproduction: async (id) => toReproduction(await request("GET", `/api/experiments/${id}/reproduction`)),
 
   /**
-   * @param {{runs: number[], metric: string, groupBy: string, x: string, maxPoints?: number, reference?: string}} p
+   * @param {CompareQuery} p
    * @returns {Promise<Comparison>}
    */
-  compare: async (p) => {
-    const params = { runs: p.runs, metric: p.metric, group_by: p.groupBy, x: p.x, max_points: p.maxPoints ?? 500, reference: p.reference };
-    return toComparison(await request("GET", `/api/compare${query(params)}`));
-  },
+  compare: async (p) => toComparison(await request("GET", `/api/compare${query(compareParams(p))}`)),
+  /**
+   * The path of the comparison's table as a file (csv, md, tex) or its figure (pdf, svg, png).
+   * @param {CompareQuery} p @param {string} format @param {{band?: string, width?: string, log?: boolean}} [figure]
+   */
+  comparePath: (p, format, figure) => (["pdf", "svg", "png"].includes(format)
+    ? `/api/compare/figure.${format}${query({ ...compareParams(p), max_points: undefined, alpha: undefined, reference: undefined, band: figure?.band, width: figure?.width, log: figure?.log ? "true" : undefined })}`
+    : `/api/compare${query({ ...compareParams(p), max_points: undefined, format })}`),
 };

@@ -10,18 +10,6 @@ export function num(x, digits = 4) {
   return Number(x.toPrecision(digits)).toString();
 }
 
-/** @param {{mean: number|null, std: number|null}|null|undefined} stat */
-export function meanStd(stat) {
-  if (!stat || stat.mean === null || stat.mean === undefined) return "—";
-  return stat.std === null || stat.std === undefined ? num(stat.mean) : `${num(stat.mean, 3)} ± ${num(stat.std, 2)}`;
-}
-
-/** @param {number|null} p */
-export function pValue(p) {
-  if (p === null || p === undefined || Number.isNaN(p)) return "—";
-  return p < 1e-4 ? "p < 0.0001" : `p = ${p.toFixed(4)}`;
-}
-
 /** @param {Date|null} d */
 export function when(d) {
   if (!d) return "—";
@@ -53,24 +41,4 @@ export function headline(s) {
   if (s.final_opt_gap !== null && s.final_opt_gap !== undefined) return `gap ${num(s.final_opt_gap, 3)}`;
   if (s.final_test_loss !== null && s.final_test_loss !== undefined) return `loss ${num(s.final_test_loss, 3)}`;
   return "—";
-}
-
-/** A fraction in percent with 2 decimals, "–" when absent. @param {number|null|undefined} x */
-export function percent(x) {
-  return x === null || x === undefined || Number.isNaN(x) ? "–" : (100 * x).toFixed(2);
-}
-
-/** "71.79 ± 0.42 (n=3)", as the reproduction report writes a figure. @param {{mean: number|null, std: number|null, n: number}|null|undefined} stat */
-export function percentStat(stat) {
-  if (!stat || stat.mean === null || stat.mean === undefined) return "–";
-  const std = stat.std === null || stat.std === undefined ? "" : ` ± ${percent(stat.std)}`;
-  return `${percent(stat.mean)}${std} (n=${stat.n})`;
-}
-
-/** "+0.41 (p=0.53)": a difference of fractions in percentage points, with its p-value. @param {{meanDiff: number|null, pValue: number|null}|undefined} t */
-export function percentDelta(t) {
-  if (!t || t.meanDiff === null) return "–";
-  const sign = t.meanDiff >= 0 ? "+" : "";
-  const p = t.pValue === null ? "" : ` (p=${t.pValue < 1e-4 ? t.pValue.toExponential(1) : Number(t.pValue.toPrecision(2))})`;
-  return `${sign}${percent(t.meanDiff)}${p}`;
 }

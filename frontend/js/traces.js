@@ -264,11 +264,21 @@ export function ema(values, weight) {
  * @returns {{x: number[], y: number[]}}
  */
 export function band(x, mean, std) {
-  const keep = x.map((_, i) => i).filter((i) => mean[i] !== null && std[i] !== null);
+  const plus = (/** @type {number} */ sign) => mean.map((m, i) => (m === null || std[i] === null ? null : m + sign * /** @type {number} */ (std[i])));
+  return between(x, plus(-1), plus(1));
+}
+
+/**
+ * The closed polygon between two curves (points where either is null left out).
+ * @param {number[]} x @param {(number|null)[]} lower @param {(number|null)[]} upper
+ * @returns {{x: number[], y: number[]}}
+ */
+export function between(x, lower, upper) {
+  const keep = x.map((_, i) => i).filter((i) => lower[i] !== null && upper[i] !== null);
   const xs = keep.map((i) => x[i]);
-  const upper = keep.map((i) => /** @type {number} */ (mean[i]) + /** @type {number} */ (std[i]));
-  const lower = keep.map((i) => /** @type {number} */ (mean[i]) - /** @type {number} */ (std[i]));
-  return { x: [...xs, ...xs.slice().reverse()], y: [...upper, ...lower.reverse()] };
+  const up = keep.map((i) => /** @type {number} */ (upper[i]));
+  const down = keep.map((i) => /** @type {number} */ (lower[i]));
+  return { x: [...xs, ...xs.slice().reverse()], y: [...up, ...down.reverse()] };
 }
 
 /**
@@ -287,7 +297,9 @@ export function groupLabels(names) {
  * Overlay of a comparison: per group a mean line and its ± std band (groups of 2+ runs),
  * and, when asked or when there are no groups, each run's own line. A group's mean line
  * stays in the legend while it is still empty (its runs have no common rounds yet).
- * @param {Comparison} c @param {{smooth?: number, showRuns?: boolean}} [o]
+ * `band`: each group's mean ± std (the default), the 95 % confidence interval of the
+ * mean, or none.
+ * @param {Comparison} c @param {{smooth?: number, showRuns?: boolean, band?: "std"|"ci"|"none"}} [o]
  */
 export function compareTraces(c, o = {}) {
   const smooth = o.smooth ?? 0;
@@ -313,12 +325,13 @@ export function compareTraces(c, o = {}) {
     const color = /** @type {string} */ (colorOf.get(g.name));
     const mean = ema(g.mean, smooth);
     const name = /** @type {string} */ (names.get(g.name));
-    if (g.runIds.length > 1) {
-      const poly = band(g.x, mean, ema(g.std, smooth));
+    if (g.runIds.length > 1 && (o.band ?? "std") !== "none") {
+      const ci = o.band === "ci";
+      const poly = ci ? between(g.x, ema(g.ciLow, smooth), ema(g.ciHigh, smooth)) : band(g.x, mean, ema(g.std, smooth));
       traces.push({
         type: "scatter", mode: "lines", ...poly, fill: "toself", fillcolor: rgba(color, 0.18),
         line: { width: 0, color }, hoverinfo: "skip", showlegend: false, legendgroup: g.name,
-        name: plotText(`${name} ± std`), meta: { band: g.name },
+        name: plotText(`${name} ${ci ? "95 % CI" : "± std"}`), meta: { band: g.name },
       });
     }
     traces.push({

@@ -151,19 +151,6 @@ def test_cells_of_a_presets_methods(modules_page: Any) -> None:
     ]
 
 
-def test_reproduction_figures_in_percent(modules_page: Any) -> None:
-    out = js(
-        modules_page,
-        "format.js",
-        """m => [m.percentStat({mean: 0.71789, std: 0.0025, n: 3}),
-          m.percentStat({mean: 0.7, std: null, n: 1}), m.percentStat(null),
-          m.percentDelta({meanDiff: 0.0041, pValue: 0.5312}),
-          m.percentDelta({meanDiff: -0.0869, pValue: null}),
-          m.percentDelta({meanDiff: null, pValue: null}), m.percent(undefined)]""",
-    )
-    assert out == ["71.79 ± 0.25 (n=3)", "70.00 (n=1)", "–", "+0.41 (p=0.53)", "-8.69", "–", "–"]
-
-
 def test_run_names_from_a_preset_say_what_differs(modules_page: Any) -> None:
     preset = "{name: 'example1', rounds: 4000, algorithm: {name: 'fedlaavg', k: 2}, means: [1, -1]}"
     out = js(

@@ -56,9 +56,10 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         """The report, each row with its figures as every table writes them (`text`:
-        figure -> fedwatch, official, delta)."""
+        figure -> fedwatch, official, delta; `rmse_text`: the curves' RMSE in pp)."""
         out = asdict(self)
         for row, raw in zip(self.rows, out["rows"], strict=True):
+            raw["rmse_text"] = numbers.value(row.curve_rmse, 100.0)
             raw["text"] = {
                 f: {
                     "fedwatch": percent(row.fedwatch[f]),

@@ -181,18 +181,24 @@ def test_lines(table: Table) -> list[str]:
         if t.test is None:
             lines.append(what + f"no test ({t.reason})")
             continue
-        spread = None if t.ci_high is None or t.ci_low is None else (t.ci_high - t.ci_low) / 2
-        diff = numbers.signed(t.mean_diff, spec.scale, spread)
-        ci = ""
-        if t.ci_low is not None and t.ci_high is not None:
-            ci = f" [{numbers.signed(t.ci_low, spec.scale, spread)}, "
-            ci += f"{numbers.signed(t.ci_high, spec.scale, spread)}]"
         d = "" if t.effect_size is None else f", d {t.effect_size:+.2f}"
         lines.append(
-            what + f"Δ {diff}{ci}{d}, {t.test}, {numbers.p_value(t.p_value)}, "
+            what + f"Δ {difference(t, spec)}{d}, {t.test}, {numbers.p_value(t.p_value)}, "
             f"Holm {numbers.p_value(t.p_adjusted)}: {t.verdict}"
         )
     return ["", "Tests against the reference:", *lines] if lines else []
+
+
+def difference(t: GroupTest, spec: MetricSpec) -> str:
+    """The mean difference and its 95 % CI in the metric's unit: "+11.0 [+8.5, +13.5]"."""
+    if t.mean_diff is None:
+        return "–"
+    spread = None if t.ci_high is None or t.ci_low is None else (t.ci_high - t.ci_low) / 2
+    diff = numbers.signed(t.mean_diff, spec.scale, spread)
+    if t.ci_low is None or t.ci_high is None:
+        return diff
+    low, high = (numbers.signed(v, spec.scale, spread) for v in (t.ci_low, t.ci_high))
+    return f"{diff} [{low}, {high}]"
 
 
 def markdown(table: Table, targets: Sequence[float | None] = ()) -> str:
@@ -347,6 +353,7 @@ def table_json(table: Table, targets: Sequence[float | None] = ()) -> dict[str, 
             **asdict(t),
             "p_text": numbers.p_value(t.p_value),
             "p_adjusted_text": numbers.p_value(t.p_adjusted),
+            "diff_text": difference(t, specs[t.metric]),
         }
         for t in table.tests
     ]

@@ -1,13 +1,16 @@
-// Compare: overlay runs or experiment groups (mean ± std bands), smoothing, x = round or
-// wall time, log y and a y range; summary table with paired t-tests and what differs in
-// the runs' configs (a column chooser for the rest); an experiment's swept fields in
-// parallel coordinates. The whole state lives in the URL (the shown columns in localStorage).
+// Compare: overlay runs or experiment groups (mean with ± std or 95 % CI bands), smoothing,
+// x = round or wall time, log y and a y range; the server's summary table (mean ± std and
+// CIs, tests against a reference corrected by Holm at level α) and what differs in the runs'
+// configs (a column chooser for the rest); the table (CSV, Markdown, LaTeX) and the figure
+// (PDF, SVG, PNG) as files; an experiment's swept fields in parallel coordinates. The whole
+// state lives in the URL (the shown columns in localStorage).
 import { api } from "../api.js";
 import { loadCatalog, specOf } from "../catalog.js";
 import { columnChooser, shownColumns } from "../columns.js";
 import { configLines, parcoordsTrace, sweptFields, yRange } from "../compare-view.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
-import { heading, label, meanStd as fmtMeanStd, num, pValue } from "../format.js";
+import { downloadButton, FIGURE_FILES, TABLE_FILES } from "../downloads.js";
+import { label } from "../format.js";
 import { idList, replaceQuery } from "../router.js";
 import { preloadPlotly, purge, react } from "../plot.js";
 import { compareTraces, groupLabels, lineLayout, plotText } from "../traces.js";
@@ -17,6 +20,7 @@ const PREFERRED_METRICS = ["test_acc", "param", "opt_gap", "test_loss", "train_l
 const PLOT_CONFIG = { responsive: true, displaylogo: false };
 /** Summary values shown by default (the first that have data); the chooser adds the others. */
 const DEFAULT_VALUES = 5;
+
 
 /** @typedef {import("../columns.js").Column & {heading?: string}} TableColumn */
 
@@ -39,6 +43,12 @@ export function mount(root, route) {
     yMax: q.get("ymax") ?? "",
     /** the summary value the sweep's parallel coordinates show */
     sweepValue: q.get("pc") ?? "",
+    /** @type {"std"|"ci"} the band around each group's mean */
+    band: q.get("band") === "ci" ? "ci" : "std",
+    /** significance level of the corrected tests */
+    alpha: Number(q.get("alpha")) > 0 && Number(q.get("alpha")) < 1 ? Number(q.get("alpha")) : 0.05,
+    /** @type {"column"|"full"} the figure file's width */
+    width: q.get("width") === "full" ? "full" : "column",
   };
   let alive = true;
   let timer = 0;
@@ -55,6 +65,10 @@ export function mount(root, route) {
   const metric = /** @type {HTMLSelectElement} */ (h("select", { name: "metric", "aria-label": "metric" }));
   const groupBy = selectOf("group_by", [["algorithm", "group by algorithm"], ["experiment_cell", "group by experiment cell"], ["none", "no grouping"]], state.groupBy);
   const xAxis = selectOf("x", [["round", "x = round"], ["wall_s", "x = wall time"]], state.x);
+  const bandOf = selectOf("band", [["std", "band: ± std"], ["ci", "band: 95 % CI of the mean"]], state.band);
+  const alpha = /** @type {HTMLInputElement} */ (h("input", { type: "number", name: "alpha", min: "0.001", max: "0.5", step: "0.01", value: String(state.alpha), "aria-label": "significance level α", class: "axis-bound" }));
+  const width = selectOf("width", [["column", "column (3.5 in)"], ["full", "full width (7 in)"]], state.width);
+  const captionBox = h("p", { class: "help caption" });
   const smooth = /** @type {HTMLInputElement} */ (h("input", { type: "range", name: "smooth", min: "0", max: "0.99", step: "0.01", value: String(state.smooth), "aria-label": "smoothing" }));
   const smoothValue = h("output", {}, state.smooth.toFixed(2));
   const showRuns = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", name: "lines", checked: Boolean(state.showRuns) }));
@@ -81,13 +95,20 @@ export function mount(root, route) {
   replace(root,
     h("div", { class: "page-head" }, h("h1", {}, "Compare")),
     h("div", { class: "picker" }, chips, addRun, addExperiment),
-    h("div", { class: "filters" }, metric, groupBy, xAxis,
+    h("div", { class: "filters" }, metric, groupBy, xAxis, bandOf,
       h("label", { class: "inline" }, "smoothing ", smooth, smoothValue),
       h("label", { class: "check" }, showRuns, "individual runs"),
       h("label", { class: "check" }, logY, "log y"),
       h("label", { class: "inline" }, "y from", yMin, "to", yMax)),
     chartBox,
-    h("section", {}, h("h2", {}, "Summary"), h("div", { class: "toolbar" }, h("label", { class: "inline" }, "paired t-tests against ", reference), chooser.el), tableBox),
+    h("div", { class: "toolbar downloads", dataset: { files: "figure" } }, "Figure: ", width,
+      FIGURE_FILES.map(([fmt, text]) => fileButton(text, fmt, `Download the curves as ${text}`))),
+    h("section", {}, h("h2", {}, "Summary"),
+      h("div", { class: "toolbar" }, h("label", { class: "inline" }, "tests against ", reference),
+        h("label", { class: "inline" }, "α ", alpha), chooser.el),
+      tableBox, captionBox,
+      h("div", { class: "toolbar downloads", dataset: { files: "table" } }, "Table: ",
+        TABLE_FILES.map(([fmt, text]) => fileButton(text, fmt, `Download the table as ${text}`)))),
     sweepSection,
     h("section", {}, h("h2", {}, "Runs"), statusBox));
 
@@ -99,6 +120,14 @@ export function mount(root, route) {
   groupBy.addEventListener("change", () => { state.groupBy = groupBy.value; state.reference = ""; reload(); });
   xAxis.addEventListener("change", () => { state.x = xAxis.value; reload(); });
   reference.addEventListener("change", () => { state.reference = reference.value; reload(); });
+  bandOf.addEventListener("change", () => { state.band = bandOf.value === "ci" ? "ci" : "std"; sync(); drawChart(); });
+  width.addEventListener("change", () => { state.width = width.value === "full" ? "full" : "column"; sync(); });
+  alpha.addEventListener("change", () => {
+    const value = Number(alpha.value);
+    if (!(value > 0 && value < 1)) { alpha.value = String(state.alpha); return; }
+    state.alpha = value;
+    reload();
+  });
   smooth.addEventListener("input", () => {
     state.smooth = Number(smooth.value);
     smoothValue.textContent = state.smooth.toFixed(2);
@@ -143,8 +172,23 @@ export function mount(root, route) {
       x: state.x === "round" ? "" : state.x, smooth: state.smooth ? state.smooth.toFixed(2) : "",
       lines: state.showRuns === null ? "" : state.showRuns ? "1" : "0", reference: state.reference,
       logy: state.logY === null ? "" : state.logY ? "1" : "0", ymin: state.yMin.trim(), ymax: state.yMax.trim(),
-      pc: state.sweepValue,
+      pc: state.sweepValue, band: state.band === "std" ? "" : state.band,
+      alpha: state.alpha === 0.05 ? "" : String(state.alpha), width: state.width === "column" ? "" : state.width,
     });
+  }
+
+  /** The comparison as the page shows it, for the API's files. */
+  function query() {
+    return { runs: ids, metric: state.metric, groupBy: state.groupBy, x: state.x, reference: state.reference || undefined, alpha: state.alpha };
+  }
+
+  /**
+   * A button that downloads the table or the figure in `fmt`, as the page shows them.
+   * @param {string} text @param {string} fmt @param {string} title
+   */
+  function fileButton(text, fmt, title) {
+    const figure = () => ({ band: state.band, width: state.width, log: Boolean(state.logY ?? state.metric === "opt_gap") });
+    return downloadButton(text, () => (ids.length ? api.comparePath(query(), fmt, figure()) : null), { title, format: fmt });
   }
 
   function reload() {
@@ -173,7 +217,7 @@ export function mount(root, route) {
       catalogue = specs;
       if (!alive) return;
       await chooseMetric(runs);
-      const comparison = await api.compare({ runs: ids, metric: state.metric, groupBy: state.groupBy, x: state.x, reference: state.reference || undefined });
+      const comparison = await api.compare(query());
       if (!alive) return;
       last = comparison;
       drawChart();
@@ -225,7 +269,8 @@ export function mount(root, route) {
     const log = state.logY ?? state.metric === "opt_gap";
     logY.checked = log;
     const range = yRange(state.yMin, state.yMax, log);
-    const layout = lineLayout(`${label(state.metric)} — ${last.groups.length ? "mean ± std per group" : "per run"}`, {
+    const per = state.band === "ci" ? "mean and 95 % CI per group" : "mean ± std per group";
+    const layout = lineLayout(`${label(state.metric)} — ${last.groups.length ? per : "per run"}`, {
       xTitle: state.x === "round" ? "round" : "wall time (s)", yTitle: label(state.metric), height: 440,
       // A new axis setting wins over the user's zoom; a refresh keeps the zoom.
       uirevision: `${state.metric}|${state.x}|${ids.join()}|${log}|${range}`, log,
@@ -234,19 +279,21 @@ export function mount(root, route) {
     // With groups, the bands tell the story: 36 runs and 4 bands drawn at once were a blur.
     const lines = state.showRuns ?? !last.groups.some((g) => g.runIds.length > 1);
     showRuns.checked = lines;
-    react(chart, compareTraces(last, { smooth: state.smooth, showRuns: lines }), layout, PLOT_CONFIG);
+    react(chart, compareTraces(last, { smooth: state.smooth, showRuns: lines, band: state.band }), layout, PLOT_CONFIG);
   }
 
   /**
    * The server's table (its columns are the catalogue's compared values) as it comes: the
-   * page computes no statistic. Columns no group has are left out.
+   * page computes no statistic and formats no number (cells, CIs and p-values are the
+   * server's text, in the one number format of every export). Columns no group has are
+   * left out.
    * @param {import("../api.js").Comparison} c
    */
   function renderTable(c) {
     const groups = c.table.map((r) => r.group);
     replace(reference, groups.map((g) => h("option", { value: g }, groupLabels(groups).get(g) ?? g)));
-    const ref = c.ttests[0]?.reference ?? groups[0] ?? "";
-    reference.value = state.reference || ref;
+    reference.value = state.reference || c.reference || groups[0] || "";
+    captionBox.textContent = c.caption;
     if (!c.table.length) {
       replace(tableBox, empty("No summary yet."));
       return;
@@ -256,33 +303,35 @@ export function mount(root, route) {
     const all = [
       { key: "group", label: "group" },
       { key: "n", label: "n", optional: true },
-      { key: "ttest", label: "paired t-tests", optional: true },
+      { key: "ttest", label: "test", optional: true },
       ...(c.configKeys.length ? [{ key: "config", label: "config diff", optional: true }] : []),
-      ...values.map((k, i) => ({ key: k, label: label(k), heading: heading(k), optional: true, hidden: i >= DEFAULT_VALUES })),
+      ...values.map((k, i) => ({ key: k, label: label(k), heading: c.headings[k] ?? label(k), optional: true, hidden: i >= DEFAULT_VALUES })),
     ];
     chooser.update(all);
     const cols = shownColumns(all, chooser.choice());
     const ttest = new Map(c.ttests.map((t) => [`${t.group}\u0000${t.metric}`, t]));
     const names = groupLabels(groups);
     const rows = c.table.map((row) => {
-      const pairs = Math.max(0, ...c.ttests.filter((t) => t.group === row.group).map((t) => t.nPairs));
-      let test = "needs 2+ paired seeds";
+      const mine = c.ttests.filter((t) => t.group === row.group);
+      const ran = mine.find((t) => t.test !== null);
+      let test = ran ? `${ran.test}, ${ran.nPairs ? `${ran.nPairs} pairs` : `${row.n} runs`}` : mine.find((t) => t.reason)?.reason ?? "—";
       if (row.group === reference.value) test = "reference";
-      else if (pairs > 1) test = `${pairs} pairs`;
       /** @param {TableColumn} col */
       const cell = (col) => {
         if (col.key === "group") return h("th", { title: row.group }, names.get(row.group) ?? row.group);
         if (col.key === "n") return h("td", { class: "num", dataset: { key: "n" } }, String(row.n));
         if (col.key === "ttest") return h("td", { class: "num", dataset: { key: "ttest" } }, test);
         if (col.key === "config") return h("td", { class: "config-diff", dataset: { key: "config" } }, configLines(c.configKeys, row.config).map((line) => h("div", {}, line)));
-        return h("td", { class: "num", dataset: { key: col.key } }, fmtMeanStd(row.stats[col.key]), testNote(ttest.get(`${row.group}\u0000${col.key}`)));
+        const stat = row.stats[col.key];
+        return h("td", { class: "num", dataset: { key: col.key } }, stat?.text ?? "—",
+          stat?.ciText && h("div", { class: "ci", title: "95 % confidence interval of the mean" }, `CI ${stat.ciText}`),
+          testNote(ttest.get(`${row.group}\u0000${col.key}`)));
       };
       return h("tr", { dataset: { group: row.group } }, cols.map(cell));
     });
     replace(tableBox, h("table", { class: "summary-table" },
       h("thead", {}, h("tr", {}, cols.map((col) => h("th", { title: col.label, dataset: { key: col.key } }, col.heading ?? col.label)))),
-      h("tbody", {}, rows)),
-      h("p", { class: "help" }, "Mean ± standard deviation over each group's runs. Under a value, the paired t-test of the group against the reference (runs paired by seed): better or worse by the metric's direction, and p; hover for the mean difference, its 95 % confidence interval and the effect size d_z."));
+      h("tbody", {}, rows)));
   }
 
   /**
@@ -351,15 +400,17 @@ export function mount(root, route) {
 
 
 /**
- * A group's paired t-test on one value, under the value; nothing without two pairs.
+ * A group's test on one value, under the value: the verdict after the table's correction
+ * (better or worse only where significant, else n.s.) and the adjusted p; hover for the
+ * test, the raw p, the mean difference with its CI and the effect size. Nothing where no
+ * test ran.
  * @param {import("../api.js").TTest|undefined} t
  */
 function testNote(t) {
-  if (!t || t.nPairs < 2 || t.meanDiff === null) return null;
-  const ci = t.ciLow === null || t.ciHigh === null ? "" : ` [${num(t.ciLow, 3)}, ${num(t.ciHigh, 3)}]`;
-  const d = t.effectSize === null ? "" : `, d_z = ${num(t.effectSize, 3)}`;
-  const title = `mean difference ${num(t.meanDiff, 3)}${ci} (95 % CI)${d}, ${t.nPairs} pairs`;
-  return h("div", { class: `ttest ${t.direction ?? ""}`, title }, `${t.direction ?? ""} · ${pValue(t.pValue)}`);
+  if (!t || t.verdict === null) return null;
+  const title = `${t.test}: ${t.pText} uncorrected, Holm ${t.pAdjustedText}; difference ${t.diffText} (95 % CI)`;
+  const kind = t.verdict === "n.s." ? "ns" : t.verdict;
+  return h("div", { class: `ttest ${kind}`, title }, `${t.verdict} · Holm ${t.pAdjustedText}`);
 }
 
 /** @param {string} text @param {() => void} onRemove */

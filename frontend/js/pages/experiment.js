@@ -1,9 +1,11 @@
 // Experiment: the sweep as a whole, its grid, cells and seeds, how far its runs are
 // together (rounds done over total, runs by status, the ETA of the last one), its runs as
-// they progress, and links to compare them (and to the reproduction report of a preset's).
+// they progress, links to compare them (and to the reproduction report of a preset's), and
+// their comparison table and figure as files.
 // Refreshed while any of its runs is active.
 import { ApiError, api } from "../api.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
+import { downloadButton, FIGURE_FILES, TABLE_FILES } from "../downloads.js";
 import { when } from "../format.js";
 import { etaText, speedText, standing } from "../standing.js";
 import { cellText } from "../sweep.js";
@@ -64,6 +66,10 @@ export function mount(root, route) {
         h("div", { class: "actions" },
           h("a", { class: "button", href: `#/compare?experiment=${e.id}` }, "Compare"),
           e.preset && h("a", { class: "button", href: `#/experiments/${e.id}/reproduction` }, "Reproduction report"))),
+      e.runIds.length > 0 && h("div", { class: "toolbar downloads", dataset: { files: "experiment" } },
+        "Comparison of its cells: ",
+        TABLE_FILES.slice(0, 2).map(([fmt, text]) => downloadButton(text, () => comparePath(e, runs, fmt), { title: `The summary table as ${text}`, format: fmt })),
+        downloadButton("Figure (PDF)", () => comparePath(e, runs, "pdf"), { title: "The cells' mean curves with ± std bands", format: "pdf" })),
       h("section", { class: "experiment-progress" },
         h("div", { class: "status-line" },
           progressBar(p.roundsTotal ? p.roundsDone / p.roundsTotal : 0, `${p.roundsDone.toLocaleString()} / ${p.roundsTotal.toLocaleString()} rounds`)),
@@ -100,6 +106,15 @@ export function mount(root, route) {
     alive = false;
     clearTimeout(timer);
   };
+}
+
+/**
+ * The API path of the experiment's comparison (its cells as groups) as a file.
+ * @param {import("../api.js").Experiment} e @param {import("../api.js").Run[]} runs @param {string} fmt
+ */
+function comparePath(e, runs, fmt) {
+  const metric = runs.length && runs.every((r) => r.dataset === "mean_estimation") ? "param" : "test_acc";
+  return api.comparePath({ runs: e.runIds, metric, groupBy: "experiment_cell", x: "round" }, fmt);
 }
 
 /** @param {string} k @param {string} v @param {string} [key] */

@@ -3,7 +3,6 @@
 // both. Refreshed until every run is done (or none is still active).
 import { ApiError, api } from "../api.js";
 import { empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
-import { percent, percentDelta, percentStat } from "../format.js";
 import { preloadPlotly, purge, react } from "../plot.js";
 import { lineLayout, reproductionTraces } from "../traces.js";
 
@@ -60,7 +59,7 @@ export function mount(root, route) {
       h("section", {}, h("h2", {}, "Mean curves"),
         rmses.length
           ? h("ul", { class: "curve-rmse" }, rmses.map((r) => h("li", { dataset: { algorithm: r.algorithm } },
-            `${r.algorithm}: RMSE ${percent(r.curveRmse)} pp between FedWatch's and the official mean curve over ${sharedRounds(r)} shared rounds`)))
+            `${r.algorithm}: RMSE ${r.rmseText} pp between FedWatch's and the official mean curve over ${sharedRounds(r)} shared rounds`)))
           : h("p", { class: "help" }, "No curve to compare yet."),
         h("div", { class: "plot-card wide" }, traces.length ? chart : empty("No curve yet.", "The chart fills in as runs finish."))));
     if (traces.length) {
@@ -85,20 +84,22 @@ function sharedRounds(r) {
 }
 
 /**
- * One figure's table: the report's columns, in percent as `fedwatch reproduce` writes them.
+ * One figure's table: the report's columns, in percent, as the server writes them (the
+ * same text as `fedwatch reproduce`'s report).
  * @param {import("../api.js").Reproduction} report @param {string} key @param {string} heading
  */
 function figureTable(report, key, heading) {
   const rows = report.rows.map((r) => {
     const settings = Object.entries(r.settings).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(", ");
     const published = r.published[key];
+    const text = r.text[key] ?? { fedwatch: "–", official: "–", delta: "–" };
     return h("tr", { dataset: { algorithm: r.algorithm } },
       h("th", {}, r.algorithm),
       h("td", { dataset: { key: "settings" } }, settings || "–"),
-      h("td", { class: "num", dataset: { key: "fedwatch" } }, percentStat(r.fedwatch[key])),
-      h("td", { class: "num", dataset: { key: "official" } }, percentStat(r.official?.[key])),
-      h("td", { class: "num", dataset: { key: "delta" } }, percentDelta(r.tests[key])),
-      h("td", { class: "num", dataset: { key: "published" } }, published === undefined || published === null ? "–" : published.toFixed(2)));
+      h("td", { class: "num", dataset: { key: "fedwatch" } }, text.fedwatch),
+      h("td", { class: "num", dataset: { key: "official" } }, text.official),
+      h("td", { class: "num", dataset: { key: "delta" } }, text.delta),
+      h("td", { class: "num", dataset: { key: "published" } }, published === undefined || published === null ? "–" : String(published)));
   });
   return h("section", { dataset: { figure: key } },
     h("h2", {}, `${heading} (%)`),

@@ -3,7 +3,8 @@
 import { ApiError, RESUMABLE_STATUSES, api, authHeaders, toRun } from "../api.js";
 import { loadCatalog } from "../catalog.js";
 import { confirmIn } from "../confirm.js";
-import { badge, empty, errorBox, h, loading, progressBar, replace, saveFile } from "../dom.js";
+import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
+import { downloadButton } from "../downloads.js";
 import { duration, label, num, when } from "../format.js";
 import { extendTraces, preloadPlotly, purge, react } from "../plot.js";
 import { replaceQuery } from "../router.js";
@@ -183,7 +184,10 @@ class RunView {
           h("button", { type: "button", title: "Rename, notes, tags", on: { click: () => this.edit() } }, "Edit"),
           r.active && !r.cancelling && h("button", { type: "button", on: { click: () => this.cancel() } }, "Cancel"),
           !r.external && RESUMABLE_STATUSES.includes(r.status) && h("button", { type: "button", title: "Queue it again; it continues from its last checkpoint", on: { click: () => this.resume() } }, "Resume"),
-          h("button", { type: "button", on: { click: (/** @type {Event} */ e) => this.exportCsv(/** @type {HTMLButtonElement} */ (e.currentTarget)) } }, "Export CSV"),
+          downloadButton("Export CSV", () => `/api/runs/${r.id}/export.csv`, { title: "Every round's metrics", format: "csv" }),
+          downloadButton("Bundle", () => `/api/runs/${r.id}/export.zip`, { title: "The run with its config: config, summary, every round's metrics and client records (.zip)", format: "zip" }),
+          r.roundsDone > 0 && downloadButton("Figure", () => `/api/runs/${r.id}/figure.pdf`, { title: "The run's accuracy and loss curves as a PDF for a paper", format: "pdf" }),
+          r.modelBytes !== null && downloadButton("Model", () => `/api/runs/${r.id}/model`, { title: `The final global model (safetensors, ${(r.modelBytes / 1024).toFixed(0)} KiB)`, format: "safetensors" }),
           !r.external && h("a", { class: "button", href: `#/new?from=${r.id}` }, "Run again…"),
           r.experimentId !== null && h("a", { class: "button", href: `#/compare?experiment=${r.experimentId}` }, `Experiment #${r.experimentId}`))),
       h("div", { class: "status-line" },
@@ -263,19 +267,6 @@ class RunView {
       this.onReady(this);
     } catch (err) {
       alert(err instanceof Error ? err.message : String(err));
-    }
-  }
-
-  /** Download the run's CSV with the token; the button waits meanwhile. @param {HTMLButtonElement} button */
-  async exportCsv(button) {
-    button.disabled = true;
-    try {
-      const { blob, filename } = await api.exportCsv(this.run.id);
-      saveFile(blob, filename);
-    } catch (err) {
-      alert(err instanceof Error ? err.message : String(err));
-    } finally {
-      button.disabled = false;
     }
   }
 
