@@ -11,6 +11,7 @@ import httpx
 import numpy as np
 import pytest
 
+from fedwatch.cli.main import main
 from fedwatch.client import FedWatch
 from tests.api.helpers import example1, reference, submit, wait_final
 from tests.client.conftest import Server
@@ -100,3 +101,9 @@ def test_compare_as_a_dataframe(server: Server, tmp_path: Path) -> None:
     assert "Holm–Bonferroni corrected over 1 test," in table.attrs["caption"]
     ours = rows["fedlaavg"]
     assert ours["final_param.ci_low"] <= ours["final_param.mean"] <= ours["final_param.ci_high"]
+
+    figure = tmp_path / "curves.svg"  # `fedwatch plot --url`: the server's figure
+    runs = ",".join(map(str, ids))
+    code = main(["plot", "--url", server.url, "--runs", runs, "--metric", "param", "--out",
+                 str(figure)])  # fmt: skip
+    assert code == 0 and "parameter x" in figure.read_text()
