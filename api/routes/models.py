@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from api.deps import RunDep, SessionDep
 from api.files import attachment, file_responses
-from api.schemas.errors import NOT_FOUND, error_responses
+from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
 from db.models import EXTERNAL
 from db.run_models import load_model, save_model
 from worker.engine.artifact import MEDIA_TYPE, SUFFIX, check_file
@@ -49,7 +49,7 @@ def missing(source: str, status: str, run_id: int) -> str:
 @router.post(
     "/model",
     status_code=201,
-    responses=error_responses(409, 413) | NOT_FOUND,
+    responses=error_responses(409) | NOT_FOUND | WITH_BODY,
     openapi_extra={
         "requestBody": {
             "required": True,

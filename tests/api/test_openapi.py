@@ -12,7 +12,7 @@ ERROR = "#/components/schemas/ErrorPublic"
 VALIDATION_ERROR = "#/components/schemas/ValidationErrorPublic"
 CONFLICTS = {
     ("post", f"/api/runs/{{run_id}}/{action}")
-    for action in ("cancel", "resume", "rounds", "finish")
+    for action in ("cancel", "resume", "rounds", "finish", "model")
 }
 
 

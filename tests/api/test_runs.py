@@ -162,7 +162,9 @@ def test_list_filters_and_paginates(client: TestClient) -> None:
     found = client.get("/api/runs", params={"q": "needle"}).json()
     assert found["count"] == 2
     assert [r["id"] for r in found["data"]] == [b["id"], a["id"]]
-    assert "config" not in found["data"][0]
+    assert found["data"][0]["config"] is None  # a list stays light: configs on request
+    full = client.get("/api/runs", params={"q": "needle", "config": "true"}).json()
+    assert full["data"][0]["config"]["algorithm"]["name"] == "fedavg"
     mifa = client.get("/api/runs", params={"q": "needle", "algorithm": "mifa"}).json()
     assert [r["id"] for r in mifa["data"]] == [a["id"]]
     page = client.get("/api/runs", params={"q": "needle", "limit": 1, "offset": 1}).json()
