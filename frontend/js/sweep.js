@@ -75,7 +75,7 @@ export function sweepEditor(leaves, onChange) {
     h("div", { class: "help" }, "Each method runs with its paper's settings, crossed with the fields below and the seeds."),
     cellList);
   const list = h("div", { class: "sweep-rows" });
-  const name = h("input", { type: "text", name: "experiment-name", placeholder: "experiment name", maxLength: 200 });
+  const name = h("input", { type: "text", name: "experiment-name", placeholder: "experiment name", maxLength: 200, on: { input: () => onChange() } });
   const seeds = /** @type {HTMLInputElement} */ (h("input", { type: "text", name: "seeds", value: "0, 1", placeholder: "0, 1, 2" }));
   const seedsError = h("div", { class: "field-error", role: "alert", hidden: true });
   const seedsField = h("div", { class: "field", dataset: { path: "seeds" } }, h("label", { class: "field-name" }, "seeds"), seeds,

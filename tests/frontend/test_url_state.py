@@ -110,3 +110,57 @@ def test_run_page_x_axis_in_the_address(page: Any, server: str) -> None:
     assert page.input_value("select[name=x]") == "wall_s"
     page.select_option("select[name=x]", "round")
     page.wait_for_url(re.compile(rf"#/runs/{run['id']}$"))
+
+
+def launched(page: Any) -> tuple[str, Any]:
+    """The launch button's text and the body it posts (the post is held back with a 409:
+    no run is created)."""
+    bodies: list[Any] = []
+
+    def hold(route: Any) -> None:
+        bodies.append(route.request.post_data_json)
+        route.fulfill(status=409, json={"detail": "held back by the test"})
+
+    page.route("**/api/experiments", hold)
+    page.route("**/api/runs", hold)
+    text = page.inner_text("button[type=submit]")
+    page.click("button[type=submit]")
+    page.wait_for_selector(".form-errors:not([hidden])")
+    page.unroute("**/api/experiments")
+    page.unroute("**/api/runs")
+    assert len(bodies) == 1
+    return text, bodies[0]
+
+
+@pytest.mark.parametrize("mode", ["comparison", "sweep", "single"])
+def test_a_reload_keeps_what_the_form_launches(page: Any, server: str, mode: str) -> None:
+    open_preset(page, server, "cafed-synthetic")
+    if mode == "comparison":
+        page.click("button:has-text('Compare cafed, unbiased, adafed, f3ast')")
+    elif mode == "sweep":
+        page.click("button.tab:has-text('Sweep')")
+        page.click("button.add-row")
+        page.select_option(".sweep-row select", "client.lr")
+        page.fill(".sweep-row input[type=text]", "0.01, 0.03")
+        page.fill("input[name=seeds]", "3, 4, 5")
+        page.fill("input[name=experiment-name]", "lr sweep")
+    else:
+        page.fill('[name="client.lr"]', "0.05")
+    page.wait_for_timeout(0)  # the address is written on the same tick; nothing to wait for
+    before = launched(page)
+
+    page.reload()
+    page.wait_for_selector(".preset-info p")
+    if mode != "single":
+        page.wait_for_function(f"() => document.querySelector('button[type=submit]')"
+                               f".textContent === {before[0]!r}")  # fmt: skip
+    after = launched(page)
+
+    assert after == before
+    expected = {"comparison": "Launch 12 runs", "sweep": "Launch 6 runs", "single": "Start run"}
+    assert before[0] == expected[mode]
+    if mode == "comparison":
+        assert [c["label"] for c in before[1]["cells"]] == ["cafed", "unbiased", "adafed", "f3ast"]
+        assert before[1]["seeds"] == [12, 123, 1234]
+    if mode == "sweep":
+        assert before[1]["grid"] == {"client.lr": [0.01, 0.03]} and before[1]["seeds"] == [3, 4, 5]

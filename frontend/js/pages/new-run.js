@@ -1,7 +1,8 @@
 // New run: the schema-generated config form, presets to start from (their comparison as a
 // sweep, or their paper reproduced), and a sweep mode that creates an experiment. The
-// preset, its variant and the fields edited away from it live in the address
-// (#/new?preset=example1&set=client.lr%3D0.05), so a reload or a shared link restores them.
+// form's whole state lives in the address: the preset, its variant, the fields edited
+// away from it (#/new?preset=example1&set=client.lr%3D0.05), the mode and the sweep (its
+// name, methods, swept fields and seeds), so a reload or a shared link restores them.
 import { ApiError, api } from "../api.js";
 import { errorBox, h, loading, replace } from "../dom.js";
 import { applyAssignments, leaves } from "../paths.js";
@@ -46,7 +47,10 @@ function build(root, schema, presets, query) {
   const reproduceBox = h("div", { class: "confirm-box", role: "group", "aria-label": "reproduce", hidden: true });
   const singleTab = h("button", { type: "button", class: "tab", role: "tab", on: { click: () => setMode("single") } }, "Single run");
   const sweepTab = h("button", { type: "button", class: "tab", role: "tab", on: { click: () => setMode("sweep") } }, "Sweep (experiment)");
-  const sweep = sweepEditor(form.leaves, () => updateSubmit());
+  const sweep = sweepEditor(form.leaves, () => {
+    updateSubmit();
+    syncUrl();
+  });
   const notes = h("textarea", { name: "notes", rows: 2, placeholder: "notes (optional)", maxLength: 10000 });
   const notesBox = h("div", { class: "field notes" }, h("label", { class: "field-name" }, "notes"), notes);
   const errors = h("div", { class: "form-errors", role: "alert", hidden: true });
@@ -104,6 +108,7 @@ function build(root, schema, presets, query) {
     if (preset && !variantSelect.hidden && variantSelect.selectedIndex > 0) q.set("variant", variantSelect.value);
     if (fromRun !== null) q.set("from", String(fromRun));
     if (mode === "sweep") q.set("mode", "sweep");
+    if (mode === "sweep") q.set("sweep", JSON.stringify(sweep.value()));
     for (const edit of edits()) q.append("set", edit);
     replaceQuery("/new", q);
   }
@@ -280,20 +285,50 @@ function build(root, schema, presets, query) {
   const initial = query.get("preset");
   const from = Number(query.get("from"));
   const sets = query.getAll("set");
+  const savedSweep = sweepFromAddress(query.get("sweep"));
+  /** The address's sweep, once the form it sweeps is filled. */
+  const restoreSweep = () => {
+    if (savedSweep) sweep.set(savedSweep);
+    syncUrl();
+  };
   if (initial && presets.some((p) => p.name === initial)) {
     presetSelect.value = initial;
     setMode(mode);
-    loadPreset(initial, { variant: query.get("variant"), sets });
+    loadPreset(initial, { variant: query.get("variant"), sets }).then(restoreSweep);
   } else if (Number.isInteger(from) && from > 0) {
     fromRun = from;
     setMode(mode);
     api.run(from).then((run) => {
       fill(run.config ?? {}, sets);
+      restoreSweep();
       replace(presetInfo, h("p", { class: "help" }, `Config copied from run #${run.id} `, h("a", { href: `#/runs/${run.id}` }, run.name)));
     }).catch((err) => replace(presetInfo, errorBox(err)));
   } else {
     fill({}, sets);
+    restoreSweep();
     setMode(mode);
+  }
+}
+
+/**
+ * The sweep an address holds (`sweep=` JSON: name, grid, cells, seeds), or null when it
+ * has none or it does not read as one.
+ * @param {string|null} text
+ * @returns {{name: string, grid: Record<string, any[]>, cells: import("../api.js").Cell[], seeds: number[]}|null}
+ */
+export function sweepFromAddress(text) {
+  if (!text) return null;
+  try {
+    const v = JSON.parse(text);
+    const grid = v && typeof v.grid === "object" && !Array.isArray(v.grid) ? v.grid : {};
+    return {
+      name: typeof v.name === "string" ? v.name : "",
+      grid: Object.fromEntries(Object.entries(grid).filter(([, values]) => Array.isArray(values))),
+      cells: Array.isArray(v.cells) ? v.cells.filter((/** @type {any} */ c) => c && typeof c.label === "string" && typeof c.set === "object") : [],
+      seeds: Array.isArray(v.seeds) ? v.seeds.filter((/** @type {any} */ s) => Number.isInteger(s)) : [],
+    };
+  } catch {
+    return null;
   }
 }
 
