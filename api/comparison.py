@@ -58,27 +58,37 @@ def flatten(config: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-_MISSING = "\u0000missing"
+@dataclass(frozen=True)
+class ConfigDiff:
+    """What differs between the compared runs' configs (their name and seed aside):
+    - `keys`: the dotted keys every run has, with values not all the same (config order);
+      `values[group][key]`: the distinct values of the group's runs (in run order);
+    - `partial`: the keys some runs have and others lack (a simulated run's 90 fields
+      against an external run's own 4); `only[group][key]`: the distinct values of the
+      group's runs that have the key, for the partial keys the group has."""
+
+    keys: list[str]
+    values: dict[str, dict[str, list[Any]]]
+    partial: list[str]
+    only: dict[str, dict[str, list[Any]]]
 
 
-def config_diff(
-    groups: dict[str, list[RunData]],
-) -> tuple[list[str], dict[str, dict[str, list[Any]]]]:
-    """The dotted keys whose value is not the same in all the compared runs (in config
-    order; name and seed aside), and per group the distinct values its runs have of each
-    (in run order; null for a run whose config lacks the key)."""
+def config_diff(groups: dict[str, list[RunData]]) -> ConfigDiff:
     flat = {g: [flatten(r.config) for r in runs] for g, runs in groups.items()}
     every = [f for fs in flat.values() for f in fs]
     keys = [k for k in dict.fromkeys(k for f in every for k in f) if k not in CONFIG_IGNORED]
+    partial = [k for k in keys if not all(k in f for f in every)]
+    shared = [k for k in keys if k not in partial]
 
-    def canon(f: dict[str, Any], key: str) -> str:
-        return json.dumps(f[key], sort_keys=True) if key in f else _MISSING
+    def canon(value: Any) -> str:
+        return json.dumps(value, sort_keys=True)
 
-    differing = [k for k in keys if len({canon(f, k) for f in every}) > 1]
-    values: dict[str, dict[str, list[Any]]] = {}
-    for g, fs in flat.items():
-        values[g] = {}
-        for k in differing:
-            seen = {canon(f, k): f.get(k) for f in fs}
-            values[g][k] = list(seen.values())
-    return differing, values
+    differing = [k for k in shared if len({canon(f[k]) for f in every}) > 1]
+
+    def distinct(fs: list[dict[str, Any]], key: str) -> list[Any]:
+        return list({canon(f[key]): f[key] for f in fs if key in f}.values())
+
+    values = {g: {k: distinct(fs, k) for k in differing} for g, fs in flat.items()}
+    only = {g: {k: distinct(fs, k) for k in partial if any(k in f for f in fs)}
+            for g, fs in flat.items()}  # fmt: skip
+    return ConfigDiff(differing, values, partial, only)

@@ -146,9 +146,10 @@ def compare(
         body = render(result, format, targets(groups))
         return attachment(body.encode(), MEDIA_TYPES[format], f"comparison.{format}")
     doc = table_json(result, targets(groups))
-    config_keys, config_values = config_diff(groups)
+    diff = config_diff(groups)
     for row in doc["rows"]:
-        row["config"] = config_values[row["group"]]
+        row["config"] = diff.values[row["group"]]
+        row["config_only"] = diff.only[row["group"]]
     return ComparePublic.model_validate(
         {
             "metric": metric,
@@ -160,7 +161,8 @@ def compare(
             "groups": [vars(group_curve(g, rs, x, max_points)) for g, rs in groups.items()],
             **{k: v for k, v in doc.items() if k not in ("rows", "tests")},
             "table": doc["rows"],
-            "config_keys": config_keys,
+            "config_keys": diff.keys,
+            "config_partial": diff.partial,
             "ttests": doc["tests"],
         }
     )

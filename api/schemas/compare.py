@@ -52,8 +52,12 @@ class TableRow(BaseModel):
     stats: dict[str, Stat] = Field(description="Per compared summary value (`columns`).")
     config: dict[str, list[Any]] = Field(
         default_factory=dict,
-        description="Per key of `config_keys`: the distinct values the group's runs have "
-        "(null for a run whose config lacks the key).",
+        description="Per key of `config_keys`: the distinct values the group's runs have.",
+    )
+    config_only: dict[str, list[Any]] = Field(
+        default_factory=dict,
+        description="Per key of `config_partial` that the group's runs have: their distinct "
+        "values (a field other compared runs lack).",
     )
 
 
@@ -115,8 +119,14 @@ class ComparePublic(BaseModel):
     table: list[TableRow]
     config_keys: list[str] = Field(
         default_factory=list,
-        description="Dotted config keys whose value differs between the compared runs "
+        description="Dotted config keys every compared run has and whose value differs "
         "(their name and seed aside), in config order; each row's `config` has their values.",
+    )
+    config_partial: list[str] = Field(
+        default_factory=list,
+        description="Dotted config keys some compared runs have and others lack (a simulated "
+        "run's config against an external run's own); each row's `config_only` has those "
+        "its runs have.",
     )
     ttests: list[TTest] = Field(
         description="Each non-reference group on each compared value with a direction."

@@ -284,7 +284,8 @@ function toMatrix(w) {
  * @typedef {{mean: number|null, std: number|null, n: number, ciLow: number|null, ciHigh: number|null,
  *   text: string|null, ciText: string|null}} Stat text: mean ± std in the one number format and the catalogue's unit
  * @typedef {{group: string, n: number, seeds: number[], stats: Record<string, Stat>,
- *   config: Record<string, any[]>}} CompareRow config: per key of `configKeys`, the group's distinct values
+ *   config: Record<string, any[]>, configOnly: Record<string, any[]>}} CompareRow config: per key of `configKeys`,
+ *   the group's distinct values; configOnly: the same for the keys of `configPartial` its runs have
  * @typedef {{group: string, reference: string, metric: string, test: string|null, pValue: number|null,
  *   pAdjusted: number|null, pText: string, pAdjustedText: string, diffText: string, nPairs: number, meanDiff: number|null,
  *   ciLow: number|null, ciHigh: number|null, effectSize: number|null, reason: string|null,
@@ -295,8 +296,9 @@ function toMatrix(w) {
  *   groups: {name: string, runIds: number[], x: number[], mean: (number|null)[], std: (number|null)[],
  *     ciLow: (number|null)[], ciHigh: (number|null)[]}[],
  *   columns: string[], headings: Record<string, string>, caption: string, reference: string|null,
- *   alpha: number, nTests: number, table: CompareRow[], ttests: TTest[], configKeys: string[]}} Comparison
- *   configKeys: the dotted config fields that differ between the compared runs
+ *   alpha: number, nTests: number, table: CompareRow[], ttests: TTest[], configKeys: string[],
+ *   configPartial: string[]}} Comparison configKeys: the dotted config fields every compared run has and
+ *   that differ between them; configPartial: those some runs have and others lack
  * @typedef {{name: string, label: string, short: string, kind: "round"|"summary", unit: string,
  *   scale: number, panel: string, better: "higher"|"lower"|null, summary: boolean,
  *   compare: boolean, rank: boolean, description: string}} MetricSpec
@@ -332,8 +334,10 @@ function toComparison(w) {
         text: s.text ?? null, ciText: s.ci_text ?? null,
       }])),
       config: row.config ?? {},
+      configOnly: row.config_only ?? {},
     })),
     configKeys: w.config_keys ?? [],
+    configPartial: w.config_partial ?? [],
     ttests: (w.ttests ?? []).map((/** @type {any} */ t) => ({
       group: String(t.group ?? ""),
       reference: String(t.reference ?? ""),

@@ -20,6 +20,15 @@ export function configLines(keys, values) {
 }
 
 /**
+ * The line that stands for the fields only some compared runs have: "simulated config (90
+ * fields)" (a simulated run against an external one's own 4).
+ * @param {string} source what the group's runs are: simulated, external or mixed @param {number} n
+ */
+export function onlyLine(source, n) {
+  return `${source} config (${n} field${n === 1 ? "" : "s"})`;
+}
+
+/**
  * The plot's y range from the min and max inputs (text; empty: automatic): null for a
  * fully automatic axis, else [min, max] with null for an automatic end. A log axis takes
  * log10 of positive bounds (Plotly's log ranges) and ignores others; min ≥ max is ignored.

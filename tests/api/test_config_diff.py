@@ -36,25 +36,50 @@ def test_only_fields_that_differ_between_runs_name_and_seed_aside() -> None:
         ],
         "mifa": [run(3, 0, config("c", 0, 0.01, "mifa")), run(4, 1, config("d", 1, 0.01, "mifa"))],
     }
-    keys, values = config_diff(groups)
-    assert keys == ["algorithm.name", "client.lr"]  # config order
-    assert values == {
+    diff = config_diff(groups)
+    assert diff.keys == ["algorithm.name", "client.lr"]  # config order
+    assert diff.partial == []
+    assert diff.values == {
         "fedavg": {"algorithm.name": ["fedavg"], "client.lr": [0.01, 0.1]},
         "mifa": {"algorithm.name": ["mifa"], "client.lr": [0.01]},
     }
 
 
-def test_a_key_some_configs_lack_differs_and_reads_null_there() -> None:
+def test_keys_only_some_configs_have_are_apart() -> None:
     groups = {
         "#1": [run(1, 0, {"model": {"name": "mlp", "hidden": 64}, "means": [1, -1]})],
         "#2": [run(2, 0, {"model": {"name": "linear"}, "means": [1, -1]})],
     }
-    keys, values = config_diff(groups)
-    assert keys == ["model.name", "model.hidden"]
-    assert values["#2"] == {"model.name": ["linear"], "model.hidden": [None]}
+    diff = config_diff(groups)
+    assert diff.keys == ["model.name"]
+    assert diff.values["#2"] == {"model.name": ["linear"]}
+    assert diff.partial == ["model.hidden"]
+    assert diff.only == {"#1": {"model.hidden": [64]}, "#2": {}}
+
+
+def test_a_simulated_run_against_an_external_one() -> None:
+    simulated = {"rounds": 100, "client": {"lr": 0.01, "momentum": 0.9}, "model": {"name": "cnn"}}
+    external = {"lr": 0.1, "optimizer": "sgd"}
+    groups = {"cafed": [run(1, 0, simulated)], "external": [run(2, 0, external)]}
+
+    diff = config_diff(groups)
+
+    assert diff.keys == [] and len(diff.partial) == 6
+    assert diff.only["cafed"] == {"rounds": [100], "client.lr": [0.01], "client.momentum": [0.9],
+                                  "model.name": ["cnn"]}  # fmt: skip
+    assert diff.only["external"] == {"lr": [0.1], "optimizer": ["sgd"]}
+
+
+def test_two_external_runs_compare_their_own_keys() -> None:
+    groups = {"a": [run(1, 0, {"lr": 0.1, "mu": 1})], "b": [run(2, 0, {"lr": 0.2, "mu": 1})]}
+
+    diff = config_diff(groups)
+
+    assert (diff.keys, diff.partial) == (["lr"], [])
+    assert diff.values == {"a": {"lr": [0.1]}, "b": {"lr": [0.2]}}
 
 
 def test_identical_configs_have_no_diff() -> None:
     same = {"rounds": 5, "client": {"lr": 0.1}}
-    keys, values = config_diff({"a": [run(1, 0, same), run(2, 3, dict(same, seed=3))]})
-    assert keys == [] and values == {"a": {}}
+    diff = config_diff({"a": [run(1, 0, same), run(2, 3, dict(same, seed=3))]})
+    assert diff.keys == [] and diff.values == {"a": {}} and diff.partial == []

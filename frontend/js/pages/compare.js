@@ -7,7 +7,7 @@
 import { api } from "../api.js";
 import { loadCatalog, specOf } from "../catalog.js";
 import { columnChooser, shownColumns } from "../columns.js";
-import { configLines, parcoordsTrace, sweptFields, yRange } from "../compare-view.js";
+import { configLines, onlyLine, parcoordsTrace, sweptFields, yRange } from "../compare-view.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { downloadButton, FIGURE_FILES, TABLE_FILES } from "../downloads.js";
 import { label } from "../format.js";
@@ -61,6 +61,8 @@ export function mount(root, route) {
   let sweep = { experiments: [], runs: [] };
   /** @type {import("../api.js").MetricSpec[]} */
   let catalogue = [];
+  /** @type {Map<number, import("../api.js").Run>} the compared runs, by id */
+  let runById = new Map();
 
   const metric = /** @type {HTMLSelectElement} */ (h("select", { name: "metric", "aria-label": "metric" }));
   const groupBy = selectOf("group_by", [["algorithm", "group by algorithm"], ["experiment_cell", "group by experiment cell"], ["none", "no grouping"]], state.groupBy);
@@ -215,6 +217,7 @@ export function mount(root, route) {
       }
       const [runs, specs] = await Promise.all([Promise.all(ids.map((id) => api.run(id))), loadCatalog()]);
       catalogue = specs;
+      runById = new Map(runs.map((r) => [r.id, r]));
       if (!alive) return;
       await chooseMetric(runs);
       const comparison = await api.compare(query());
@@ -304,7 +307,7 @@ export function mount(root, route) {
       { key: "group", label: "group" },
       { key: "n", label: "n", optional: true },
       { key: "ttest", label: "test", optional: true },
-      ...(c.configKeys.length ? [{ key: "config", label: "config diff", optional: true }] : []),
+      ...(c.configKeys.length || c.configPartial.length ? [{ key: "config", label: "config diff", optional: true }] : []),
       ...values.map((k, i) => ({ key: k, label: label(k), heading: c.headings[k] ?? label(k), optional: true, hidden: i >= DEFAULT_VALUES })),
     ];
     chooser.update(all);
@@ -321,7 +324,7 @@ export function mount(root, route) {
         if (col.key === "group") return h("th", { title: row.group }, names.get(row.group) ?? row.group);
         if (col.key === "n") return h("td", { class: "num", dataset: { key: "n" } }, String(row.n));
         if (col.key === "ttest") return h("td", { class: "num", dataset: { key: "ttest" } }, test);
-        if (col.key === "config") return h("td", { class: "config-diff", dataset: { key: "config" } }, configLines(c.configKeys, row.config).map((line) => h("div", {}, line)));
+        if (col.key === "config") return h("td", { class: "config-diff", dataset: { key: "config" } }, configCell(c, row));
         const stat = row.stats[col.key];
         return h("td", { class: "num", dataset: { key: col.key } }, stat?.text ?? "—",
           stat?.ciText && h("div", { class: "ci", title: "95 % confidence interval of the mean" }, `CI ${stat.ciText}`),
@@ -332,6 +335,23 @@ export function mount(root, route) {
     replace(tableBox, h("table", { class: "summary-table" },
       h("thead", {}, h("tr", {}, cols.map((col) => h("th", { title: col.label, dataset: { key: col.key } }, col.heading ?? col.label)))),
       h("tbody", {}, rows)));
+  }
+
+  /**
+   * A row's config diff: the fields every run has that differ, one line each; the fields
+   * only some runs have collapsed into one line ("external config (4 fields)"), expandable.
+   * @param {import("../api.js").Comparison} c @param {import("../api.js").CompareRow} row
+   */
+  function configCell(c, row) {
+    const shared = configLines(c.configKeys, row.config).map((line) => h("div", {}, line));
+    const own = Object.keys(row.configOnly);
+    if (!own.length) return shared;
+    const ids = c.runs.filter((r) => r.group === row.group).map((r) => r.id);
+    const kinds = new Set(ids.map((id) => (runById.get(id)?.external ? "external" : "simulated")));
+    const source = kinds.size === 1 ? [...kinds][0] : "mixed";
+    return [...shared, h("details", { class: "config-only" },
+      h("summary", {}, onlyLine(source, own.length)),
+      configLines(own, row.configOnly).map((line) => h("div", {}, line)))];
   }
 
   /**
