@@ -8,10 +8,13 @@ lead outside are refused, downloads happen only where the server allows them
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from db.settings import Settings
 from worker.engine import ConfigError, RunConfig
+from worker.engine.data.vision import EXPECTED_FILES, missing_files
+from worker.engine.errors import remedy
 
 DEFAULT_ROOT = "data"
 SHOWN_AS = "<data root>"
@@ -25,8 +28,13 @@ def data_folder(config: RunConfig, settings: Settings) -> Path:
             "data.download: this server does not download datasets "
             "(FEDWATCH_ALLOW_DOWNLOAD is off); place the files under its data root"
         )
+    return root_folder(config.data.root, settings)
+
+
+def root_folder(root: str, settings: Settings) -> Path:
+    """The absolute folder of `data.root` under this server's data root; `ConfigError`
+    (naming `data.root`) where it would lead outside."""
     base = Path(settings.data_root).resolve()
-    root = config.data.root
     if root == DEFAULT_ROOT:
         return base
     relative = PurePosixPath(root)
@@ -50,3 +58,33 @@ def for_this_machine(config: RunConfig, settings: Settings) -> RunConfig:
 def relative_paths(message: str, settings: Settings) -> str:
     """An error message with the server's data root shown as `<data root>`."""
     return message.replace(str(Path(settings.data_root).resolve()), SHOWN_AS)
+
+
+@dataclass(frozen=True)
+class DataStatus:
+    """Whether a dataset's files are on this server, for the form to say so before a run
+    is started: where they must go and what works instead (only what the server allows)."""
+
+    dataset: str
+    from_root: bool  # read from the data root (else generated or bundled)
+    missing: list[str]
+    folder: str | None  # shown relative to the data root
+    download_allowed: bool
+    advice: str | None
+
+    @property
+    def present(self) -> bool:
+        return not self.missing
+
+
+def data_status(dataset: str, root: str, settings: Settings) -> DataStatus:
+    """`dataset` under `data.root` = `root` on this server; ConfigError for a root that
+    leads outside the data root."""
+    allowed = settings.allow_download
+    if dataset not in EXPECTED_FILES:
+        return DataStatus(dataset, False, [], None, allowed, None)
+    folder = root_folder(root, settings)
+    missing = missing_files(dataset, str(folder))
+    shown = relative_paths(str(folder), settings)
+    advice = f"{dataset} is not under {shown}: {remedy(allowed)}" if missing else None
+    return DataStatus(dataset, True, missing, shown, allowed, advice)

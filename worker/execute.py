@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from db.settings import Settings
 from worker.claims import start_execution, store_outcome
 from worker.data_root import for_this_machine, relative_paths
-from worker.engine import ConfigError, simulate
+from worker.engine import ConfigError, DatasetMissing, simulate
 from worker.recorder import Recorder, RunLost
 
 log = logging.getLogger(__name__)
@@ -72,6 +72,8 @@ def execute_claimed(
     except RunLost as err:
         log.warning("%s; this execution stops", err)
         return False
+    except DatasetMissing as err:  # what to do, as this server allows it
+        outcome, error = "failed", relative_paths(err.advice(settings.allow_download), settings)
     except ConfigError as err:
         outcome, error = "failed", relative_paths(str(err), settings)
     except Exception as err:

@@ -1,21 +1,25 @@
-"""What can be run and measured: the run-config JSON Schema, the paper presets and the
-metric catalogue."""
+"""What can be run and measured: the run-config JSON Schema, the paper presets, the
+datasets on this server and the metric catalogue."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Query
+from fastapi.exceptions import RequestValidationError
 
-from api.schemas.catalog import MetricSpecPublic, PresetDetail, PresetPublic
+from api.deps import NO_NUL, SettingsDep
+from api.schemas.catalog import DatasetStatusPublic, MetricSpecPublic, PresetDetail, PresetPublic
 from api.schemas.errors import NOT_FOUND
-from worker.engine import RunConfig, metrics
+from worker.data_root import DEFAULT_ROOT, data_status
+from worker.engine import ConfigError, RunConfig, metrics
 from worker.engine.presets import PRESETS, Preset
+from worker.engine.registry import DATASETS
 
 router = APIRouter(prefix="/api", tags=["catalog"])
 
 
-def public(preset: Preset) -> dict[str, Any]:
+def public(preset: Preset, download_allowed: bool) -> dict[str, Any]:
     return {
         "name": preset.name,
         "description": preset.description,
@@ -24,7 +28,7 @@ def public(preset: Preset) -> dict[str, Any]:
         "seeds": list(preset.seeds),
         "variants": preset.variants,
         "paper": preset.paper,
-        "needs": preset.needs(),
+        "needs": preset.needs(download_allowed),
         "references": {
             metric: [{"value": r.value, "label": r.label} for r in lines]
             for metric, lines in preset.references.items()
@@ -38,17 +42,39 @@ def run_config_schema() -> dict[str, Any]:
 
 
 @router.get("/presets")
-def list_presets() -> list[PresetPublic]:
-    return [PresetPublic(**public(p)) for p in PRESETS.values()]
+def list_presets(settings: SettingsDep) -> list[PresetPublic]:
+    return [PresetPublic(**public(p, settings.allow_download)) for p in PRESETS.values()]
 
 
 @router.get("/presets/{name}", responses=NOT_FOUND)
-def read_preset(name: str) -> PresetDetail:
+def read_preset(name: str, settings: SettingsDep) -> PresetDetail:
     preset = PRESETS.get(name)
     if preset is None:
         raise HTTPException(404, f"preset {name!r} not found")
     config = preset.run_config().model_dump(mode="json")
-    return PresetDetail(**public(preset), config=config)
+    return PresetDetail(**public(preset, settings.allow_download), config=config)
+
+
+@router.get("/datasets/{name}", responses=NOT_FOUND)
+def read_dataset(
+    name: str,
+    settings: SettingsDep,
+    root: Annotated[
+        str, Query(pattern=NO_NUL, max_length=400, description="`data.root` of the run.")
+    ] = DEFAULT_ROOT,
+) -> DatasetStatusPublic:
+    """Whether the dataset's files are on this server, where they must go, and what to
+    do where they are not (only what this server accepts)."""
+    if name not in DATASETS:
+        raise HTTPException(404, f"dataset {name!r} not found")
+    try:
+        status = data_status(name, root, settings)
+    except ConfigError as err:
+        msg = str(err).removeprefix("data.root: ")
+        raise RequestValidationError(
+            [{"loc": ["query", "root"], "msg": msg, "type": "value_error"}]
+        ) from None
+    return DatasetStatusPublic(**vars(status), present=status.present)
 
 
 @router.get("/metrics/catalog")

@@ -65,3 +65,18 @@ class MetricSpecPublic(BaseModel):
     compare: bool = Field(description="A summary value in the comparison tables.")
     rank: bool = Field(description="A summary value runs can be ranked by (`rank_by`).")
     description: str
+
+
+class DatasetStatusPublic(BaseModel):
+    """Whether a dataset's files are on this server (`GET /api/datasets/{name}`), so a
+    form can say so before a run is started."""
+
+    dataset: str
+    from_root: bool = Field(description="Read from the data root (else generated or bundled).")
+    present: bool
+    missing: list[str] = Field(description="Expected files not under the folder.")
+    folder: str | None = Field(description="Where the files must go, relative to the data root.")
+    download_allowed: bool = Field(description="Whether this server downloads datasets.")
+    advice: str | None = Field(
+        description="What to do where files are missing, naming only what this server accepts."
+    )

@@ -393,6 +393,15 @@ export const api = {
   schema: () => request("GET", "/api/schema/run-config"),
   /** The metric catalogue; pages read it through catalog.js. @returns {Promise<MetricSpec[]>} */
   metricCatalog: async () => (await request("GET", "/api/metrics/catalog")).map(toMetricSpec),
+  /**
+   * Whether a dataset's files are on this server, where they must go and what works here.
+   * @param {string} name @param {string} root `data.root`
+   * @returns {Promise<{dataset: string, fromRoot: boolean, present: boolean, missing: string[], folder: string|null, downloadAllowed: boolean, advice: string|null}>}
+   */
+  dataset: async (name, root) => {
+    const w = await request("GET", `/api/datasets/${encodeURIComponent(name)}${query({ root })}`);
+    return { dataset: w.dataset, fromRoot: Boolean(w.from_root), present: Boolean(w.present), missing: w.missing ?? [], folder: w.folder ?? null, downloadAllowed: Boolean(w.download_allowed), advice: w.advice ?? null };
+  },
   /** @returns {Promise<Preset[]>} */
   presets: async () => (await request("GET", "/api/presets")).map(toPreset),
   /** @param {string} name @returns {Promise<Preset>} */

@@ -111,3 +111,25 @@ def test_the_run_checks_again_where_it_executes(served: TestClient) -> None:
     done = wait_final(served, queue_directly(served, config))
     assert done["status"] == "failed"
     assert done["error"].startswith("data.root: 'escape' leads outside")
+
+
+def test_the_dataset_endpoint_says_what_is_missing_and_what_works(served: TestClient) -> None:
+    missing = served.get("/api/datasets/mnist").json()
+    present = served.get("/api/datasets/mnist", params={"root": "mnist"}).json()
+    bundled = served.get("/api/datasets/digits").json()
+    outside = served.get("/api/datasets/mnist", params={"root": "../elsewhere"})
+    unknown = served.get("/api/datasets/nope")
+
+    assert (missing["present"], missing["from_root"], missing["folder"]) == (
+        False, True, "<data root>",
+    )  # fmt: skip
+    assert "MNIST/raw/train-images-idx3-ubyte" in missing["missing"]
+    assert missing["download_allowed"] is False
+    assert missing["advice"].startswith("mnist is not under <data root>: place the files")
+    assert "data.download" not in missing["advice"] and "data.dataset=digits" in missing["advice"]
+    assert (present["present"], present["folder"], present["advice"]) == (
+        True, "<data root>/mnist", None,
+    )  # fmt: skip
+    assert (bundled["present"], bundled["from_root"], bundled["advice"]) == (True, False, None)
+    assert outside.status_code == 422 and outside.json()["detail"][0]["loc"] == ["query", "root"]
+    assert unknown.status_code == 404

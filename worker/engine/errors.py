@@ -8,4 +8,23 @@ class ConfigError(ValueError):
 
 
 class DatasetMissing(ConfigError, FileNotFoundError):
-    """Dataset files absent under the data root and downloading not allowed."""
+    """Dataset files absent (or unreadable) under the data root, and not to be downloaded.
+    `fact` says what is wrong; the message adds what to do about it, naming a download
+    only where one is allowed (`advice`: a server that downloads nothing says so, the
+    command line may)."""
+
+    def __init__(self, fact: str) -> None:
+        super().__init__(f"{fact}; {remedy(True)}")
+        self.fact = fact
+
+    def advice(self, download_allowed: bool) -> str:
+        return f"{self.fact}; {remedy(download_allowed)}"
+
+
+def remedy(download_allowed: bool) -> str:
+    """What makes a dataset read from the data root available, in a clause."""
+    ways = ["place the files there (torchvision's layout)"]
+    if download_allowed:
+        ways.append("set data.download=true where the network is reachable")
+    ways.append("set data.dataset=digits to run offline on scikit-learn's 8×8 digits")
+    return ", ".join(ways[:-1]) + ", or " + ways[-1]

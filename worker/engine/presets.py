@@ -66,13 +66,14 @@ class Preset:
     def algorithms(self) -> list[str]:
         return [m.algorithm for m in self.compare]
 
-    def needs(self) -> str | None:
+    def needs(self, download_allowed: bool = True) -> str | None:
         """What data the preset needs and where it must lie, for a dataset read from
-        `data.root` (None: the data is generated or bundled)."""
+        `data.root` (None: the data is generated or bundled); a download is named only
+        where one is allowed."""
         data = self.run_config().data
         if data.dataset not in EXPECTED_FILES:
             return None
-        return needs(data.dataset, data.root)
+        return needs(data.dataset, data.root, download_allowed)
 
     def check_data(self, assignments: list[str] | None = None) -> None:
         """Raise DatasetMissing (naming files and place) before any run would."""

@@ -54,6 +54,10 @@ function build(root, schema, presets, query) {
   const notes = h("textarea", { name: "notes", rows: 2, placeholder: "notes (optional)", maxLength: 10000 });
   const notesBox = h("div", { class: "field notes" }, h("label", { class: "field-name" }, "notes"), notes);
   const errors = h("div", { class: "form-errors", role: "alert", hidden: true });
+  const dataBox = h("div", { class: "data-status", role: "status", hidden: true });
+  /** @type {string|null} why Start cannot run: the data is not on this server */
+  let dataProblem = null;
+  let dataKey = "";
   const submit = h("button", { type: "submit", class: "primary" }, "Start run");
 
   presetSelect.addEventListener("change", () => loadPreset(presetSelect.value));
@@ -62,7 +66,10 @@ function build(root, schema, presets, query) {
     applyPreset();
   });
   form.element.addEventListener("input", () => syncUrl());
-  form.element.addEventListener("change", () => syncUrl());
+  form.element.addEventListener("change", () => {
+    syncUrl();
+    checkData();
+  });
 
   const formEl = h("form", { class: "new-run", novalidate: true, on: { submit: (/** @type {Event} */ e) => { e.preventDefault(); send(); } } },
     h("div", { class: "toolbar" },
@@ -73,6 +80,7 @@ function build(root, schema, presets, query) {
     sweep.element,
     form.element,
     notesBox,
+    dataBox,
     errors,
     h("div", { class: "submit-bar" }, submit));
   replace(root, h("div", { class: "page-head" }, h("h1", {}, "New run")), formEl);
@@ -87,6 +95,53 @@ function build(root, schema, presets, query) {
     filled = snapshot();
     if (sets.length) form.set(applyAssignments(form.value(), sets));
     syncUrl();
+    checkData();
+  }
+
+  /**
+   * Whether the config's dataset is on this server: where it is not, say so before Start
+   * (where the files must go, and what works here instead), and hold Start back.
+   */
+  async function checkData() {
+    const data = form.value().data ?? {};
+    const name = String(data.dataset ?? "");
+    const root = String(data.root ?? "data");
+    const key = `${name}\u0000${root}\u0000${Boolean(data.download)}`;
+    if (!name || key === dataKey) return;
+    dataKey = key;
+    /** @type {string|null} */
+    let problem = null;
+    /** @type {any[]|null} */
+    let shown = null;
+    try {
+      const status = await api.dataset(name, root);
+      if (key !== dataKey) return;  // a newer check is under way
+      if (!status.present && !(data.download && status.downloadAllowed)) {
+        problem = `${name} is not on this server`;
+        shown = [h("p", {}, status.advice ?? problem), h("div", { class: "actions" },
+          h("button", { type: "button", on: { click: () => setField("data.dataset", "digits") } }, "Use digits"),
+          status.downloadAllowed && h("button", { type: "button", on: { click: () => setField("data.download", true) } }, "Download it"))];
+      }
+    } catch (err) {
+      if (key !== dataKey) return;
+      // An unknown dataset is the form's to report at its field; a root outside the data
+      // root is said here.
+      if (!(err instanceof ApiError && err.status === 404)) {
+        problem = "data.root is not usable";
+        shown = [h("p", {}, err instanceof Error ? err.message : String(err))];
+      }
+    }
+    dataProblem = problem;
+    dataBox.hidden = shown === null;
+    replace(dataBox, shown ?? []);
+    updateSubmit();
+  }
+
+  /** @param {string} path @param {any} value */
+  function setField(path, value) {
+    form.set(applyAssignments(form.value(), [`${path}=${JSON.stringify(value)}`]));
+    syncUrl();
+    checkData();
   }
 
   /** @returns {Record<string, string>} */
@@ -221,6 +276,11 @@ function build(root, schema, presets, query) {
 
   function updateSubmit() {
     submit.disabled = false;
+    if (dataProblem) {
+      submit.textContent = dataProblem;
+      submit.disabled = true;
+      return;
+    }
     if (mode === "single") {
       submit.textContent = "Start run";
       return;

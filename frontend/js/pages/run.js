@@ -282,7 +282,9 @@ class RunView {
     if (!panels.length) {
       for (const { div } of this.panels.values()) purge(div);
       this.panels.clear();
-      replace(this.curves, this.run.active ? empty("Waiting for the first round…", "Curves appear here as rounds finish.") : empty("This run recorded no metrics."));
+      replace(this.curves, this.run.active ? empty("Waiting for the first round…", "Curves appear here as rounds finish.")
+        : this.failedEarly() ? empty("No curves: the run failed before its first round.", "Its error is shown above.")
+          : empty("This run recorded no metrics."));
       return;
     }
     const ids = panels.map((p) => p.id).join();
@@ -358,8 +360,21 @@ class RunView {
     }
   }
 
+  /** Whether the run failed before recording a round: nothing to chart, its error to read. */
+  failedEarly() {
+    return this.run.status === "failed" && this.run.roundsDone === 0;
+  }
+
   async refreshClientViews() {
     const id = this.run.id;
+    if (this.failedEarly()) {
+      for (const div of Object.values(this.clientDivs)) purge(div);
+      replace(this.clientBox, empty("No client views: the run failed before its first round.", "Its error is shown above."));
+      return;
+    }
+    if (!this.clientBox.querySelector(".plot-card")) {  // it failed early, then was resumed
+      replace(this.clientBox, Object.values(this.clientDivs).map((d) => h("div", { class: "plot-card" }, d)));
+    }
     const [avail, sel, stale, acc, spread] = await Promise.allSettled([
       api.matrix(id, "availability"), api.matrix(id, "selection"), api.matrix(id, "staleness"), api.clientAccuracy(id),
       api.stalenessDistribution(id),

@@ -95,25 +95,31 @@ def digits_pool(rng: np.random.Generator) -> Pool:
     return x[train], y[train], x[test], y[test]
 
 
-def needs(name: str, root: str) -> str:
-    """Where a dataset read from `data.root` must lie, in a sentence."""
+def needs(name: str, root: str, download_allowed: bool = True) -> str:
+    """Where a dataset read from `data.root` must lie, and what else works, in a
+    sentence (a download only where one is allowed)."""
     files = ", ".join(EXPECTED_FILES[name])
+    download = ", or set data.download=true where the network is reachable"
     return (
         f"{name}: place {files} under {Path(root).resolve()} (data.root, torchvision's "
-        "layout), or set data.download=true where the network is reachable"
+        f"layout){download if download_allowed else ''}; data.dataset=digits runs it "
+        "offline on scikit-learn's 8×8 digits"
     )
+
+
+def missing_files(name: str, root: str) -> list[str]:
+    """The dataset's expected files that are not under `root`."""
+    return [f for f in EXPECTED_FILES[name] if not (Path(root) / f).is_file()]
 
 
 def require_files(name: str, root: str, download: bool) -> None:
     """Raise DatasetMissing, naming the files and the place, unless they are there (or
     may be downloaded)."""
-    root_path = Path(root)
-    missing = [f for f in EXPECTED_FILES[name] if not (root_path / f).is_file()]
+    missing = missing_files(name, root)
     if missing and not download:
         raise DatasetMissing(
-            f"data.root: {name} not found under {root_path.resolve()} (missing "
-            f"{', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''}); "
-            "set data.download=true or place the files there"
+            f"data.root: {name} not found under {Path(root).resolve()} (missing "
+            f"{', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''})"
         )
 
 
@@ -154,8 +160,8 @@ def unreadable(name: str, root: Path, err: BaseException) -> DatasetMissing:
     bad = [str(path.relative_to(root)) for path, md5 in sums if not check_integrity(str(path), md5)]
     what = f"fail their checksums: {', '.join(bad)}" if bad else f"cannot be read ({err})"
     return DatasetMissing(
-        f"data.root: {name} files under {root.resolve()} {what}; replace them with the "
-        "original files (torchvision's layout), or set data.download=true to fetch them again"
+        f"data.root: {name} files under {root.resolve()} {what}: replace them with the "
+        "original files"
     )
 
 
