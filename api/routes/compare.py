@@ -18,7 +18,7 @@ from db.metrics import final_values, full_series
 from db.models import Run
 from worker.engine import metrics
 from worker.engine.stats import DEFAULT_ALPHA, columns_of
-from worker.engine.summary import LAST_VALUES
+from worker.engine.summary import LAST_VALUES, summarise
 from worker.results import figures
 from worker.results.curves import X_LABELS, XAxis, group_curve, grouped, run_points
 from worker.results.table import MEDIA_TYPES, render, table_json
@@ -70,8 +70,9 @@ def load(session: SessionDep, run: Run, metric: str, group: str) -> RunData:
     rounds, values = full_series(session, run.id, metric)
     wall_rounds, walls = full_series(session, run.id, "wall_s")
     wall = dict(zip(wall_rounds, walls, strict=True))
-    scores = dict(run.summary or {})
-    # A running run, or one summarised before these values existed: its last records.
+    # A running run: the summary of its rounds so far; one summarised before some values
+    # existed: their last records.
+    scores = dict(run.summary) if run.summary else live_summary(session, run)
     missing = {key: name for key, name in LAST_VALUES.items() if key not in scores}
     if missing:
         last = final_values(session, run.id, list(missing.values()))
@@ -87,6 +88,24 @@ def load(session: SessionDep, run: Run, metric: str, group: str) -> RunData:
         scores=scores,
         config=dict(run.config or {}),
     )
+
+
+LIVE_METRICS = ("test_acc", "initial_test_acc", "n_selected", "wall_s", *LAST_VALUES.values())
+
+
+def live_summary(session: SessionDep, run: Run) -> dict[str, float | int | None]:
+    """The summary of the rounds a run has recorded so far, computed as the engine's
+    (`summarise`), from the series it needs."""
+    series = {name: full_series(session, run.id, name) for name in LIVE_METRICS}
+    by_round: dict[int, dict[str, float]] = {}
+    for name, (rounds, values) in series.items():
+        for t, v in zip(rounds, values, strict=True):
+            if v is not None:
+                by_round.setdefault(t, {})[name] = v
+    ordered = sorted(by_round.items())
+    wall = ordered[-1][1].get("wall_s", 0.0) if ordered else 0.0
+    target = (run.config.get("eval") or {}).get("target_acc") if run.config else None
+    return summarise(ordered, run.rounds_done, wall, target)
 
 
 def read_groups(

@@ -18,7 +18,12 @@ class RunSeries(BaseModel):
 
 class GroupSeries(BaseModel):
     name: str
-    run_ids: list[int]
+    run_ids: list[int] = Field(
+        description="The runs the curve is over: those that recorded the metric so far."
+    )
+    waiting: list[int] = Field(
+        default_factory=list, description="The group's runs that have not recorded it yet."
+    )
     x: list[float]
     mean: list[float]
     std: list[float] = Field(description="Sample std across the group's runs at each x.")

@@ -294,7 +294,7 @@ function toMatrix(w) {
  * @typedef {{metric: string, x: string,
  *   runs: {id: number, name: string, group: string, x: number[], y: (number|null)[]}[],
  *   groups: {name: string, runIds: number[], x: number[], mean: (number|null)[], std: (number|null)[],
- *     ciLow: (number|null)[], ciHigh: (number|null)[]}[],
+ *     ciLow: (number|null)[], ciHigh: (number|null)[], waiting: number[]}[],
  *   columns: string[], headings: Record<string, string>, caption: string, reference: string|null,
  *   alpha: number, nTests: number, table: CompareRow[], ttests: TTest[], configKeys: string[],
  *   configPartial: string[]}} Comparison configKeys: the dotted config fields every compared run has and
@@ -318,6 +318,7 @@ function toComparison(w) {
       std: g.std ?? [],
       ciLow: g.ci_low ?? [],
       ciHigh: g.ci_high ?? [],
+      waiting: g.waiting ?? [],
     })),
     columns: w.columns ?? [],
     headings: w.headings ?? {},

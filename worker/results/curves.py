@@ -32,6 +32,9 @@ class RunCurve:
 
 @dataclass(frozen=True)
 class GroupCurve:
+    """`run_ids`: the runs the curve is over (those that recorded the metric so far);
+    `waiting`: the group's runs that have not yet."""
+
     name: str
     run_ids: list[int]
     x: list[float]
@@ -39,6 +42,7 @@ class GroupCurve:
     std: list[float]
     ci_low: list[float]
     ci_high: list[float]
+    waiting: list[int]
 
 
 def thin(n: int, max_points: int) -> np.ndarray:
@@ -54,8 +58,13 @@ def run_points(run: RunCurve, x: XAxis, max_points: int) -> tuple[list[float], l
     return xs[keep].tolist(), ys
 
 
-def group_curve(name: str, runs: Sequence[RunCurve], x: XAxis, max_points: int) -> GroupCurve:
-    """The group's mean, std and CI at the rounds every run recorded a finite value."""
+def group_curve(name: str, group: Sequence[RunCurve], x: XAxis, max_points: int) -> GroupCurve:
+    """The group's mean, std and CI at the rounds every run that has started recorded a
+    finite value: while runs progress, the curve grows with the slowest started one."""
+    runs = [r for r in group if len(r.rounds)]
+    waiting = [r.id for r in group if not len(r.rounds)]
+    if not runs:
+        return GroupCurve(name, [], [], [], [], [], [], waiting)
     common = runs[0].rounds
     for run in runs[1:]:
         common = np.intersect1d(common, run.rounds)
@@ -77,6 +86,7 @@ def group_curve(name: str, runs: Sequence[RunCurve], x: XAxis, max_points: int) 
         std=std[keep].tolist(),
         ci_low=(mean - half)[keep].tolist(),
         ci_high=(mean + half)[keep].tolist(),
+        waiting=waiting,
     )
 
 

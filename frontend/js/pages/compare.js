@@ -71,6 +71,7 @@ export function mount(root, route) {
   const alpha = /** @type {HTMLInputElement} */ (h("input", { type: "number", name: "alpha", min: "0.001", max: "0.5", step: "0.01", value: String(state.alpha), "aria-label": "significance level α", class: "axis-bound" }));
   const width = selectOf("width", [["column", "column (3.5 in)"], ["full", "full width (7 in)"]], state.width);
   const captionBox = h("p", { class: "help caption" });
+  const waitingNote = h("p", { class: "help waiting" });
   const smooth = /** @type {HTMLInputElement} */ (h("input", { type: "range", name: "smooth", min: "0", max: "0.99", step: "0.01", value: String(state.smooth), "aria-label": "smoothing" }));
   const smoothValue = h("output", {}, state.smooth.toFixed(2));
   const showRuns = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", name: "lines", checked: Boolean(state.showRuns) }));
@@ -103,6 +104,7 @@ export function mount(root, route) {
       h("label", { class: "check" }, logY, "log y"),
       h("label", { class: "inline" }, "y from", yMin, "to", yMax)),
     chartBox,
+    waitingNote,
     h("div", { class: "toolbar downloads", dataset: { files: "figure" } }, "Figure: ", width,
       FIGURE_FILES.map(([fmt, text]) => fileButton(text, fmt, `Download the curves as ${text}`))),
     h("section", {}, h("h2", {}, "Summary"),
@@ -263,9 +265,14 @@ export function mount(root, route) {
 
   function drawChart() {
     if (!last) return;
-    if (!last.runs.some((r) => r.x.length)) {
+    const started = last.runs.filter((r) => r.x.length).length;
+    const total = last.runs.length;
+    waitingNote.textContent = started && started < total
+      ? `${total - started} of ${total} runs have not recorded ${label(state.metric)} yet: each group's curve covers its runs that have, up to the slowest of them, and grows as rounds land.`
+      : "";
+    if (!started) {
       purge(chart);
-      replace(chartBox, empty(`No ${label(state.metric)} recorded yet.`, "The chart fills in as rounds land."));
+      replace(chartBox, empty(`Waiting for the first rounds: no run has recorded ${label(state.metric)} yet.`, `${total} run${total === 1 ? "" : "s"} compared; the chart fills in as rounds land.`));
       return;
     }
     if (chart.parentElement !== chartBox) replace(chartBox, chart);
