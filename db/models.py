@@ -99,6 +99,8 @@ class Run(Base):
     queue: Mapped[str] = mapped_column(String(20))
     status: Mapped[str] = mapped_column(String(20), default="queued")
     cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Kept with its records, left out of the runs list unless asked for.
+    archived: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
     rounds_total: Mapped[int] = mapped_column(Integer)
     rounds_done: Mapped[int] = mapped_column(Integer, default=0)
     metric_names: Mapped[list[str]] = mapped_column(JSON, default=list)

@@ -218,13 +218,17 @@ def list_runs(
     higher_is_better: bool = True,
     tag: str | None = None,
     by_activity: bool = False,
+    archived: bool | None = False,
 ) -> tuple[list[Run], int]:
     """Newest first, or best first by the summary value `rank_by` (highest first when
     `higher_is_better`, the direction the metric catalogue gives it; runs without it last,
     newest first among equals), or `by_activity` (without `rank_by`): running runs, then
     queued ones in the order they start (`QUEUE_ORDER`), then the rest newest first. `q`
-    matches name or notes, case-insensitively; `tag` one tag exactly."""
+    matches name or notes, case-insensitively; `tag` one tag exactly; `archived`: the runs
+    archived or not (None: both)."""
     where: list[ColumnElement[bool]] = []
+    if archived is not None:
+        where.append(Run.archived.is_(archived))
     if tag:
         where.append(Run.id.in_(select(RunTag.run_id).where(RunTag.tag == tag)))
     if status:
@@ -251,9 +255,17 @@ def list_runs(
     return list(runs), count
 
 
-def edit_run(run: Run, name: str | None, notes: str | None, tags: list[str] | None) -> None:
+def edit_run(
+    run: Run,
+    name: str | None,
+    notes: str | None,
+    tags: list[str] | None,
+    archived: bool | None = None,
+) -> None:
     """Rename a run (its config's name too, so a copy of it keeps the new one), replace
-    its notes, or replace its tags; None leaves a field as it is."""
+    its notes or its tags, archive it or bring it back; None leaves a field as it is."""
+    if archived is not None:
+        run.archived = archived
     if name is not None:
         run.name = name
         run.config = {**run.config, "name": name}

@@ -1,10 +1,11 @@
-"""Experiments: create a sweep (all runs validated first, all created or none), read."""
+"""Experiments: create a sweep (all runs validated first, all created or none), read,
+delete with its runs."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, HTTPException, Query, Response
 from fastapi.exceptions import RequestValidationError
 from sqlalchemy import func, select
 
@@ -20,6 +21,7 @@ from api.schemas.experiments import (
     ExperimentsPublic,
 )
 from api.sweep import SweepInvalid, expand
+from db.bulk import delete_experiment
 from db.models import Experiment, Run
 from db.progress import Board, experiment_speed
 from db.runs import new_run
@@ -139,3 +141,15 @@ def read_experiment(
     if experiment is None:
         raise HTTPException(404, f"experiment {experiment_id} not found")
     return public(session, experiment, board(session, settings))
+
+
+@router.delete("/{experiment_id}", status_code=204, responses=NOT_FOUND)
+def delete(experiment_id: Id, session: SessionDep) -> Response:
+    """The experiment and all its runs with their records (running ones stop within a
+    poll)."""
+    experiment = session.get(Experiment, experiment_id)
+    if experiment is None:
+        raise HTTPException(404, f"experiment {experiment_id} not found")
+    delete_experiment(session, experiment)
+    session.commit()
+    return Response(status_code=204)

@@ -18,10 +18,13 @@ from api.schemas.runs import (
     RunEdit,
     RunItem,
     RunPublic,
+    RunsBulk,
+    RunsBulkDone,
     RunsPublic,
     Status,
     without_config,
 )
+from db.bulk import archive_runs, delete_runs, existing, tag_runs
 from db.models import EXTERNAL
 from db.run_models import model_size
 from db.runs import cancel_run, edit_run, list_runs, new_run, resume_run
@@ -76,6 +79,10 @@ def read_runs(
     config: Annotated[
         bool, Query(description="Each run with its config (for reading runs into a table).")
     ] = False,
+    archived: Annotated[
+        Literal["no", "yes", "any"],
+        Query(description="Archived runs are left out unless asked for: `yes` or `any`."),
+    ] = "no",
 ) -> RunsPublic:
     runs, count = list_runs(
         session,
@@ -88,6 +95,7 @@ def read_runs(
         rank_by=rank_by,
         tag=tag,
         by_activity=order == "activity",
+        archived={"no": False, "yes": True, "any": None}[archived],
         higher_is_better=rank_by is not None and metrics.by_name()[rank_by].better == "higher",
     )
     shown = {"stall_s": settings.stall_s}
@@ -107,8 +115,9 @@ def read_run(run: RunDep, session: SessionDep, settings: SettingsDep) -> RunPubl
 
 @router.patch("/{run_id}", responses=NOT_FOUND | WITH_BODY)
 def edit(run: RunDep, body: RunEdit, session: SessionDep) -> RunPublic:
-    """Rename a run, replace its notes or its tags; fields left out stay as they are."""
-    edit_run(run, body.name, body.notes, body.tags)
+    """Rename a run, replace its notes or its tags, archive it or bring it back; fields
+    left out stay as they are."""
+    edit_run(run, body.name, body.notes, body.tags, body.archived)
     session.commit()
     session.refresh(run)
     return RunPublic.model_validate(run)
@@ -149,3 +158,20 @@ def delete_run(run: RunDep, session: SessionDep) -> Response:
     session.delete(run)
     session.commit()
     return Response(status_code=204)
+
+
+@router.post("/bulk", responses=WITH_BODY)
+def bulk(body: RunsBulk, session: SessionDep) -> RunsBulkDone:
+    """One action on many runs (the runs table's selection), in one transaction: delete
+    them (running ones stop within a poll), archive them or bring them back, give them a
+    tag or take it off. Ids that name no run are listed in `missing`."""
+    ids = existing(session, body.ids)
+    if body.action == "delete":
+        delete_runs(session, ids)
+    elif body.action in ("archive", "unarchive"):
+        archive_runs(session, ids, body.action == "archive")
+    elif body.tag is not None:
+        tag_runs(session, ids, body.tag, body.action == "tag")
+    session.commit()
+    missing = [i for i in dict.fromkeys(body.ids) if i not in set(ids)]
+    return RunsBulkDone(action=body.action, done=ids, missing=missing)

@@ -98,6 +98,9 @@ class RunItem(BaseModel):
     error: str | None
     worker: str | None
     tags: list[str] = Field(description="Labels set with PATCH; the list filters by them.")
+    archived: bool = Field(
+        False, description="Kept with its records, left out of the runs list unless asked for."
+    )
     cancel_requested: bool = Field(
         description="A cancel was asked for; while the run is still active it is stopping "
         "(the dashboard shows it as cancelling)."
@@ -149,6 +152,29 @@ class RunEdit(BaseModel):
     name: str | None = Field(None, min_length=1, max_length=200)
     notes: str | None = Field(None, max_length=20_000)
     tags: list[Tag] | None = Field(None, max_length=20, description="Replaces the run's tags.")
+    archived: bool | None = Field(None, description="Archive the run, or bring it back.")
+
+
+class RunsBulk(BaseModel):
+    """`POST /api/runs/bulk`: one action on many runs, in one transaction."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ids: list[Annotated[int, Field(ge=1, le=2**31 - 1)]] = Field(min_length=1, max_length=1000)
+    action: Literal["delete", "archive", "unarchive", "tag", "untag"]
+    tag: Tag | None = Field(None, description="The tag of `tag` and `untag`.")
+
+    @model_validator(mode="after")
+    def _tag_given(self) -> Self:
+        if self.action in ("tag", "untag") and self.tag is None:
+            raise ValueError(f"{self.action}: needs a tag")
+        return self
+
+
+class RunsBulkDone(BaseModel):
+    action: str
+    done: list[int] = Field(description="The runs the action applied to.")
+    missing: list[int] = Field(description="Ids that name no run (nothing done to them).")
 
 
 def without_config(item: RunItem) -> RunItem:

@@ -11,7 +11,7 @@
  *   error: string|null, worker: string|null, config: Record<string, any>|null,
  *   external: boolean, nClients: number, active: boolean, cancelling: boolean, tags: string[],
  *   roundsPerS: number|null, queuePosition: number|null, etaS: number|null,
- *   references: Record<string, Reference[]>, modelBytes: number|null
+ *   references: Record<string, Reference[]>, modelBytes: number|null, archived: boolean
  * }} Run roundsPerS: measured speed; queuePosition: 1 = starts next; etaS: seconds to finish (the server's estimate)
  * @typedef {{value: number, label: string}} Reference a value a metric's chart marks
  * @typedef {{round: number[], last: (number|null)[], min: (number|null)[], max: (number|null)[]}} Series
@@ -186,6 +186,7 @@ export function toRun(w) {
     active: !FINAL_STATUSES.includes(w.status),
     cancelling: !FINAL_STATUSES.includes(w.status) && Boolean(w.cancel_requested),
     tags: w.tags ?? [],
+    archived: Boolean(w.archived),
     roundsPerS: w.rounds_per_s ?? null,
     queuePosition: w.queue_position ?? null,
     etaS: w.eta_s ?? null,
@@ -410,11 +411,11 @@ export const api = {
 
   /**
    * @param {{status?: string, algorithm?: string, experimentId?: number|string|null, q?: string,
-   *   rankBy?: string, tag?: string, order?: "newest"|"activity", limit?: number, offset?: number}} f
+   *   rankBy?: string, tag?: string, order?: "newest"|"activity", archived?: string, limit?: number, offset?: number}} f
    * @returns {Promise<{runs: Run[], count: number}>}
    */
   listRuns: async (f = {}) => {
-    const params = { status: f.status, algorithm: f.algorithm, experiment_id: f.experimentId, q: f.q, rank_by: f.rankBy, tag: f.tag, order: f.order, limit: f.limit ?? 50, offset: f.offset ?? 0 };
+    const params = { status: f.status, algorithm: f.algorithm, experiment_id: f.experimentId, q: f.q, rank_by: f.rankBy, tag: f.tag, order: f.order, archived: f.archived, limit: f.limit ?? 50, offset: f.offset ?? 0 };
     const body = await request("GET", `/api/runs${query(params)}`);
     return { runs: body.data.map(toRun), count: body.count };
   },
@@ -434,6 +435,17 @@ export const api = {
   resumeRun: async (id) => toRun(await request("POST", `/api/runs/${id}/resume`)),
   /** @param {number} id */
   deleteRun: (id) => request("DELETE", `/api/runs/${id}`),
+  /**
+   * One action on many runs, in one transaction: delete, archive, unarchive, tag or untag.
+   * @param {number[]} ids @param {"delete"|"archive"|"unarchive"|"tag"|"untag"} action @param {string} [tag]
+   * @returns {Promise<{done: number[], missing: number[]}>}
+   */
+  bulk: async (ids, action, tag) => {
+    const body = await request("POST", "/api/runs/bulk", { ids, action, tag });
+    return { done: body.done ?? [], missing: body.missing ?? [] };
+  },
+  /** Delete an experiment and all its runs. @param {number} id */
+  deleteExperiment: (id) => request("DELETE", `/api/experiments/${id}`),
 
   /**
    * @param {number} id

@@ -4,10 +4,12 @@
 // their comparison table and figure as files.
 // Refreshed while any of its runs is active.
 import { ApiError, api } from "../api.js";
+import { confirmIn } from "../confirm.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { downloadButton, FIGURE_FILES, TABLE_FILES } from "../downloads.js";
 import { when } from "../format.js";
 import { etaText, speedText, standing } from "../standing.js";
+import { go } from "../router.js";
 import { cellText } from "../sweep.js";
 
 const REFRESH_MS = 2000;
@@ -19,6 +21,7 @@ export function mount(root, route) {
   let alive = true;
   let timer = 0;
   let shown = "";
+  const asking = h("div", { class: "confirm-slot", hidden: true });
   replace(root, loading(`Loading experiment #${id}…`));
 
   async function refresh() {
@@ -65,7 +68,9 @@ export function mount(root, route) {
         h("h1", {}, h("span", { class: "run-id" }, `#${e.id}`), " ", h("span", { class: "experiment-title" }, e.name)),
         h("div", { class: "actions" },
           h("a", { class: "button", href: `#/compare?experiment=${e.id}` }, "Compare"),
-          e.preset && h("a", { class: "button", href: `#/experiments/${e.id}/reproduction` }, "Reproduction report"))),
+          e.preset && h("a", { class: "button", href: `#/experiments/${e.id}/reproduction` }, "Reproduction report"),
+          h("button", { type: "button", class: "danger", on: { click: () => remove(e) } }, "Delete experiment"))),
+      asking,
       e.runIds.length > 0 && h("div", { class: "toolbar downloads", dataset: { files: "experiment" } },
         "Comparison of its cells: ",
         TABLE_FILES.slice(0, 2).map(([fmt, text]) => downloadButton(text, () => comparePath(e, runs, fmt), { title: `The summary table as ${text}`, format: fmt })),
@@ -99,6 +104,19 @@ export function mount(root, route) {
                 h("td", { class: "num" }, String(r.seed)))))))
           : empty("This experiment has no runs left.", "Its runs were deleted."),
         count > runs.length && h("p", { class: "help" }, `The first ${runs.length} of ${count} runs.`)));
+  }
+
+  /** The experiment and its runs, after one confirmation. @param {import("../api.js").Experiment} e */
+  async function remove(e) {
+    const n = e.runIds.length;
+    const question = `Delete experiment #${e.id} "${e.name}" and its ${n} run${n === 1 ? "" : "s"} with all their records? This cannot be undone.`;
+    if (!(await confirmIn(asking, question, "Delete experiment"))) return;
+    try {
+      await api.deleteExperiment(e.id);
+      go("/runs");
+    } catch (err) {
+      alert(err instanceof Error ? err.message : String(err));
+    }
   }
 
   refresh();

@@ -1,4 +1,5 @@
-// Runs: a filterable table with live status and progress; pick runs to compare.
+// Runs: a filterable table with live status and progress; pick runs to compare, tag,
+// archive or delete together (one confirmation, one request); archived runs on request.
 import { api } from "../api.js";
 import { loadCatalog, specOf } from "../catalog.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
@@ -24,6 +25,7 @@ export function mount(root, route) {
     q: q.get("q") ?? "",
     rankBy: q.get("rank") ?? "",
     tag: q.get("tag") ?? "",
+    archived: ["yes", "any"].includes(q.get("archived") ?? "") ? /** @type {string} */ (q.get("archived")) : "",
     offset: Number(q.get("offset") ?? 0) || 0,
   };
   /** @type {Set<number>} */
@@ -38,10 +40,20 @@ export function mount(root, route) {
   const text = h("input", { type: "search", name: "q", placeholder: "search name or notes", value: filters.q });
   // Newest first, or best first by a summary value the catalogue ranks by (`rank_by`).
   const rank = select("rank", [["", "newest first"]], filters.rankBy);
+  const archived = select("archived", [["", "not archived"], ["yes", "archived"], ["any", "archived or not"]], filters.archived);
   const tagFilter = h("span", { class: "tag-filter" });
   // The experiment filtered by, as a whole: its progress page.
   const experimentLink = h("a", { class: "experiment-link", hidden: true }, "");
   const compareBtn = h("button", { type: "button", class: "primary", disabled: true, on: { click: () => go("/compare", { runs: [...picked] }) } }, "Compare selected");
+  const tagName = /** @type {HTMLInputElement} */ (h("input", { type: "text", name: "bulk-tag", placeholder: "tag", maxLength: 40, "aria-label": "tag for the selected runs", pattern: "[A-Za-z0-9_.:+\\-]{1,40}" }));
+  const selection = h("div", { class: "selection-bar", hidden: true },
+    h("span", { class: "selected-count" }),
+    tagName,
+    h("button", { type: "button", dataset: { bulk: "tag" }, on: { click: () => bulk("tag") } }, "Tag"),
+    h("button", { type: "button", dataset: { bulk: "untag" }, on: { click: () => bulk("untag") } }, "Untag"),
+    h("button", { type: "button", dataset: { bulk: "archive" }, on: { click: () => bulk(filters.archived === "yes" ? "unarchive" : "archive") } }, ""),
+    h("button", { type: "button", class: "danger", dataset: { bulk: "delete" }, on: { click: () => bulk("delete") } }, "Delete"),
+    h("button", { type: "button", class: "link", on: { click: () => clearPicked() } }, "clear selection"));
   const body = h("div", { class: "table-wrap" }, loading("Loading runs…"));
   const asking = h("div", { class: "confirm-slot", hidden: true });
   const pager = h("div", { class: "pager" });
@@ -52,13 +64,14 @@ export function mount(root, route) {
   replace(
     root,
     h("div", { class: "page-head" }, h("h1", {}, "Runs"), h("a", { class: "button primary", href: "#/new" }, "New run")),
-    h("form", { class: "filters", on: { submit: (/** @type {Event} */ e) => e.preventDefault() } }, status, algorithm, experiment, experimentLink, text, tagFilter, rank, compareBtn, chooser.el),
+    h("form", { class: "filters", on: { submit: (/** @type {Event} */ e) => e.preventDefault() } }, status, algorithm, experiment, experimentLink, text, tagFilter, rank, archived, compareBtn, chooser.el),
+    selection,
     asking,
     body,
     pager,
   );
 
-  for (const control of [status, algorithm, experiment, rank]) control.addEventListener("change", () => apply());
+  for (const control of [status, algorithm, experiment, rank, archived]) control.addEventListener("change", () => apply());
   let debounce = 0;
   text.addEventListener("input", () => {
     clearTimeout(debounce);
@@ -83,7 +96,9 @@ export function mount(root, route) {
     filters.experimentId = experiment.value;
     filters.q = text.value.trim();
     filters.rankBy = rank.value;
+    filters.archived = archived.value;
     filters.offset = 0;
+    clearPicked();
     refresh();
   }
 
@@ -105,12 +120,12 @@ export function mount(root, route) {
 
   async function refresh() {
     clearTimeout(timer);
-    replaceQuery("/runs", { status: filters.status, algorithm: filters.algorithm, experiment: filters.experimentId, q: filters.q, rank: filters.rankBy, tag: filters.tag, offset: filters.offset || "" });
+    replaceQuery("/runs", { status: filters.status, algorithm: filters.algorithm, experiment: filters.experimentId, q: filters.q, rank: filters.rankBy, tag: filters.tag, archived: filters.archived, offset: filters.offset || "" });
     try {
       showExperimentLink();
       // An experiment's runs as they progress: running, then queued in the order they start.
       const order = filters.experimentId && !filters.rankBy ? "activity" : undefined;
-      const { runs, count } = await api.listRuns({ ...filters, order, limit: PAGE_SIZE });
+      const { runs, count } = await api.listRuns({ ...filters, archived: filters.archived || undefined, order, limit: PAGE_SIZE });
       if (!alive) return;
       // Re-render only on change, so that an idle table does not swap buttons under the pointer.
       const key = JSON.stringify([runs, count, filters]);  // the empty state names the filters
@@ -130,7 +145,7 @@ export function mount(root, route) {
   /** @param {import("../api.js").Run[]} runs */
   function renderTable(runs) {
     if (!runs.length) {
-      const filtered = filters.status || filters.algorithm || filters.experimentId || filters.q || filters.tag;
+      const filtered = filters.status || filters.algorithm || filters.experimentId || filters.q || filters.tag || filters.archived;
       replace(body, filtered
         ? empty("No run matches these filters.")
         : empty("No runs yet.", ["Start one from ", h("a", { href: "#/new" }, "New run"), ", or try the ", h("a", { href: "#/new?preset=example1" }, "example1 preset"), ": it takes seconds."]));
@@ -138,9 +153,42 @@ export function mount(root, route) {
     }
     const columns = shownColumns(runColumns(), chooser.choice());
     const rows = runs.map((run) => h("tr", { dataset: { runId: String(run.id) } }, columns.map((c) => c.cell(run))));
+    const all = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", name: "pick-all", "aria-label": "select every run on this page",
+      checked: runs.every((r) => picked.has(r.id)),
+      on: { change: () => { for (const r of runs) toggle(r.id, all.checked); shown = ""; refresh(); } } }));
+    const head = (/** @type {RunColumn} */ c) => h("th", { dataset: { key: c.key } }, c.key === "pick" ? all : c.heading ?? c.label);
     replace(body, h("table", { class: "runs-table" },
-      h("thead", {}, h("tr", {}, columns.map((c) => h("th", { dataset: { key: c.key } }, c.heading ?? c.label)))),
+      h("thead", {}, h("tr", {}, columns.map(head))),
       h("tbody", {}, rows)));
+  }
+
+  function clearPicked() {
+    for (const id of [...picked]) toggle(id, false);
+    shown = "";
+  }
+
+  /**
+   * The selection's action, in one request; deleting asks once for all of them.
+   * @param {"delete"|"archive"|"unarchive"|"tag"|"untag"} action
+   */
+  async function bulk(action) {
+    const ids = [...picked];
+    const n = `${ids.length} run${ids.length === 1 ? "" : "s"}`;
+    const tag = tagName.value.trim();
+    if ((action === "tag" || action === "untag") && !tagName.checkValidity()) return tagName.reportValidity();
+    if ((action === "tag" || action === "untag") && !tag) {
+      tagName.focus();
+      return;
+    }
+    if (action === "delete" && !(await confirmIn(asking, `Delete ${n} and all their records? This cannot be undone.`, `Delete ${n}`))) return;
+    try {
+      await api.bulk(ids, action, tag || undefined);
+      if (action === "delete" || action === "archive" || action === "unarchive") clearPicked();
+    } catch (err) {
+      alert(err instanceof Error ? err.message : String(err));
+    }
+    shown = "";
+    refresh();
   }
 
   /**
@@ -200,6 +248,9 @@ export function mount(root, route) {
     else picked.delete(id);
     compareBtn.disabled = picked.size === 0;
     compareBtn.textContent = picked.size ? `Compare ${picked.size} selected` : "Compare selected";
+    selection.hidden = picked.size === 0;
+    /** @type {HTMLElement} */ (selection.querySelector(".selected-count")).textContent = `${picked.size} selected:`;
+    /** @type {HTMLElement} */ (selection.querySelector("[data-bulk=archive]")).textContent = filters.archived === "yes" ? "Unarchive" : "Archive";
   }
 
   /** @param {import("../api.js").Run} run */
