@@ -11,11 +11,14 @@ from multiprocessing.context import BaseContext
 
 
 class PipeHandler(logging.Handler):
-    """In the run's process: every record goes down the pipe, formatted."""
+    """In the run's process: every record goes down the pipe, its message formatted
+    (with its traceback, if any) and nothing more: the supervisor's log adds its own
+    level and logger name."""
 
     def __init__(self, pipe: Connection) -> None:
         super().__init__()
         self.pipe = pipe
+        self.setFormatter(logging.Formatter("%(message)s"))
 
     def emit(self, record: logging.LogRecord) -> None:
         try:

@@ -16,6 +16,12 @@ export function when(d) {
   return d.toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" });
 }
 
+/** A compact date and time for tables ("Nov 25, 22:59"); the full one on hover. @param {Date|null} d */
+export function shortWhen(d) {
+  if (!d) return "—";
+  return d.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+}
+
 /** @param {number|null|undefined} s seconds */
 export function duration(s) {
   if (s === null || s === undefined) return "—";

@@ -63,7 +63,9 @@ function leaf(path, key, type) {
   /** @type {any} */
   let input;
   if (type.kind === "enum") {
-    input = h("select", { id, name: path }, n.enum.map((/** @type {string} */ v) => h("option", { value: v }, v)));
+    // A registered component's label where the schema gives one (`x-labels`), its name otherwise.
+    const labels = n["x-labels"] ?? {};
+    input = h("select", { id, name: path }, n.enum.map((/** @type {string} */ v) => h("option", { value: v, title: v }, labels[v] && labels[v] !== v ? `${labels[v]} (${v})` : v)));
   } else if (type.kind === "bool") {
     input = h("input", { id, name: path, type: "checkbox" });
   } else if (type.kind === "int" || type.kind === "number") {

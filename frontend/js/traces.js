@@ -118,17 +118,41 @@ export function panelTraces(panel, series, x = (rounds) => rounds.slice()) {
   panel.metrics.forEach((metric, i) => {
     const s = series.get(metric) ?? { round: [], last: [], min: [], max: [] };
     const color = PALETTE[i % PALETTE.length];
+    // A downsampled series that swings within its buckets (a periodic run's staleness)
+    // reads as its min/max band: its bucket-last line would be a barcode.
+    const banded = hasEnvelope(s) && swings(s.last) > SWINGS_BAND;
     if (hasEnvelope(s)) {
       const common = { type: "scatter", mode: "lines", line: { width: 0, color }, hoverinfo: "skip", showlegend: false, legendgroup: metric };
       traces.push({ ...common, x: x(s.round), y: s.max.slice(), name: plotText(`${label(metric)} max`), meta: { metric, field: "max" } });
-      traces.push({ ...common, x: x(s.round), y: s.min.slice(), name: plotText(`${label(metric)} min`), fill: "tonexty", fillcolor: rgba(color, 0.2), meta: { metric, field: "min" } });
+      traces.push({ ...common, x: x(s.round), y: s.min.slice(), name: plotText(banded ? `${label(metric)} (min–max)` : `${label(metric)} min`),
+        fill: "tonexty", fillcolor: rgba(color, banded ? 0.45 : 0.2), showlegend: banded, meta: { metric, field: "min" } });
     }
     // Each further line is thinner and dashed: where two metrics are equal (available =
     // selected clients) the one drawn first still shows around the other.
     const line = i === 0 ? { width: 3, color } : { width: 1.8, color, dash: "dash" };
-    traces.push({ type: "scatter", mode: "lines", x: x(s.round), y: s.last.slice(), name: plotText(label(metric)), line, legendgroup: metric, meta: { metric, field: "last" } });
+    traces.push({ type: "scatter", mode: "lines", x: x(s.round), y: s.last.slice(), name: plotText(label(metric)), line, legendgroup: metric,
+      visible: banded ? "legendonly" : true, meta: { metric, field: "last" } });
   });
   return traces;
+}
+
+/** Past this many full swings across its range, a downsampled line is drawn as its band. */
+export const SWINGS_BAND = 25;
+
+/**
+ * How many times a series crosses its whole range, up and down counted as one: its total
+ * variation over twice its range. A trend swings about once; a noisy accuracy curve a few
+ * times; a periodic run's staleness once a period (100 for 4000 rounds of period 40).
+ * @param {(number|null)[]} values
+ */
+export function swings(values) {
+  const v = /** @type {number[]} */ (values.filter((x) => x !== null));
+  if (v.length < 2) return 0;
+  const range = Math.max(...v) - Math.min(...v);
+  if (range === 0) return 0;
+  let total = 0;
+  for (let i = 1; i < v.length; i++) total += Math.abs(v[i] - v[i - 1]);
+  return total / (2 * range);
 }
 
 /**

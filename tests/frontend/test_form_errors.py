@@ -37,7 +37,17 @@ def test_every_error_at_its_field_in_one_submit(page: Any, server: str) -> None:
     assert error_at(page, "client.lr") == "must be greater than 0"
     # Nothing at the top of a section, nothing left over under the form.
     assert page.locator(".section > .field-error:visible").count() == 0
-    assert page.inner_text(".form-errors").strip() == "Please fix the highlighted fields."
+    # ... and every one of them listed by Start, each a link to its field.
+    summary = page.locator(".form-errors")
+    assert summary.locator("strong").inner_text() == "4 fields need fixing:"
+    assert sorted(summary.locator("li").all_inner_texts()) == [
+        "algorithm.participation: K = 5 exceeds data.n_clients = 2",
+        "client.lr: must be greater than 0",
+        'data.means: item 2 ("x"): not a number',
+        "rounds: must be at least 1",
+    ]
+    summary.locator("li a", has_text="rounds:").click()
+    page.wait_for_function("() => document.activeElement?.name === 'rounds'")
     assert httpx.get(f"{server}/api/runs", timeout=60).json()["count"] == before
     screenshot(page, "new-run-errors", full_page=False)
 
@@ -86,7 +96,8 @@ def test_sweep_seeds_and_values_are_checked_as_typed(page: Any, server: str) -> 
     assert error_at(page, "rounds") == "must be at least 1"
     assert error_at(page, "algorithm.participation") == "K = 5 exceeds data.n_clients = 2"
     assert row.locator(".field-error").inner_text() == "client.lr=-1: must be greater than 0"
-    assert page.inner_text(".form-errors").strip() == "Please fix the highlighted fields."
+    listed = page.locator(".form-errors li").all_inner_texts()
+    assert page.inner_text(".form-errors strong") == "3 fields need fixing:" and len(listed) == 3
     assert submit.inner_text() == "Launch 4 runs" and submit.is_enabled()
     screenshot(page, "new-run-sweep-errors", full_page=False)
 

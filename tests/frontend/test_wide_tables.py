@@ -107,11 +107,11 @@ def test_runs_table_fits_with_actions_on_screen(page: Any, server: str, sweep: A
         screenshot(page, "runs-1440")
         assert lines and max(lines) <= 2, lines
 
-        # Hidden by default: dataset, availability, seed, created. The chooser shows one.
+        # Hidden by default: dataset, availability, seed. The chooser shows one.
         keys = "() => [...document.querySelectorAll('.runs-table th')].map((th) => th.dataset.key)"
         assert page.evaluate(keys) == [
             "pick", "id", "name", "status", "progress", "algorithm", "experiment", "result",
-            "actions",
+            "created", "actions",
         ]  # fmt: skip
         page.click(".column-chooser summary")
         page.check("input[name=column-dataset]")

@@ -129,8 +129,14 @@ class ModelSection(Params):
     """`model`: the architecture, and the built-in models' own fields."""
 
     name: str = Field("linear", description="Model architecture.")
-    hidden: int = Field(64, ge=1, description="mlp: hidden units.")
-    init: float | None = Field(None, description="scalar: initial value x₀ (default 0).")
+    hidden: int = Field(
+        64, ge=1, description="mlp: hidden units.", json_schema_extra=applies("model.name", "mlp")
+    )
+    init: float | None = Field(
+        None,
+        description="scalar: initial value x₀ (default 0).",
+        json_schema_extra=applies("model.name", "scalar"),
+    )
 
 
 class AvailabilitySection(Params):

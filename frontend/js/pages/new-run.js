@@ -335,11 +335,29 @@ function build(root, schema, presets, query) {
     const spec = sweep.value();
     const cells = mode === "sweep" ? sweepSize(spec.grid, [0], spec.cells) : 1;
     const unplaced = fields.length ? form.showErrors(sweepMessages(sweep.showErrors(fields), cells)) : [];
+    // Every error in one list by Start, as its field shows it, each a link to its field:
+    // only one may be in view.
+    const all = [...formEl.querySelectorAll(".invalid")].map((el) => ({
+      path: /** @type {HTMLElement} */ (el).dataset.path ?? /** @type {HTMLElement} */ (el).dataset.label ?? "",
+      message: el.querySelector(".field-error")?.textContent ?? "",
+    })).concat(unplaced);
+    const n = all.length;
+    const item = (/** @type {import("../api.js").FieldError} */ f) => (f.path
+      ? h("a", { href: "#", on: { click: (/** @type {Event} */ e) => { e.preventDefault(); showField(f.path); } } }, `${f.path}: ${f.message}`)
+      : f.message);
     const lines = fields.length
-      ? [h("strong", {}, "Please fix the highlighted fields."), unplaced.map((f) => h("div", {}, f.path ? `${f.path}: ${f.message}` : f.message))]
+      ? [h("strong", {}, `${n === 1 ? "One field needs" : `${n} fields need`} fixing:`),
+        h("ul", { class: "error-list" }, all.map((f) => h("li", {}, item(f))))]
       : [h("strong", {}, "The run was not created."), h("div", {}, err instanceof Error ? err.message : String(err))];
     replace(errors, lines);
-    if (!fields.length || unplaced.length) errors.scrollIntoView({ block: "center" });
+    errors.scrollIntoView({ block: "center" });
+  }
+
+  /** Scroll to a field the server refused, and put the cursor there. @param {string} path */
+  function showField(path) {
+    const field = formEl.querySelector(`.invalid[data-path="${CSS.escape(path)}"]`) ?? formEl.querySelector(".invalid");
+    field?.scrollIntoView({ block: "center" });
+    /** @type {HTMLElement|null|undefined} */ (field?.querySelector("input, select, textarea"))?.focus();
   }
 
   const initial = query.get("preset");

@@ -1,7 +1,7 @@
 // Run: live curves (initial downsampled fetch, then rounds streamed over SSE and appended
 // with Plotly.extendTraces; `uirevision` keeps the user's zoom), client views, summary.
 import { ApiError, RESUMABLE_STATUSES, api, authHeaders, toRun } from "../api.js";
-import { loadCatalog } from "../catalog.js";
+import { loadCatalog, specOf } from "../catalog.js";
 import { confirmIn } from "../confirm.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { downloadButton } from "../downloads.js";
@@ -50,7 +50,7 @@ export function mount(root, route) {
 
   async function start() {
     const [run, series, catalogue] = await Promise.all([api.run(id), api.metrics(id, { maxPoints: 1000 }), loadCatalog()]);
-    if (alive) new RunView(root, run, series, catalogue, plots, (v) => follow(v), route.query.get("x"));
+    if (alive) new RunView(root, run, series, catalogue, plots, (v) => follow(v), route.query.get("x"), route.query.get("logy") === "1");
   }
 
   /** @param {RunView} view */
@@ -118,8 +118,9 @@ class RunView {
    * @param {HTMLElement[]} plots every plot div, purged on unmount
    * @param {(v: RunView) => void} onReady
    * @param {string|null} [x] the x axis the address asks for: `wall` (or `wall_s`) for wall time
+   * @param {boolean} [logY] a logarithmic y axis on every curve (`?logy=1`)
    */
-  constructor(root, run, series, catalogue, plots, onReady, x = null) {
+  constructor(root, run, series, catalogue, plots, onReady, x = null, logY = false) {
     this.run = run;
     this.series = series;
     this.catalogue = catalogue;
@@ -139,19 +140,30 @@ class RunView {
     this.connection = h("span", { class: "live-dot", title: "live" });
     this.xSelect = /** @type {HTMLSelectElement} */ (h("select", { name: "x", "aria-label": "x axis", on: { change: () => {
       this.xKey = this.xSelect.value;
-      replaceQuery(`/runs/${this.run.id}`, { x: this.xKey === "wall_s" ? "wall" : "" });
+      this.syncQuery();
       this.drawCurves();
     } } },
       h("option", { value: "round" }, "x = round"),
       h("option", { value: "wall_s" }, "x = wall time")));
     this.xSelect.value = this.xKey;
+    /** a log y axis on every curve (the optimality gap's is always log) */
+    this.logY = logY;
+    this.logBox = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", name: "logy", checked: logY, on: { change: () => {
+      this.logY = this.logBox.checked;
+      this.syncQuery();
+      this.drawCurves();
+    } } }));
+    /** a log y axis on the staleness distribution, whose counts span decades */
+    this.histLog = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", name: "hist-log", on: { change: () => this.refreshClientViews() } }));
     this.clientBox = h("div", { class: "plots client-views" });
     this.details = h("div", { class: "run-details" });
     replace(root,
       this.head,
       this.asking,
-      h("section", {}, h("div", { class: "section-head" }, h("h2", {}, "Training curves ", this.connection), this.xSelect), this.curves),
-      h("section", {}, h("h2", {}, "Clients"), this.clientBox),
+      h("section", {}, h("div", { class: "section-head" }, h("h2", {}, "Training curves ", this.connection),
+        h("div", { class: "toolbar" }, this.xSelect, h("label", { class: "check" }, this.logBox, "log y"))), this.curves),
+      h("section", {}, h("div", { class: "section-head" }, h("h2", {}, "Clients"),
+        h("label", { class: "check" }, this.histLog, "log counts (staleness distribution)")), this.clientBox),
       this.details);
     this.clientDivs = {
       availability: this.plotDiv("availability"),
@@ -165,6 +177,11 @@ class RunView {
     this.renderDetails();
     this.drawCurves();
     onReady(this);
+  }
+
+  /** The x axis and the log y choice, in the address. */
+  syncQuery() {
+    replaceQuery(`/runs/${this.run.id}`, { x: this.xKey === "wall_s" ? "wall" : "", logy: this.logY ? "1" : "" });
   }
 
   /** @param {string} name */
@@ -306,7 +323,8 @@ class RunView {
       const slot = /** @type {{div: HTMLElement, traces: any[], metrics: string[]}} */ (this.panels.get(p.id));
       slot.traces = panelTraces(p, this.series, x);
       slot.metrics = p.metrics;
-      const layout = { yTitle: p.yTitle, log: p.log, uirevision: `run-${this.run.id}-${p.id}-${this.xKey}` };
+      const log = Boolean(p.log || this.logY);
+      const layout = { yTitle: p.yTitle, log, uirevision: `run-${this.run.id}-${p.id}-${this.xKey}-${log}` };
       const refs = p.metrics.flatMap((m) => this.run.references[m] ?? []);
       draw(slot.div, slot.traces, { ...lineLayout(p.title, { ...layout, xTitle: byWall ? "wall time (s)" : "round" }), ...referenceLines(refs) });
     }
@@ -386,8 +404,9 @@ class RunView {
     if (spread.status === "fulfilled" && spread.value.cells > 0) {
       const s = spread.value;
       const title = `Staleness distribution: all ${s.cells.toLocaleString()} client × round cells (mean ${num(s.mean, 3)}, max ${s.max})`;
-      draw(d.stalenessHist, [binnedTrace(s, "staleness", PALETTE[3])],
-        { ...lineLayout(title, { xTitle: "staleness (rounds)", yTitle: "cells", uirevision: "stale-hist", legend: false }), hovermode: "closest", bargap: 0.05 });
+      const layout = lineLayout(title, { xTitle: "staleness (rounds)", yTitle: "cells", uirevision: `stale-hist-${this.histLog.checked}`, legend: false, log: this.histLog.checked });
+      layout.yaxis.tickformat = "~s";  // 8k, not 0.8e+4
+      draw(d.stalenessHist, [binnedTrace(s, "staleness", PALETTE[3])], { ...layout, hovermode: "closest", bargap: 0.05 });
     } else placeholder(d.stalenessHist, spread, "Staleness distribution", "No staleness recorded yet.");
     if (acc.status === "fulfilled" && acc.value.values.some((v) => typeof v === "number")) {
       draw(d.clientAcc, [histogramTrace(acc.value.values, "clients", PALETTE[2])],
@@ -437,10 +456,13 @@ function summaryRows(summary, catalogue, run) {
   return names.filter((k) => informative(k, summary[k])).map((k) => [k, summary[k]]);
 }
 
-/** @param {string} k @param {number|boolean} v */
+/** A summary value in the catalogue's unit ("0.38 s", "76.12 %"). @param {string} k @param {number|boolean} v */
 function shownValue(k, v) {
   if (typeof v === "boolean") return "yes";
-  return k === "wall_s" ? duration(v) : num(v, 5);
+  if (k === "wall_s") return duration(v);
+  const spec = specOf(k);
+  const text = num(v * (spec?.scale ?? 1), 5);
+  return spec?.unit ? `${text} ${spec.unit}` : text;
 }
 
 /**

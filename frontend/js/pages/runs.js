@@ -3,7 +3,7 @@
 import { api } from "../api.js";
 import { loadCatalog, specOf } from "../catalog.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
-import { heading, headline, num, when } from "../format.js";
+import { heading, headline, num, shortWhen, when } from "../format.js";
 import { go, replaceQuery } from "../router.js";
 import { columnChooser, shownColumns } from "../columns.js";
 
@@ -64,6 +64,7 @@ export function mount(root, route) {
   replace(
     root,
     h("div", { class: "page-head" }, h("h1", {}, "Runs"), h("a", { class: "button primary", href: "#/new" }, "New run")),
+    h("p", { class: "tagline" }, "FedWatch runs and tracks federated learning when clients come and go: simulate FedAvg, FedLaAvg, MIFA, FedAR, CA-Fed and more under diurnal, random or correlated availability, or log your own FL code, and compare them run for run."),
     h("form", { class: "filters", on: { submit: (/** @type {Event} */ e) => e.preventDefault() } }, status, algorithm, experiment, experimentLink, text, tagFilter, rank, archived, compareBtn, chooser.el),
     selection,
     asking,
@@ -213,7 +214,7 @@ export function mount(root, route) {
       { key: "seed", label: "seed", optional: true, hidden: true, cell: (run) => h("td", { class: "num" }, String(run.seed)) },
       { key: "experiment", label: "experiment", optional: true, cell: (run) => h("td", {}, run.experimentId === null ? "—" : h("a", { href: `#/experiments/${run.experimentId}` }, `#${run.experimentId}`)) },
       { key: "result", label: "result", optional: true, cell: (run) => h("td", { class: "nowrap" }, rankedValue(filters.rankBy, run.summary) ?? headline(run.summary)) },
-      { key: "created", label: "created", optional: true, hidden: true, cell: (run) => h("td", { class: "nowrap small" }, when(run.createdAt)) },
+      { key: "created", label: "created", optional: true, cell: (run) => h("td", { class: "nowrap small", title: when(run.createdAt) }, shortWhen(run.createdAt)) },
       { key: "actions", label: "actions", heading: "", cell: (run) => h("td", { class: "actions" },
         run.active && !run.cancelling && h("button", { type: "button", on: { click: () => cancel(run) } }, "Cancel"),
         h("button", { type: "button", class: "danger", on: { click: () => remove(run) } }, "Delete")) },
