@@ -297,7 +297,7 @@ def _section(name: str, base: type[Params], registry: Registry) -> Any:
     """`base` with its selector narrowed to the registered names (their labels in the
     schema's `x-labels`), plus one sub-object per component whose params have fields."""
     selector = copy.copy(base.model_fields[registry.selector])
-    labels = {e.name: e.label for e in sorted(registry, key=lambda e: e.name)}
+    labels: dict[str, Any] = {e.name: e.label for e in sorted(registry, key=lambda e: e.name)}
     extra = selector.json_schema_extra if isinstance(selector.json_schema_extra, dict) else {}
     selector.json_schema_extra = {**extra, "x-labels": labels}  # what the form shows
     subs: dict[str, Any] = {
