@@ -8,7 +8,7 @@ FLOWER := .venv-flower
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test test-flower fuzz lint typecheck unit bench clean
+.PHONY: run test test-flower fuzz lint typecheck docs unit bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -22,10 +22,10 @@ $(FLOWER)/.installed: pyproject.toml
 	$(FLOWER)/bin/python -m pip install -q -e '.[flower]' 'flwr[simulation]' pytest pytest-timeout
 	touch $@
 
-run: $(STAMP)
+run: $(STAMP) docs
 	$(VENV)/bin/fedwatch serve --host $(HOST) --port $(PORT)
 
-test: $(STAMP) lint typecheck test-flower
+test: $(STAMP) lint typecheck docs test-flower
 	$(PY) -m pytest
 
 test-flower: $(FLOWER)/.installed
@@ -41,6 +41,10 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
+
+# The manual (mkdocs.yml), offline; strict: a broken link or anchor fails the build.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
 unit: $(STAMP)
 	$(PY) -m pytest tests/engine

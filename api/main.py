@@ -24,6 +24,7 @@ from api.routes import (
     experiments,
     health,
     ingest,
+    manual,
     metrics,
     models,
     reproduce,
@@ -39,7 +40,7 @@ from worker.dispatch import make_dispatcher
 
 # The page, its assets and the API docs stay open so a browser can load them and then ask
 # for the token; everything under /api goes through the token check, then the body's values.
-OPEN_ROUTERS = (health.router, static.router, docs.router)
+OPEN_ROUTERS = (health.router, static.router, docs.router, manual.router)
 API_ROUTERS = (
     catalog.router,
     runs.router,

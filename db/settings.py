@@ -41,6 +41,10 @@ class Settings(BaseSettings):
         False, description="Let runs download missing datasets into the data root."
     )
     frontend_dir: Path = Field(REPO_ROOT / "frontend", description="Static front-end files.")
+    manual_dir: Path = Field(
+        REPO_ROOT / "var" / "manual",
+        description="The built manual (`make docs`), served under /manual.",
+    )
     max_body_bytes: int = Field(1_000_000, ge=1, description="Largest accepted request body.")
     max_model_bytes: int = Field(
         256_000_000,

@@ -1,5 +1,6 @@
 // Sweep editor: explicit cells (a paper's methods with their settings) × a grid over chosen
 // config fields × seeds, posted as an experiment.
+import { helpLink } from "./help.js";
 import { h, replace } from "./dom.js";
 import { checkSeeds, checkValues, plainMessage, sweepMessages } from "./field-errors.js";
 
@@ -89,7 +90,7 @@ export function sweepEditor(leaves, onChange) {
   const element = h(
     "fieldset",
     { class: "section sweep" },
-    h("legend", {}, "Sweep"),
+    h("legend", {}, "Sweep ", helpLink("sweep", "a sweep")),
     h("div", { class: "help" }, "Runs every combination of the values below with each seed; fields not swept keep the values of the form."),
     h("div", { class: "fields" },
       h("div", { class: "field" }, h("label", { class: "field-name" }, "experiment name"), name),

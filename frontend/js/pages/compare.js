@@ -10,6 +10,7 @@ import { columnChooser, shownColumns } from "../columns.js";
 import { configLines, onlyLine, parcoordsTrace, sweptFields, yRange } from "../compare-view.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { downloadButton, FIGURE_FILES, TABLE_FILES } from "../downloads.js";
+import { helpLink } from "../help.js";
 import { label } from "../format.js";
 import { idList, replaceQuery } from "../router.js";
 import { preloadPlotly, purge, react } from "../plot.js";
@@ -96,7 +97,7 @@ export function mount(root, route) {
   const tableBox = h("div", { class: "table-wrap" });
 
   replace(root,
-    h("div", { class: "page-head" }, h("h1", {}, "Compare")),
+    h("div", { class: "page-head" }, h("h1", {}, "Compare ", helpLink("compare", "the compare page"))),
     h("div", { class: "picker" }, chips, addRun, addExperiment),
     h("div", { class: "filters" }, metric, groupBy, xAxis, bandOf,
       h("label", { class: "inline" }, "smoothing ", smooth, smoothValue),
@@ -107,7 +108,7 @@ export function mount(root, route) {
     waitingNote,
     h("div", { class: "toolbar downloads", dataset: { files: "figure" } }, "Figure: ", width,
       FIGURE_FILES.map(([fmt, text]) => fileButton(text, fmt, `Download the curves as ${text}`))),
-    h("section", {}, h("h2", {}, "Summary"),
+    h("section", {}, h("h2", {}, "Summary ", helpLink("summary", "the summary table")),
       h("div", { class: "toolbar" }, h("label", { class: "inline" }, "tests against ", reference),
         h("label", { class: "inline" }, "α ", alpha), chooser.el),
       tableBox, captionBox,

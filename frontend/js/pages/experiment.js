@@ -9,6 +9,7 @@ import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom
 import { downloadButton, FIGURE_FILES, TABLE_FILES } from "../downloads.js";
 import { when } from "../format.js";
 import { etaText, speedText, standing } from "../standing.js";
+import { helpLink } from "../help.js";
 import { go } from "../router.js";
 import { cellText } from "../sweep.js";
 
@@ -65,7 +66,7 @@ export function mount(root, route) {
     const grid = Object.entries(e.grid);
     replace(root,
       h("div", { class: "page-head" },
-        h("h1", {}, h("span", { class: "run-id" }, `#${e.id}`), " ", h("span", { class: "experiment-title" }, e.name)),
+        h("h1", {}, h("span", { class: "run-id" }, `#${e.id}`), " ", h("span", { class: "experiment-title" }, e.name), " ", helpLink("experiment", "the experiment page")),
         h("div", { class: "actions" },
           h("a", { class: "button", href: `#/compare?experiment=${e.id}` }, "Compare"),
           e.preset && h("a", { class: "button", href: `#/experiments/${e.id}/reproduction` }, "Reproduction report"),

@@ -11,6 +11,7 @@ import { schemaForm } from "../schema-form.js";
 import { sweepMessages } from "../field-errors.js";
 import { methodCells, sweepEditor, sweepSize } from "../sweep.js";
 import { go, replaceQuery } from "../router.js";
+import { helpLink } from "../help.js";
 
 /** @type {import("../app.js").Mount} */
 export function mount(root, route) {
@@ -83,7 +84,7 @@ function build(root, schema, presets, query) {
     dataBox,
     errors,
     h("div", { class: "submit-bar" }, submit));
-  replace(root, h("div", { class: "page-head" }, h("h1", {}, "New run")), formEl);
+  replace(root, h("div", { class: "page-head" }, h("h1", {}, "New run ", helpLink("newRun", "the form"))), formEl);
 
   /**
    * Fill the form from `base` (what its edits are told apart from), then apply `sets`

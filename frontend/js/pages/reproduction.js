@@ -3,6 +3,7 @@
 // both. Refreshed until every run is done (or none is still active).
 import { ApiError, api } from "../api.js";
 import { empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
+import { helpLink } from "../help.js";
 import { preloadPlotly, purge, react } from "../plot.js";
 import { lineLayout, reproductionTraces } from "../traces.js";
 
@@ -17,7 +18,7 @@ export function mount(root, route) {
   let alive = true;
   let timer = 0;
   const title = h("h1", {}, "Reproduction");
-  const head = h("div", { class: "page-head" }, title, h("div", { class: "actions" },
+  const head = h("div", { class: "page-head" }, h("div", {}, title, helpLink("reproduction", "the reproduction report")), h("div", { class: "actions" },
     h("a", { href: `#/experiments/${id}`, class: "experiment-link" }, "Progress"), h("a", { href: `#/compare?experiment=${id}` }, "Compare the runs")));
   const body = h("div", { class: "reproduction" }, loading("Loading the reproduction report…"));
   const chart = h("div", { class: "plot", dataset: { plot: "reproduction" } });

@@ -5,6 +5,7 @@ import { loadCatalog, specOf } from "../catalog.js";
 import { confirmIn } from "../confirm.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { downloadButton } from "../downloads.js";
+import { helpLink } from "../help.js";
 import { duration, label, num, when } from "../format.js";
 import { extendTraces, preloadPlotly, purge, react } from "../plot.js";
 import { replaceQuery } from "../router.js";
@@ -160,9 +161,9 @@ class RunView {
     replace(root,
       this.head,
       this.asking,
-      h("section", {}, h("div", { class: "section-head" }, h("h2", {}, "Training curves ", this.connection),
+      h("section", {}, h("div", { class: "section-head" }, h("h2", {}, "Training curves ", this.connection, " ", helpLink("curves", "the training curves")),
         h("div", { class: "toolbar" }, this.xSelect, h("label", { class: "check" }, this.logBox, "log y"))), this.curves),
-      h("section", {}, h("div", { class: "section-head" }, h("h2", {}, "Clients"),
+      h("section", {}, h("div", { class: "section-head" }, h("h2", {}, "Clients ", helpLink("clients", "the client views")),
         h("label", { class: "check" }, this.histLog, "log counts (staleness distribution)")), this.clientBox),
       this.details);
     this.clientDivs = {

@@ -10,6 +10,7 @@ import { columnChooser, shownColumns } from "../columns.js";
 /** @typedef {import("../columns.js").Column & {heading?: string, cell: (run: import("../api.js").Run) => HTMLElement}} RunColumn */
 import { standing } from "../standing.js";
 import { confirmIn } from "../confirm.js";
+import { helpLink } from "../help.js";
 
 const STATUSES = ["", "queued", "running", "succeeded", "failed", "cancelled"];
 const PAGE_SIZE = 50;
@@ -63,7 +64,7 @@ export function mount(root, route) {
 
   replace(
     root,
-    h("div", { class: "page-head" }, h("h1", {}, "Runs"), h("a", { class: "button primary", href: "#/new" }, "New run")),
+    h("div", { class: "page-head" }, h("h1", {}, "Runs ", helpLink("runs", "the runs table")), h("a", { class: "button primary", href: "#/new" }, "New run")),
     h("p", { class: "tagline" }, "FedWatch runs and tracks federated learning when clients come and go: simulate FedAvg, FedLaAvg, MIFA, FedAR, CA-Fed and more under diurnal, random or correlated availability, or log your own FL code, and compare them run for run."),
     h("form", { class: "filters", on: { submit: (/** @type {Event} */ e) => e.preventDefault() } }, status, algorithm, experiment, experimentLink, text, tagFilter, rank, archived, compareBtn, chooser.el),
     selection,
