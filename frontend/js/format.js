@@ -16,10 +16,18 @@ export function when(d) {
   return d.toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" });
 }
 
-/** A compact date and time for tables ("Nov 25, 22:59"); the full one on hover. @param {Date|null} d */
-export function shortWhen(d) {
+/**
+ * A compact date for tables: the time for today ("22:59"), the day otherwise ("Nov 25");
+ * the full one on hover (`when`).
+ * @param {Date|null} d @param {Date} [now]
+ */
+export function shortWhen(d, now = new Date()) {
   if (!d) return "—";
-  return d.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+  if (d.toDateString() === now.toDateString()) {
+    return d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+  }
+  const year = d.getFullYear() === now.getFullYear() ? undefined : "numeric";
+  return d.toLocaleDateString(undefined, { month: "short", day: "numeric", year });
 }
 
 /** @param {number|null|undefined} s seconds */

@@ -52,6 +52,8 @@ function build(root, schema, presets, query) {
     updateSubmit();
     syncUrl();
   });
+  /** The sweep as it starts: the address holds only one that differs from it. */
+  const emptySweep = JSON.stringify(sweep.value());
   const notes = h("textarea", { name: "notes", rows: 2, placeholder: "notes (optional)", maxLength: 10000 });
   const notesBox = h("div", { class: "field notes" }, h("label", { class: "field-name" }, "notes"), notes);
   const errors = h("div", { class: "form-errors", role: "alert", hidden: true });
@@ -164,7 +166,8 @@ function build(root, schema, presets, query) {
     if (preset && !variantSelect.hidden && variantSelect.selectedIndex > 0) q.set("variant", variantSelect.value);
     if (fromRun !== null) q.set("from", String(fromRun));
     if (mode === "sweep") q.set("mode", "sweep");
-    if (mode === "sweep") q.set("sweep", JSON.stringify(sweep.value()));
+    const spec = JSON.stringify(sweep.value());
+    if (mode === "sweep" && spec !== emptySweep) q.set("sweep", spec);
     for (const edit of edits()) q.append("set", edit);
     replaceQuery("/new", q);
   }
