@@ -36,12 +36,21 @@ def with_field_path(error: Mapping[str, Any]) -> dict[str, Any]:
     return {**error, "loc": [*loc, *path.split(".")], "msg": message}
 
 
+# A 422 lists at most this many errors, then says how many more there are: a body of a
+# megabyte can hold 90 000 unknown keys, and a list of them all helps nobody.
+SHOWN_ERRORS = 100
+
+
 async def validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    detail = [with_field_path(dict(e)) for e in exc.errors()]
+    errors = exc.errors()
+    detail = [with_field_path(dict(e)) for e in errors[:SHOWN_ERRORS]]
     for e in detail:
         e.pop("ctx", None)
         e.pop("input", None)
+    if len(errors) > SHOWN_ERRORS:
+        more = f"{len(errors) - SHOWN_ERRORS} more errors, not listed"
+        detail.append({"loc": ["body"], "msg": more, "type": "too_many_errors"})
     return JSONResponse({"detail": jsonable_encoder(detail)}, status_code=422)
 
 

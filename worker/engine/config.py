@@ -97,11 +97,22 @@ _SHAPE_FIELDS = (
 )
 
 
-def _involves(reads: tuple[str, ...], failed: frozenset[str]) -> bool:
-    """Whether a check reading `reads` reads a failed field (or a section holding one)."""
-    return any(
-        r == f or r.startswith(f + ".") or f.startswith(r + ".") for r in reads for f in failed
-    )
+# A config with more field errors than this gets only those: what the cross-field checks
+# would add is lost among them, and each error costs the pass a copy and a lookup.
+CROSS_CHECKED_ERRORS = 100
+
+
+def _involves(reads: tuple[str, ...], failed: frozenset[str], held: frozenset[str]) -> bool:
+    """Whether a check reading `reads` reads a failed field: a read path that is a failed
+    path, lies under one, or holds one (`held`: the failed paths' prefixes). Set lookups,
+    so thousands of failed fields cost no more than their errors."""
+    return any(r in held or not failed.isdisjoint(_prefixes(r)) for r in reads)
+
+
+def _prefixes(path: str) -> list[str]:
+    """`a.b.c` → `a`, `a.b`, `a.b.c`."""
+    parts = path.split(".")
+    return [".".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 class _Run(RunSection):
@@ -115,8 +126,10 @@ class _Run(RunSection):
         try:
             return handler(data)
         except ValidationError as err:
-            errors = err.errors()
-            if not isinstance(data, dict) or any(not e["loc"] for e in errors):
+            if not isinstance(data, dict) or err.error_count() > CROSS_CHECKED_ERRORS:
+                raise
+            errors = err.errors(include_url=False)
+            if any(not e["loc"] for e in errors):
                 raise
             failed = frozenset(filter(None, (_given_path(data, e["loc"]) for e in errors)))
             try:
@@ -167,8 +180,9 @@ class _Run(RunSection):
                 )
                 checks.append(((*_SHAPE_FIELDS, *own), partial(params.check_run, shape)))
         out: list[str] = []
+        held = frozenset(p for f in failed for p in _prefixes(f))
         for reads, check in checks:
-            if _involves(reads, failed):
+            if _involves(reads, failed, held):
                 continue
             try:
                 check()
