@@ -179,6 +179,27 @@ def test_external_and_simulated_runs_keep_to_their_own_paths(client: TestClient)
     assert [e["loc"] for e in config.json()["detail"]] == [["body", "config", "rounds"]]
 
 
+@pytest.mark.parametrize(
+    ("field", "value"), [("n_clients", True), ("n_clients", "5"), ("rounds", True), ("rounds", "9")]
+)
+def test_an_external_run_takes_numbers_as_numbers(
+    client: TestClient, field: str, value: object
+) -> None:
+    # Before: `true` was taken for 1 and "5" for 5.
+    body = {"source": "external", "name": "lax", "n_clients": 2, field: value}
+    response = client.post("/api/runs", json=body)
+    assert response.status_code == 422
+    assert [e["loc"] for e in response.json()["detail"]] == [["body", field]]
+
+
+def test_a_seed_of_true_fills_no_seed(client: TestClient) -> None:
+    assert external(client, config={"seed": True})["seed"] == 0  # was 1
+    assert external(client, config={"seed": 7})["seed"] == 7
+    simulated = client.post("/api/runs", json={"config": {"rounds": "100"}})
+    assert simulated.status_code == 422
+    assert [e["loc"] for e in simulated.json()["detail"]] == [["body", "config", "rounds"]]
+
+
 @pytest.fixture
 def strict(db_url: str) -> Iterator[TestClient]:
     settings = embedded_settings(db_url, api_token="s3cret", stall_s=0.3)

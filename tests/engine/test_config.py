@@ -139,3 +139,18 @@ def test_a_switch_takes_only_true_or_false() -> None:
 def test_a_list_of_numbers_takes_no_true_or_false() -> None:
     with pytest.raises(ConfigError, match=r"data\.means: expected numbers"):
         build_config({"data": {"means": [1.0, True]}})
+
+
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        ({"rounds": "100"}, "rounds"),
+        ({"seed": "1"}, "seed"),
+        ({"client": {"lr": "0.1"}}, "client.lr"),
+        ({"data": {"means": [1.0, "-1"]}}, "data.means"),
+    ],
+)
+def test_strings_are_no_numbers(config: dict[str, object], field: str) -> None:
+    """pydantic would read "100" as 100: a config sent as JSON has numbers as numbers."""
+    with pytest.raises(ConfigError, match=rf"{re.escape(field)}: expected (a number|numbers)"):
+        build_config(config)
