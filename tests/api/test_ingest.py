@@ -156,6 +156,21 @@ def test_finish_stores_the_summary_of_the_recorded_metrics(client: TestClient) -
     assert post(client, run["id"], [{"round": 3}]).status_code == 409
 
 
+@pytest.mark.parametrize("status", ["succeeded", "failed"])
+def test_a_run_of_huge_finite_metrics_finishes(client: TestClient, status: str) -> None:
+    # Before: a 500 (OverflowError in the std of the second half), and the run stayed
+    # running for ever.
+    run = external(client)
+    values = [1e300, -1e300, 1e300, -1e300]
+    rounds = [{"round": t, "metrics": {"test_acc": v}} for t, v in enumerate(values)]
+    assert post(client, run["id"], rounds).status_code == 200
+    done = client.post(f"/api/runs/{run['id']}/finish", json={"status": status})
+    assert done.status_code == 200, done.text
+    assert done.json()["status"] == status
+    assert done.json()["summary"]["std_test_acc_second_half"] == 1e300
+    assert client.get(f"/api/runs/{run['id']}").json()["summary"]["best_test_acc"] == 1e300
+
+
 def test_a_failed_run_keeps_its_message(client: TestClient) -> None:
     run = external(client)
     body = {"status": "failed", "message": "CUDA out of memory"}
