@@ -34,12 +34,14 @@ import worker.engine.availability
 import worker.engine.data
 import worker.engine.models  # noqa: F401  (the built-ins register on import)
 from worker.engine import plugins
+from worker.engine.data.partitions import without_data
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import (
     ALGORITHMS,
     AVAILABILITY,
     DATASETS,
     MODELS,
+    POOL_PARTITIONS,
     DatasetFacts,
     ModelFacts,
     Registry,
@@ -284,11 +286,21 @@ def _data_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None
         if d.n_clusters > d.n_clients:
             raise ValueError("data.n_clusters: more clusters than clients")
 
+    def samples() -> None:
+        # A pool of a known size, split among the clients: each needs a row at least.
+        facts: DatasetFacts = DATASETS.get(d.dataset).facts
+        if facts.train is None or d.partition not in POOL_PARTITIONS:
+            return
+        n_train = min(facts.train, d.max_train_samples or facts.train)
+        if d.n_clients > n_train:
+            raise ValueError(without_data(d.n_clients, n_train))
+
     return [
         (("data.dataset", "data.partition", "data.classes_per_client"), classes),
         (("data.dataset", "data.partition"), partition),
         (("data.dataset", "data.means", "data.n_clients"), means),
         (("data.n_clusters", "data.n_clients"), clusters),
+        (("data.dataset", "data.partition", "data.n_clients", "data.max_train_samples"), samples),
     ]
 
 
