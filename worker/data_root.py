@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from db.settings import Settings
-from worker.engine import ConfigError, RunConfig
+from worker.engine import ConfigError, DatasetMissing, RunConfig
+from worker.engine.data.vision import EXPECTED_FILES, needs, require_files
 
 DEFAULT_ROOT = "data"
 SHOWN_AS = "<data root>"
@@ -50,3 +51,18 @@ def for_this_machine(config: RunConfig, settings: Settings) -> RunConfig:
 def relative_paths(message: str, settings: Settings) -> str:
     """An error message with the server's data root shown as `<data root>`."""
     return message.replace(str(Path(settings.data_root).resolve()), SHOWN_AS)
+
+
+def missing_data(config: RunConfig, settings: Settings) -> str | None:
+    """What a run of `config` needs that this server's data root lacks, in the words of
+    `needs` (None: the data is generated or bundled, its files are there, or the run may
+    download them)."""
+    dataset = config.data.dataset
+    if dataset not in EXPECTED_FILES:
+        return None
+    folder = str(data_folder(config, settings))
+    try:
+        require_files(dataset, folder, config.data.download and settings.allow_download)
+    except DatasetMissing:
+        return relative_paths(needs(dataset, folder), settings)
+    return None
