@@ -104,6 +104,6 @@ def create_app(config: Settings = settings) -> FastAPI:
         app.include_router(
             router,
             dependencies=[Depends(check_token), Depends(reject_unstorable)],
-            responses=error_responses(401),
+            responses=error_responses(401, 503, 507),
         )
     return app

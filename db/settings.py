@@ -90,6 +90,13 @@ class Settings(BaseSettings):
         description="Transient database errors (a restart, a dropped connection, a locked "
         "SQLite file) are retried with backoff for this long before a run fails.",
     )
+    min_free_disk_mb: float = Field(
+        64,
+        ge=0,
+        description="`/healthz` fails (503) when the disk of a SQLite database has less free "
+        "space than this, in MiB: the database soon takes no more writes (a flush of a "
+        "1000-client run's rounds is about 2 MB, a checkpoint up to hundreds).",
+    )
     ingest_max_rounds: int = Field(
         1000, ge=1, description="External runs: most rounds in one `POST .../rounds` batch."
     )
