@@ -13,6 +13,7 @@ from fastapi import Depends, FastAPI
 from api import errors
 from api.assets import Assets
 from api.deps import check_token
+from api.headers import SecurityHeaders
 from api.limits import BodySizeLimit
 from api.live import LiveFeed
 from api.routes import (
@@ -97,6 +98,7 @@ def create_app(config: Settings = settings) -> FastAPI:
     app.state.begin_shutdown = begin_shutdown
     app.state.assets = Assets(config.frontend_dir, static.PLOTLY_JS)
     app.add_middleware(BodySizeLimit, max_bytes=config.max_body_bytes)
+    app.add_middleware(SecurityHeaders)  # the outermost: also on the limit's 413
     errors.install(app)
     for router in OPEN_ROUTERS:
         app.include_router(router)
