@@ -100,6 +100,14 @@ class Settings(BaseSettings):
     ingest_max_rounds: int = Field(
         1000, ge=1, description="External runs: most rounds in one `POST .../rounds` batch."
     )
+    ingest_window: int = Field(
+        65_536,
+        ge=32,
+        description="External runs: rounds may arrive in any order, at most this many "
+        "rounds past the latest round stored (a round further ahead is a 409); rounds still "
+        "missing this far behind the latest one count as rounds nobody took part in. With "
+        "many clients the window is smaller: the staleness marks it makes due fit 64 MiB.",
+    )
     stall_s: float = Field(
         300.0,
         gt=0,
