@@ -39,7 +39,8 @@ class Params(BaseModel):
         if isinstance(value, bool | str) and _numeric(annotation):
             raise ValueError(f"expected a number, not {_kind(value)}")
         if isinstance(value, list) and _numbers(annotation):
-            other = next((v for v in value if isinstance(v, bool | str)), None)
+            # a string that is no number gets pydantic's error at its item
+            other = next((v for v in value if isinstance(v, bool) or _numeral(v)), None)
             if other is not None:
                 raise ValueError(f"expected numbers, not {_kind(other)}")
         if annotation is bool and not isinstance(value, bool):
@@ -50,6 +51,15 @@ class Params(BaseModel):
         """Raise ValueError(`<dotted.path>: <problem>`) if these parameters cannot run
         with the rest of `run`; called only for the components the run selects."""
         del run
+
+
+def _numeral(value: Any) -> bool:
+    """A string that pydantic would take for a number ("5", "1e3")."""
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return isinstance(value, str)
 
 
 def _kind(value: bool | str) -> str:
