@@ -186,7 +186,8 @@ class Assets:
         page = page.replace(
             '"/vendor/plotly.min.js"', f'"/vendor/plotly.min.js?v={self.plotly_version}"'
         )
-        modules = sorted(p.relative_to(self.root) for p in self._listing() if p.suffix == ".js")
+        files = (p.relative_to(self.root) for p in self._listing())
+        modules = sorted(f for f in files if f.parts[0] == "js" and f.suffix == ".js")  # not docs/
         preload = "".join(
             f'  <link rel="modulepreload" href="{url}">\n'
             for url in (f"{prefix}{m.as_posix()}" for m in modules)

@@ -1,5 +1,6 @@
 """422 responses whose `loc` points at the offending field, also for cross-field checks,
-and 405 responses that list every method of the path.
+405 responses that list every method of the path, and 503 or 507 with the reason when
+the database does not answer or its disk is full.
 
 RunConfig's model validators raise "Value error, algorithm.participation: ..." at the
 level of the whole config; the dotted path at the start of the message is moved into
@@ -17,10 +18,12 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
 from api.schemas.runs import BODY_TAGS
+from db.retry import describe, is_disk_full, is_transient
 
 PATH_PREFIX = re.compile(r"^(?:Value error, )?([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)*): (.*)$", re.S)
 
@@ -36,12 +39,21 @@ def with_field_path(error: Mapping[str, Any]) -> dict[str, Any]:
     return {**error, "loc": [*loc, *path.split(".")], "msg": message}
 
 
+# A 422 lists at most this many errors, then says how many more there are: a body of a
+# megabyte can hold 90 000 unknown keys, and a list of them all helps nobody.
+SHOWN_ERRORS = 100
+
+
 async def validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    detail = [with_field_path(dict(e)) for e in exc.errors()]
+    errors = exc.errors()
+    detail = [with_field_path(dict(e)) for e in errors[:SHOWN_ERRORS]]
     for e in detail:
         e.pop("ctx", None)
         e.pop("input", None)
+    if len(errors) > SHOWN_ERRORS:
+        more = f"{len(errors) - SHOWN_ERRORS} more errors, not listed"
+        detail.append({"loc": ["body"], "msg": more, "type": "too_many_errors"})
     return JSONResponse({"detail": jsonable_encoder(detail)}, status_code=422)
 
 
@@ -64,6 +76,30 @@ async def method_not_allowed(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": exc.detail}, status_code=405, headers=headers)
 
 
+# What a client waits before it tries again when the database does not answer: a
+# restart or a failover takes seconds.
+RETRY_AFTER_S = 5
+
+
+async def database_error(request: Request, exc: Exception) -> JSONResponse:
+    """A database that is away, busy past its timeout, or out of disk space is no fault of
+    the request: 503 (with `Retry-After`) or 507, naming the cause. Other database errors
+    stay server errors."""
+    assert isinstance(exc, DBAPIError)
+    if is_disk_full(exc):
+        detail = (
+            f"the database's disk is full ({describe(exc)}): nothing was changed; "
+            "free space on the server, then send this again"
+        )
+        return JSONResponse({"detail": detail}, status_code=507)
+    if is_transient(exc):
+        detail = f"the database does not answer ({describe(exc)}): nothing was changed"
+        headers = {"Retry-After": str(RETRY_AFTER_S)}
+        return JSONResponse({"detail": detail}, status_code=503, headers=headers)
+    raise exc
+
+
 def install(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(405, method_not_allowed)
+    app.add_exception_handler(DBAPIError, database_error)

@@ -13,6 +13,7 @@ from fastapi import Depends, FastAPI
 from api import errors
 from api.assets import Assets
 from api.deps import check_token
+from api.headers import SecurityHeaders
 from api.limits import BodySizeLimit
 from api.live import LiveFeed
 from api.routes import (
@@ -104,6 +105,7 @@ def create_app(config: Settings = settings) -> FastAPI:
     app.add_middleware(
         BodySizeLimit, max_bytes=config.max_body_bytes, max_model_bytes=config.max_model_bytes
     )
+    app.add_middleware(SecurityHeaders)  # the outermost: also on the limit's 413
     errors.install(app)
     for router in OPEN_ROUTERS:
         app.include_router(router)
@@ -111,6 +113,6 @@ def create_app(config: Settings = settings) -> FastAPI:
         app.include_router(
             router,
             dependencies=[Depends(check_token), Depends(reject_unstorable)],
-            responses=error_responses(401),
+            responses=error_responses(401, 503, 507),
         )
     return app

@@ -1,12 +1,15 @@
-"""What JSON or the database cannot hold is a 422 in every body: NaN, ±Infinity and the
-NUL character.
+"""What JSON or the database cannot hold is a 422 in every body: NaN, ±Infinity, the NUL
+character, and values nested deeper than `MAX_DEPTH`.
 
 Python's JSON parser accepts `NaN`, `Infinity` and literals such as `1e999` that overflow
 to infinity. Stored, they would come back as `null` (or break the database's JSON type),
 so a copied config would no longer post. Postgres text cannot hold U+0000: a name or note
-with it would fail at the database. This is checked once, on the parsed body, before the
-route's own validation: free-form JSON (an experiment's `base` and `grid`) included.
-Query strings are declared with `api.deps.NO_NUL` instead.
+with it would fail at the database. A value nested hundreds of levels deep parses, but
+copying, validating or serialising it recurses once per level: past Python's and
+pydantic's limits it fails, and once stored it would fail every read that returns it.
+This is checked once, on the parsed body, before the route's own validation: free-form
+JSON (an experiment's `base` and `grid`, an external run's config) included. Query
+strings are declared with `api.deps.NO_NUL` instead.
 """
 
 from __future__ import annotations
@@ -19,25 +22,52 @@ from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 
+# Levels of arrays and objects in a body, the body itself the first: a run config uses 4,
+# an ingest batch 4; free-form configs get room to spare.
+MAX_DEPTH = 32
 NON_FINITE = "Input should be a finite number"
 NUL = "Input should not contain the NUL character (U+0000)"
+TOO_DEEP = f"Input should be nested at most {MAX_DEPTH} levels deep"
+
+Loc = tuple[str | int, ...]
 
 
-def unstorable(value: Any, loc: tuple[str | int, ...]) -> Iterator[dict[str, Any]]:
-    """An error for each non-finite number, and each string or key with a NUL, in a
-    parsed JSON value."""
+def unstorable(value: Any, loc: Loc) -> Iterator[dict[str, Any]]:
+    """An error for each non-finite number, each string or key with a NUL, and the first
+    array or object nested past `MAX_DEPTH`, in a parsed JSON value, in document order.
+    Walks the value with a stack of its own, so no depth reaches Python's recursion
+    limit, and checks scalars where it meets them (a batch holds 10^5 of them)."""
+    yield from _scalar(value, loc)
+    if not isinstance(value, dict | list):
+        return
+    stack: list[tuple[Iterator[tuple[str | int, Any]], Loc]] = [(_items(value), loc)]
+    too_deep = False
+    while stack:
+        items, at = stack[-1]
+        for key, item in items:
+            if isinstance(key, str) and "\x00" in key:
+                yield {"loc": [*at, key], "msg": NUL, "type": "string_nul"}
+            if not isinstance(item, dict | list):
+                yield from _scalar(item, (*at, key))
+            elif len(stack) < MAX_DEPTH:
+                stack.append((_items(item), (*at, key)))
+                break
+            elif not too_deep:
+                too_deep = True
+                yield {"loc": [*at, key], "msg": TOO_DEEP, "type": "too_deep"}
+        else:
+            stack.pop()
+
+
+def _items(value: dict[str, Any] | list[Any]) -> Iterator[tuple[str | int, Any]]:
+    return iter(value.items()) if isinstance(value, dict) else enumerate(value)
+
+
+def _scalar(value: Any, at: Loc) -> Iterator[dict[str, Any]]:
     if isinstance(value, float) and not math.isfinite(value):
-        yield {"loc": list(loc), "msg": NON_FINITE, "type": "finite_number"}
+        yield {"loc": list(at), "msg": NON_FINITE, "type": "finite_number"}
     elif isinstance(value, str) and "\x00" in value:
-        yield {"loc": list(loc), "msg": NUL, "type": "string_nul"}
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if "\x00" in key:
-                yield {"loc": [*loc, key], "msg": NUL, "type": "string_nul"}
-            yield from unstorable(item, (*loc, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from unstorable(item, (*loc, index))
+        yield {"loc": list(at), "msg": NUL, "type": "string_nul"}
 
 
 async def reject_unstorable(request: Request) -> None:

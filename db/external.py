@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -13,6 +13,11 @@ from db.models import EXTERNAL, Experiment, Run, utcnow
 def _text(config: dict[str, Any], key: str, default: str) -> str:
     value = config.get(key)
     return value[:40] if isinstance(value, str) and value else default
+
+
+def _integer(value: Any) -> TypeGuard[int]:
+    """An integer of JSON: `true` is none (Python's bool is an int)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def experiment_named(session: Session, name: str, base: dict[str, Any]) -> Experiment:
@@ -47,7 +52,7 @@ def new_external_run(
         algorithm=_text(config, "algorithm", EXTERNAL),
         dataset=_text(config, "dataset", EXTERNAL),
         availability=EXTERNAL,
-        seed=seed if isinstance(seed, int) and abs(seed) < 2**31 else 0,
+        seed=seed if _integer(seed) and abs(seed) < 2**31 else 0,
         n_clients=n_clients,
         queue=EXTERNAL,
         status="running",

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import ClauseElement, ColumnElement, literal_column, select
+from sqlalchemy import ClauseElement, ColumnElement, func, literal_column, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from db.marks import MARK_EVERY, SelectionTally, carry, unpack_mark
 from db.metrics import last_round
 from db.models import RoundClients, StalenessMark
-from db.packing import id_dtype, unpack_acc, unpack_available, unpack_gaps
+from db.packing import PENDING_GAPS, id_dtype, unpack_acc, unpack_available, unpack_gaps
 
 
 @dataclass
@@ -103,11 +103,11 @@ def _selection_events(
 
 
 def selection_tally(session: Session, run_id: int, n_clients: int) -> SelectionTally:
-    """What the recorder continues from: after the last recorded round T (−1 before the
-    first), each client's latest selection up to T (−1 if none) and S_k(T + 1). Read from
-    the latest staleness mark and the rounds from it on (fewer than MARK_EVERY), so a
-    long run costs no more to continue than a short one (an external run's every batch
-    continues it)."""
+    """What the recorder and the ingest continue from: at the run's settled end T (see
+    `settled_end`), each client's latest selection before T (−1 if none) and S_k(T). Read
+    from the latest staleness mark and the rounds from it on (fewer than MARK_EVERY), so
+    a long run costs no more to continue than a short one (an external run's every
+    batch continues it)."""
     m = StalenessMark
     mark = session.execute(
         select(m.round, m.total, m.last).where(m.run_id == run_id).order_by(m.round.desc()).limit(1)
@@ -117,17 +117,35 @@ def selection_tally(session: Session, run_id: int, n_clients: int) -> SelectionT
     else:
         total, last = unpack_mark(mark.total, mark.last)
         tally = SelectionTally(run_id, mark.round, last, total)
-    r = RoundClients
-    rows = fetch_all(
-        session,
-        select(r.round, r.selected)
-        .where(r.run_id == run_id, r.round >= tally.next_round)
-        .order_by(r.round),
-    )
+    rows = _settled_rows(session, run_id, tally.next_round)
     width = id_dtype(n_clients)
     selected = [np.frombuffer(row[1], dtype=width).astype(np.int64) for row in rows]
     tally.advance_many([int(row[0]) for row in rows], selected)  # its marks are stored
     return tally
+
+
+def settled_end(session: Session, run_id: int) -> int:
+    """The end T of the rounds whose staleness is known: every round before T is stored
+    with its gaps (or counts as a round nobody took part in) and the marks up to T are
+    written. A round stored from T on waits with `PENDING_GAPS` for the rounds before it
+    (an external run's rounds arrive in any order). For a simulated run, and a finished
+    external one, the round after the last one recorded (a finished external run's last
+    mark may lie past it)."""
+    m = StalenessMark
+    mark = session.scalar(select(func.max(m.round)).where(m.run_id == run_id)) or 0
+    rows = _settled_rows(session, run_id, mark)
+    end = rows[-1][0] + 1 if rows else mark
+    return min(end, last_recorded(session, run_id) + 1)
+
+
+def _settled_rows(session: Session, run_id: int, mark: int) -> list[Any]:
+    """(round, selected) of the rounds stored with their gaps from `mark` on: fewer than
+    MARK_EVERY, unless a mark was lost (then an earlier one serves). The rounds missing
+    in between count as rounds nobody took part in."""
+    r = RoundClients
+    settled = r.gaps != PENDING_GAPS  # a bound parameter: `fetch_all` writes literals
+    stmt = select(r.round, r.selected).where(r.run_id == run_id, r.round >= mark, settled)
+    return list(session.execute(stmt.order_by(r.round)))
 
 
 def availability(
@@ -165,8 +183,9 @@ def staleness(
     the accumulated staleness at the column bounds: each bound reads the nearest
     staleness mark at or before it and carries it forward over the selections in
     between (`db.marks`), so a 70 000-round run reads a few hundred marks and at most
-    MARK_EVERY − 1 rounds per bound, never its whole history."""
-    n_rounds = last_recorded(session, run_id) + 1
+    MARK_EVERY − 1 rounds per bound, never its whole history. It covers the rounds whose
+    staleness is known (`settled_end`)."""
+    n_rounds = settled_end(session, run_id)
     grid = Grid.fit(n_clients, n_rounds, max_clients, max_rounds)
     bounds, starts = grid.round_bounds, grid.client_starts
     sizes = np.diff(np.append(starts, n_clients))

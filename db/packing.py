@@ -63,6 +63,11 @@ def unpack_ids(blob: bytes, n_clients: int) -> np.ndarray:
     return np.frombuffer(blob, dtype=id_dtype(n_clients))
 
 
+# The gaps of a round whose earlier rounds have not all arrived (an external run's rounds
+# arrive in any order): not known yet. One byte, which no packed gaps are (2 or 4 each).
+PENDING_GAPS = b"?"
+
+
 def pack_gaps(gaps: np.ndarray) -> bytes:
     """Rounds since each selected client's previous selection, aligned with the ids:
     2 bytes each unless one of them reaches 65 536, then 4 (the length tells which)."""

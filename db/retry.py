@@ -1,5 +1,5 @@
-"""Transient database errors (a restart, a dropped connection, a locked SQLite file) and
-a unit of work retried through them with capped exponential backoff."""
+"""Transient database errors (a restart, a dropped connection, a locked SQLite file, a
+full disk) and a unit of work retried through them with capped exponential backoff."""
 
 from __future__ import annotations
 
@@ -32,6 +32,9 @@ LOST_MESSAGES = (
     "the database system is not yet accepting connections",
 )
 SQLITE_BUSY = ("SQLITE_BUSY", "SQLITE_LOCKED")  # and their extended codes
+# A full disk: the database takes no writes until space returns.
+SQLITE_FULL = "SQLITE_FULL"
+DISK_FULL_STATE = "53100"
 
 
 class DatabaseUnavailable(RuntimeError):
@@ -39,9 +42,12 @@ class DatabaseUnavailable(RuntimeError):
 
 
 def is_transient(err: BaseException) -> bool:
-    """Whether `err` says the database is away or busy for a while, rather than that the
-    work is wrong (an integrity or programming error, a missing table or database)."""
+    """Whether `err` says the database is away, busy or out of disk space for a while,
+    rather than that the work is wrong (an integrity or programming error, a missing
+    table or database)."""
     if isinstance(err, DBAPIError) and err.connection_invalidated:
+        return True
+    if is_disk_full(err):
         return True
     cause = err.orig if isinstance(err, DBAPIError) else err
     if isinstance(cause, sqlite3.OperationalError):
@@ -54,6 +60,15 @@ def is_transient(err: BaseException) -> bool:
     # server answered with a fatal error of its own (no such database, bad password).
     message = str(cause)
     return "FATAL" not in message or any(text in message for text in LOST_MESSAGES)
+
+
+def is_disk_full(err: BaseException) -> bool:
+    """Whether `err` says the database's disk is full (SQLite's SQLITE_FULL, which its
+    `max_page_count` also gives, or Postgres' disk_full)."""
+    cause = err.orig if isinstance(err, DBAPIError) else err
+    if isinstance(cause, sqlite3.Error):
+        return str(getattr(cause, "sqlite_errorname", "")).startswith(SQLITE_FULL)
+    return isinstance(cause, psycopg.Error) and cause.sqlstate == DISK_FULL_STATE
 
 
 def describe(err: BaseException) -> str:

@@ -100,8 +100,23 @@ class Settings(BaseSettings):
         description="Transient database errors (a restart, a dropped connection, a locked "
         "SQLite file) are retried with backoff for this long before a run fails.",
     )
+    min_free_disk_mb: float = Field(
+        64,
+        ge=0,
+        description="`/healthz` fails (503) when the disk of a SQLite database has less free "
+        "space than this, in MiB: the database soon takes no more writes (a flush of a "
+        "1000-client run's rounds is about 2 MB, a checkpoint up to hundreds).",
+    )
     ingest_max_rounds: int = Field(
         1000, ge=1, description="External runs: most rounds in one `POST .../rounds` batch."
+    )
+    ingest_window: int = Field(
+        65_536,
+        ge=32,
+        description="External runs: rounds may arrive in any order, at most this many "
+        "rounds past the latest round stored (a round further ahead is a 409); rounds still "
+        "missing this far behind the latest one count as rounds nobody took part in. With "
+        "many clients the window is smaller: the staleness marks it makes due fit 64 MiB.",
     )
     stall_s: float = Field(
         300.0,

@@ -22,7 +22,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.marks import MARK_EVERY, unpack_gap_counts, unpack_mark
-from db.matrices import fetch_all, last_recorded, selection_rows
+from db.matrices import fetch_all, selection_rows, settled_end
 from db.models import RoundClients, StalenessMark
 
 
@@ -54,7 +54,8 @@ class Distribution:
 
 
 def distribution(session: Session, run_id: int, n_clients: int) -> Distribution:
-    n_rounds = last_recorded(session, run_id) + 1
+    """Over the rounds whose staleness is known (`settled_end`)."""
+    n_rounds = settled_end(session, run_id)
     if n_rounds == 0:
         return Distribution(np.zeros(0, np.int64), 0)
     mark = n_rounds - n_rounds % MARK_EVERY

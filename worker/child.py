@@ -35,6 +35,7 @@ from typing import Any
 import torch
 import torch._dynamo  # in the fork server: see above
 
+from db.retry import DatabaseUnavailable
 from db.session import make_engine, make_sessionmaker
 from db.settings import Settings
 from worker.engine.allocator import keep_freed_memory
@@ -45,6 +46,9 @@ from worker.run_logs import LogRelay, PipeHandler
 STOP = signal.SIGTERM
 CANCEL = signal.SIGUSR1
 STOPPED = 75  # exit status: stopped at a round boundary, its state saved (EX_TEMPFAIL)
+# Exit status: the database took no writes past the retry limit (a full disk, a server
+# away), so the outcome is not stored: the supervisor stores it once it can (EX_UNAVAILABLE).
+UNSTORED = 69
 PR_SET_PDEATHSIG = 1
 PR_SET_NAME = 15
 
@@ -89,7 +93,8 @@ def warm_up() -> None:
 
 def main(spec: ChildSpec, logs: Connection) -> None:
     """Entry point of the run's process: exits 0 once the outcome is stored (or the run
-    is gone), `STOPPED` when it stopped early with its state saved."""
+    is gone), `STOPPED` when it stopped early with its state saved, `UNSTORED` (its last
+    log line at error level says why) when the database took no writes."""
     stop, cancel = threading.Event(), threading.Event()
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the fork server, see above
     _prctl(PR_SET_NAME, ctypes.create_string_buffer(process_name(spec.run_id).encode()))
@@ -112,6 +117,9 @@ def main(spec: ChildSpec, logs: Connection) -> None:
             stop=stop,
             cancel=cancel,
         )
+    except DatabaseUnavailable as err:
+        logging.getLogger(__name__).error("%s", err)
+        sys.exit(UNSTORED)
     finally:
         engine.dispose()
     sys.exit(STOPPED if stopped else 0)

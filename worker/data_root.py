@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 
 from db.settings import Settings
 from worker.engine import ConfigError, RunConfig
-from worker.engine.data.vision import EXPECTED_FILES, missing_files
+from worker.engine.data.vision import EXPECTED_FILES, missing_files, needs
 from worker.engine.errors import remedy
 
 DEFAULT_ROOT = "data"
@@ -58,6 +58,20 @@ def for_this_machine(config: RunConfig, settings: Settings) -> RunConfig:
 def relative_paths(message: str, settings: Settings) -> str:
     """An error message with the server's data root shown as `<data root>`."""
     return message.replace(str(Path(settings.data_root).resolve()), SHOWN_AS)
+
+
+def missing_data(config: RunConfig, settings: Settings) -> str | None:
+    """What a run of `config` needs that this server's data root lacks, in the words of
+    `needs` (None: the data is generated or bundled, its files are there, or the run may
+    download them)."""
+    dataset = config.data.dataset
+    if dataset not in EXPECTED_FILES:
+        return None
+    folder = str(data_folder(config, settings))
+    downloads = config.data.download and settings.allow_download
+    if downloads or not missing_files(dataset, folder):
+        return None
+    return relative_paths(needs(dataset, folder, settings.allow_download), settings)
 
 
 @dataclass(frozen=True)

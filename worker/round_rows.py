@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
@@ -91,10 +90,11 @@ class RoundRows:
         )
         for r in rounds:
             self.chunks.add(r.round, {**r.metrics, "wall_s": r.wall_s})
+        packed_gaps = pack_gaps_many(gaps, [len(r.selected) for r in rounds])
         return Rows(
             rounds_done=rounds_done,
             names=self._new_names(rounds),
-            clients=self._client_rows(rounds, gaps),
+            clients=self.client_rows(rounds, packed_gaps),
             marks=marks,
             chunks=self.chunks.take(),
             checkpoint=None
@@ -129,11 +129,14 @@ class RoundRows:
             save_model(session, self.run_id, rows.model)
         return bool(row[0])
 
-    def _client_rows(self, rounds: list[RoundRecord], gaps: np.ndarray) -> list[dict[str, Any]]:
-        """The rounds' packed rows, with their selection gaps (concatenated)."""
+    def client_rows(
+        self, rounds: list[RoundRecord], packed_gaps: list[bytes]
+    ) -> list[dict[str, Any]]:
+        """The rounds' packed rows, with their packed selection gaps (`PENDING_GAPS` where
+        they are not known yet: an ingested round whose earlier rounds have not all
+        arrived)."""
         available = pack_available_many([r.available for r in rounds], self.n_clients)
         selected = pack_ids_many([r.selected for r in rounds], self.n_clients)
-        packed_gaps = pack_gaps_many(gaps, [len(r.selected) for r in rounds])
         return [
             {
                 "run_id": self.run_id,

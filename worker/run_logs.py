@@ -23,8 +23,16 @@ class PipeHandler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
             text = self.format(record)  # the message, with its traceback if any
+            plain = record.getMessage()  # without the format's prefix: what an error says
             record = logging.makeLogRecord(
-                {**record.__dict__, "msg": text, "args": None, "exc_info": None, "exc_text": None}
+                {
+                    **record.__dict__,
+                    "msg": text,
+                    "args": None,
+                    "exc_info": None,
+                    "exc_text": None,
+                    "plain": plain,
+                }
             )
             self.pipe.send(record)
         except Exception:
@@ -38,6 +46,7 @@ class LogRelay:
     def __init__(self, ctx: BaseContext) -> None:
         self.reader, self.writer = ctx.Pipe(duplex=False)
         self.thread = threading.Thread(target=self._relay, name="fedwatch-run-logs", daemon=True)
+        self.last_error: str | None = None  # the first line of the last error logged
 
     def start(self) -> None:
         """Call once the run's process holds the writing end."""
@@ -54,6 +63,8 @@ class LogRelay:
                 record: logging.LogRecord = self.reader.recv()
             except (EOFError, OSError):
                 return
+            if record.levelno >= logging.ERROR:
+                self.last_error = getattr(record, "plain", "").split("\n", 1)[0] or None
             logger = logging.getLogger(record.name)
             if logger.isEnabledFor(record.levelno):
                 logger.handle(record)

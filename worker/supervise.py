@@ -14,13 +14,16 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from sqlalchemy import select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.models import Run, utcnow
+from db.retry import DatabaseUnavailable
 from db.settings import Settings
 from worker import child
 from worker.claims import claim_execution, store_crash, store_outcome
@@ -34,6 +37,25 @@ CANCEL_GRACE_S = 1.2
 # At shutdown or a time limit the run gets this long to finish its round and store a
 # checkpoint of where it stopped, then it is killed.
 STOP_GRACE_S = 5.0
+# A write of the supervisor that failed past its retries (`FEDWATCH_DB_RETRY_S`: a full
+# disk, a server away) is tried again this often for as long as it takes, so a run is
+# settled once the database takes writes again, never left running without a process.
+WRITE_AGAIN_S = 5.0
+
+T = TypeVar("T")
+
+
+def until_written(what: str, write: Callable[[], T], shutdown: threading.Event) -> T | None:
+    """`write()` (a unit of work through `db.retry.in_transaction`), tried again every
+    `WRITE_AGAIN_S` while the database takes no writes; None if `shutdown` comes first
+    (the next start of the server settles the run)."""
+    while True:
+        try:
+            return write()
+        except DatabaseUnavailable as err:
+            log.warning("%s; trying again in %g s", err, WRITE_AGAIN_S)
+            if shutdown.wait(WRITE_AGAIN_S):
+                return None
 
 
 @dataclass
@@ -87,7 +109,7 @@ class Supervision:
                 process.join()
         assert process.exitcode is not None
         logs.join()
-        return self._settle(process.exitcode)
+        return self._settle(process.exitcode, logs.last_error)
 
     def _must_kill(self, pid: int, started: float) -> bool:
         now = time.monotonic()
@@ -138,15 +160,35 @@ class Supervision:
             return Watch(None, False)
         return Watch(row.claim, bool(row.cancel_requested))
 
-    def _settle(self, exitcode: int) -> bool:
+    def _settle(self, exitcode: int, last_error: str | None) -> bool:
         if self.gone or (exitcode == 0 and not self.killed):
             return False  # the outcome is stored, or the run is not ours any more
         if exitcode == child.STOPPED or self.killed:
             return self._stopped()
+        if exitcode == child.UNSTORED:
+            error = (
+                f"its outcome could not be stored: {last_error or 'the database took no writes'}"
+            )
+            self._store_outcome("failed", error)
+            return False
         reason = describe_exit(exitcode)
-        status = store_crash(self.sessions, self.run_id, self.claim, reason, self.settings)
+        status = self._store(
+            lambda: store_crash(self.sessions, self.run_id, self.claim, reason, self.settings)
+        )
         log.warning("run %s: %s; the run is now %s", self.run_id, reason, status)
         return status == "queued"
+
+    def _store(self, write: Callable[[], T]) -> T | None:
+        return until_written(f"run {self.run_id}", write, self.shutdown)
+
+    def _store_outcome(self, status: str, error: str | None) -> bool | None:
+        """The outcome, once the database takes it: whether the run was still ours (None
+        when the server stopped first)."""
+        return self._store(
+            lambda: store_outcome(
+                self.sessions, self.run_id, status, None, error, self.claim, self.settings
+            )
+        )
 
     def _stopped(self) -> bool:
         """The run stopped (or was killed) before its end, because it was told to."""
@@ -161,10 +203,7 @@ class Supervision:
             ),
             "stop": ("queued", None),
         }[why]
-        settled = store_outcome(
-            self.sessions, self.run_id, status, None, error, self.claim, self.settings
-        )
-        return settled and status == "queued"
+        return bool(self._store_outcome(status, error)) and status == "queued"
 
 
 def describe_exit(exitcode: int) -> str:
@@ -196,7 +235,9 @@ def supervise(
     if shutdown.is_set():
         return None
     child.warm_up()  # before the claim: the fork server's first start takes seconds
-    claimed = claim_execution(sessions, run_id, worker, settings)
+    claimed = until_written(
+        f"run {run_id}", lambda: claim_execution(sessions, run_id, worker, settings), shutdown
+    )
     if claimed is None:
         return None
     supervision = Supervision(sessions, settings, run_id, claimed.claim, shutdown, kept)

@@ -33,7 +33,8 @@ def post_rounds(
     _external(run)
     check_batch(body.rounds, run.n_clients, settings.ingest_max_rounds)
     try:
-        done = ingest_rounds(session, run, [to_record(r) for r in body.rounds])
+        records = [to_record(r) for r in body.rounds]
+        done = ingest_rounds(session, run, records, settings.ingest_window)
     except Conflict as err:
         raise HTTPException(409, str(err)) from None
     session.commit()

@@ -8,7 +8,10 @@ from pathlib import Path
 from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 
+from api.headers import MANUAL_CONTENT_SECURITY_POLICY
+
 router = APIRouter(include_in_schema=False)
+POLICY = {"Content-Security-Policy": MANUAL_CONTENT_SECURITY_POLICY}
 
 NOT_BUILT = """<!doctype html><title>FedWatch manual</title>
 <h1>The manual is not built</h1>
@@ -32,7 +35,7 @@ def manual_page(path: str, request: Request) -> Response:
     if target.is_dir():
         target = target / "index.html"
     if target.is_relative_to(root) and target.is_file():
-        return FileResponse(target)
+        return FileResponse(target, headers=POLICY)
     if (root / "404.html").is_file():
-        return FileResponse(root / "404.html", status_code=404)
+        return FileResponse(root / "404.html", status_code=404, headers=POLICY)
     raise HTTPException(404, f"{path!r} is not in the manual")

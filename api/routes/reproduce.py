@@ -21,6 +21,7 @@ from api.schemas.experiments import (
 )
 from db.metrics import full_series
 from db.models import Experiment, Run
+from worker.data_root import missing_data
 from worker.engine.presets import PRESETS
 from worker.reproduction.figures import Curve, run_curve
 from worker.reproduction.report import build
@@ -55,7 +56,12 @@ def reproduce(
             ]
         )
     variant = request.variant or next(iter(variants), None)
-    base = preset.run_config(variants[variant] if variant else []).model_dump(mode="json")
+    config = preset.run_config(variants[variant] if variant else [])
+    missing = missing_data(config, settings)
+    if missing is not None:  # every run would fail at its start
+        error = {"loc": ["path", "name"], "msg": f"needs {missing}", "type": "data_missing"}
+        raise RequestValidationError([error])
+    base = config.model_dump(mode="json")
     cells = [ExperimentCell(label=m.algorithm, set=m.assignments()) for m in preset.compare]
     experiment = ExperimentCreate(
         name=f"{preset.name} reproduction" + (f" ({variant})" if variant else ""),

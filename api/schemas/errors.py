@@ -34,6 +34,9 @@ DESCRIPTIONS = {
     409: "Not possible in the run's current status",
     413: "Request body larger than the server's limit (FEDWATCH_MAX_BODY_BYTES)",
     422: "Invalid input: each error's `loc` names the field",
+    503: "The database does not answer just now: nothing was changed; try again after "
+    "`Retry-After` seconds",
+    507: "The database's disk is full: nothing was changed until space is freed",
 }
 
 

@@ -12,7 +12,8 @@ MAX_CLIENTS = 100_000  # as simulated runs: a staleness mark holds 12 bytes per 
 # A metric's name: the key of its stored series (`metric_chunks.name`, 64 characters).
 MetricName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-/]{1,64}$")]
 ClientId = Annotated[int, Field(ge=0, le=MAX_INT)]  # also a JSON object's key (a string)
-# In arrays and values `true` is no number (lax parsing would read it as 1).
+# `true` and "5" are no numbers (lax parsing would read them as 1 and 5).
+StrictInt = Annotated[int, Strict()]
 Id = Annotated[int, Field(ge=0, le=MAX_INT), Strict()]
 Number = Annotated[float, Strict()]
 
@@ -29,8 +30,10 @@ class ExternalRunCreate(BaseModel):
         description="Free-form JSON, stored as it is. String values of `algorithm`, "
         "`dataset` and `seed` (an integer) fill the run's columns of the same name.",
     )
-    n_clients: int = Field(ge=1, le=MAX_CLIENTS, description="Client ids lie in [0, n_clients).")
-    rounds: int | None = Field(
+    n_clients: StrictInt = Field(
+        ge=1, le=MAX_CLIENTS, description="Client ids lie in [0, n_clients)."
+    )
+    rounds: StrictInt | None = Field(
         None, ge=1, le=MAX_INT, description="Rounds expected, for the progress; unknown if unset."
     )
     experiment: str | None = Field(

@@ -129,6 +129,40 @@ def test_work_over_the_limit_is_refused(db_url: str) -> None:
         assert counts(strict) == before
 
 
+def test_a_compute_monster_of_tiny_steps_is_refused(client: TestClient) -> None:
+    # Before: 201 (480 GFLOP of arithmetic), then not one round in 30 s.
+    config = example1(4000, client__local_steps=1000000, client__unit="epochs")
+    before = counts(client)
+
+    response = client.post("/api/runs", json={"config": config})
+
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert (error["loc"], error["type"]) == (
+        ["body", "config", "client", "local_steps"],
+        "work_limit",
+    )
+    assert "fixed cost of 40000000000 local steps" in error["msg"]
+    assert counts(client) == before
+
+
+def test_more_clients_than_samples_are_refused_at_submission(client: TestClient) -> None:
+    # Before: 201, then failed at its start.
+    config = example1(data__dataset="digits", model__name="linear")
+    config["data"]["n_clients"] = 100000
+    before = counts(client)
+
+    response = client.post("/api/runs", json={"config": config})
+
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert error["loc"] == ["body", "config", "data", "n_clients"]
+    assert (
+        error["msg"] == "100000 clients leave some without data (1437 samples); use fewer clients"
+    )
+    assert counts(client) == before
+
+
 def test_resume_is_refused_over_the_limits_and_changes_nothing(
     client: TestClient, db_url: str
 ) -> None:

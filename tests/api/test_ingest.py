@@ -156,6 +156,21 @@ def test_finish_stores_the_summary_of_the_recorded_metrics(client: TestClient) -
     assert post(client, run["id"], [{"round": 3}]).status_code == 409
 
 
+@pytest.mark.parametrize("status", ["succeeded", "failed"])
+def test_a_run_of_huge_finite_metrics_finishes(client: TestClient, status: str) -> None:
+    # Before: a 500 (OverflowError in the std of the second half), and the run stayed
+    # running for ever.
+    run = external(client)
+    values = [1e300, -1e300, 1e300, -1e300]
+    rounds = [{"round": t, "metrics": {"test_acc": v}} for t, v in enumerate(values)]
+    assert post(client, run["id"], rounds).status_code == 200
+    done = client.post(f"/api/runs/{run['id']}/finish", json={"status": status})
+    assert done.status_code == 200, done.text
+    assert done.json()["status"] == status
+    assert done.json()["summary"]["std_test_acc_second_half"] == 1e300
+    assert client.get(f"/api/runs/{run['id']}").json()["summary"]["best_test_acc"] == 1e300
+
+
 def test_a_failed_run_keeps_its_message(client: TestClient) -> None:
     run = external(client)
     body = {"status": "failed", "message": "CUDA out of memory"}
@@ -177,6 +192,27 @@ def test_external_and_simulated_runs_keep_to_their_own_paths(client: TestClient)
     assert [e["loc"] for e in bad.json()["detail"]] == [["body", "n_clients"]]
     config = client.post("/api/runs", json={"config": {"rounds": 0}})
     assert [e["loc"] for e in config.json()["detail"]] == [["body", "config", "rounds"]]
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("n_clients", True), ("n_clients", "5"), ("rounds", True), ("rounds", "9")]
+)
+def test_an_external_run_takes_numbers_as_numbers(
+    client: TestClient, field: str, value: object
+) -> None:
+    # Before: `true` was taken for 1 and "5" for 5.
+    body = {"source": "external", "name": "lax", "n_clients": 2, field: value}
+    response = client.post("/api/runs", json=body)
+    assert response.status_code == 422
+    assert [e["loc"] for e in response.json()["detail"]] == [["body", field]]
+
+
+def test_a_seed_of_true_fills_no_seed(client: TestClient) -> None:
+    assert external(client, config={"seed": True})["seed"] == 0  # was 1
+    assert external(client, config={"seed": 7})["seed"] == 7
+    simulated = client.post("/api/runs", json={"config": {"rounds": "100"}})
+    assert simulated.status_code == 422
+    assert [e["loc"] for e in simulated.json()["detail"]] == [["body", "config", "rounds"]]
 
 
 @pytest.fixture

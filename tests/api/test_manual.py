@@ -4,8 +4,6 @@ every page's links and anchors lead somewhere, and so does every "?" of the dash
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -17,6 +15,7 @@ from fastapi.testclient import TestClient
 from api.main import create_app
 from db.migrate import upgrade
 from tests.api.helpers import embedded_settings
+from tests.manual_site import build_manual
 
 REPO = Path(__file__).resolve().parents[2]
 BASE = "http://testserver"
@@ -42,13 +41,7 @@ class Links(HTMLParser):
 
 @pytest.fixture(scope="module")
 def manual(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
-    site = tmp_path_factory.mktemp("manual")
-    mkdocs = Path(sys.executable).parent / "mkdocs"
-    done = subprocess.run(
-        [str(mkdocs), "build", "--strict", "--quiet", "--site-dir", str(site)],
-        cwd=REPO, capture_output=True, text=True, env={"NO_MKDOCS_2_WARNING": "1", "PATH": ""},
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout + done.stderr
+    site = build_manual(tmp_path_factory.mktemp("manual"))
     url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'fedwatch.sqlite3'}"
     upgrade(url)
     with TestClient(create_app(embedded_settings(url, manual_dir=site))) as client:

@@ -3,10 +3,15 @@ report, the same computation as `fedwatch reproduce`'s."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from fastapi.testclient import TestClient
 
+from db.settings import Settings
 from tests.api.helpers import wait_final
+from worker.data_root import missing_data
+from worker.engine.data.vision import EXPECTED_FILES, needs
 from worker.engine.presets import get_preset
 
 OFFICIAL_TIME_AVG = {"cafed": 71.79, "unbiased": 71.38, "adafed": 72.01, "f3ast": 71.36}
@@ -58,3 +63,34 @@ def test_errors(client: TestClient) -> None:
     reply = client.get(f"/api/experiments/{plain.json()['id']}/reproduction")
     assert reply.status_code == 404
     assert "reproduces no preset" in reply.json()["detail"]
+
+
+def test_a_preset_whose_data_is_missing_is_refused_with_what_it_needs(
+    client: TestClient,
+) -> None:
+    # Before: 100 seeds of fedlaavg-cifar10 queued 400 runs that could only fail.
+    before = client.get("/api/experiments").json()["count"]
+    seeds = list(range(100))
+    response = client.post("/api/presets/fedlaavg-cifar10/reproduce", json={"seeds": seeds})
+
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert (error["loc"], error["type"]) == (["path", "name"], "data_missing")
+    assert error["msg"].startswith("needs cifar10: place cifar-10-batches-py/data_batch_1")
+    assert "under <data root> (data.root" in error["msg"]
+    assert client.get("/api/experiments").json()["count"] == before
+
+
+def test_missing_data_is_read_in_the_servers_data_root(tmp_path: Path) -> None:
+    config = get_preset("fedlaavg-cifar10").run_config()
+    settings = Settings(data_root=str(tmp_path))
+    expected = needs("cifar10", str(tmp_path), download_allowed=False)
+    assert missing_data(config, settings) == expected.replace(
+        str(tmp_path.resolve()), "<data root>"
+    )
+    assert "data.download" not in expected  # this server downloads nothing
+    for name in EXPECTED_FILES["cifar10"]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).touch()
+    assert missing_data(config, settings) is None
+    assert missing_data(get_preset("cafed-synthetic").run_config(), settings) is None

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from db.retry import DatabaseUnavailable, in_transaction, is_transient
 from db.session import make_engine, make_sessionmaker
 from tests.db.databases import postgres_database
+from tests.db.full_disk import FullDisk
 from tests.db.logs import OnLog
 from tests.service.cluster import free_port
 
@@ -131,3 +132,27 @@ def test_errors_of_the_work_are_raised_at_once(
 def test_connection_failures_without_sqlstate(message: str, transient: bool) -> None:
     # libpq reports these before a session exists, so they carry no SQLSTATE.
     assert is_transient(psycopg.OperationalError(message)) is transient
+
+
+def test_a_full_disk_is_waited_out(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'full.sqlite3'}")
+    sessions = make_sessionmaker(engine)
+    with sessions.begin() as session:
+        session.execute(text("CREATE TABLE t (x BLOB)"))
+    disk = FullDisk(engine)
+    disk.full = True
+
+    def insert(session: Session) -> int:
+        session.execute(text("INSERT INTO t VALUES (zeroblob(100000))"))  # needs new pages
+        return 7
+
+    def space_returns() -> None:
+        disk.full = False
+
+    with OnLog("db.retry", "insert: database unavailable", space_returns) as retried:
+        assert in_transaction(sessions, "insert", insert, limit_s=30) == 7
+    assert retried.messages == [
+        "insert: database unavailable (OperationalError: database or disk is full); "
+        "retry 1 in 0.1 s (30 s left)"
+    ]
+    engine.dispose()

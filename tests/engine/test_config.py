@@ -139,3 +139,34 @@ def test_a_switch_takes_only_true_or_false() -> None:
 def test_a_list_of_numbers_takes_no_true_or_false() -> None:
     with pytest.raises(ConfigError, match=r"data\.means: expected numbers"):
         build_config({"data": {"means": [1.0, True]}})
+
+
+@pytest.mark.parametrize(
+    ("config", "field"),
+    [
+        ({"rounds": "100"}, "rounds"),
+        ({"seed": "1"}, "seed"),
+        ({"client": {"lr": "0.1"}}, "client.lr"),
+        ({"data": {"means": [1.0, "-1"]}}, "data.means"),
+    ],
+)
+def test_strings_are_no_numbers(config: dict[str, object], field: str) -> None:
+    """pydantic would read "100" as 100: a config sent as JSON has numbers as numbers."""
+    with pytest.raises(ConfigError, match=rf"{re.escape(field)}: expected (a number|numbers)"):
+        build_config(config)
+
+
+def test_a_pool_split_among_more_clients_than_samples_is_refused() -> None:
+    """Known before any data is read: digits holds 1437 training samples (before, the run
+    was accepted and failed at its start with this message)."""
+    digits = ["data.dataset=digits", "model.name=linear"]
+    with pytest.raises(
+        ConfigError,
+        match=r"^data\.n_clients: 100000 clients leave some without data \(1437 samples\)",
+    ):
+        get_preset("example1").run_config([*digits, "data.n_clients=100000"])
+    with pytest.raises(ConfigError, match=r"^data\.n_clients: 101 clients .* \(100 samples\)"):
+        get_preset("example1").run_config(
+            [*digits, "data.n_clients=101", "data.max_train_samples=100"]
+        )
+    assert get_preset("example1").run_config([*digits, "data.n_clients=1437"]).data.n_clients

@@ -15,8 +15,10 @@ from worker.engine import ConfigError, RunConfig, build_config
 from worker.engine.config import ModelConfig
 from worker.engine.models import build_model
 from worker.engine.models.profile import model_profile
+from worker.engine.presets import get_preset
 from worker.engine.registry import ALGORITHMS
 from worker.engine.resources import Estimate, Term, estimate, largest
+from worker.engine.resources.work import STEP_FLOP
 
 SMALL = {
     "rounds": 100,
@@ -63,6 +65,22 @@ def test_linear_model_on_synthetic_data_by_hand() -> None:
     assert term(found, "generating or reading the data").amount == 8 * drawn
     steps = 100 * 6 * 5  # rounds x K x local steps
     assert term(found, "local training", work=True).amount == steps * (32 * 80 + 6 * d)
+    # each step of the vmap backend trains the K clients at once
+    assert term(found, "fixed cost of 500 local steps", work=True).amount == 100 * 5 * STEP_FLOP
+
+
+def test_the_fixed_cost_of_a_step_counts_where_arithmetic_is_nothing() -> None:
+    """Example 1 trains one parameter: 4000 rounds × 10^7 steps (10^6 epochs of 10 rows)
+    are 480 GFLOP of arithmetic, but each step costs dispatching (before, it was admitted
+    and did no round in 30 s)."""
+    config = get_preset("example1").run_config(["client.local_steps=1000000", "client.unit=epochs"])
+    found = estimate(config)
+
+    fixed = term(found, "fixed cost of 40000000000 local steps", work=True)
+    assert fixed.amount == 4000 * 10**7 * STEP_FLOP and fixed.field == "client.local_steps"
+    sequential = estimate(config.model_copy(update={"backend": "sequential"}))
+    steps = 4000 * 10**7 * 2  # once per client
+    assert term(sequential, "fixed cost", work=True).amount == steps * STEP_FLOP
 
 
 def model_json(name: str) -> str:

@@ -43,6 +43,25 @@ def plugin_metric() -> Iterator[str]:
     metrics.unregister(["excluded"])
 
 
+def test_huge_finite_values_give_finite_summaries(plugin_metric: str) -> None:
+    # Before: OverflowError in the std of the second half (squares past 1.8e308), and an
+    # fsum overflow in the time-average.
+    big = 1e300
+    values = [big, -big, big, -big]
+    metric = {plugin_metric: 1.5e308, "n_selected": 1}
+    rounds = [(t, {"test_acc": v, **metric}) for t, v in enumerate(values)]
+    s = summarise(rounds, rounds_done=4, wall_s=1e-310, target_acc=None)
+
+    assert s["std_test_acc_second_half"] == big  # population std of (1e300, -1e300)
+    assert s["time_avg_test_acc"] == 0.0 and s["best_test_acc"] == big
+    top = summarise([(t, {"test_acc": 1.5e308}) for t in range(4)], 4, 1.0, None)
+    assert top["time_avg_test_acc"] == 1.5e308 and top["std_test_acc_second_half"] == 0.0
+    # A sum past the float range (the average of the plug-in's metric) and a rate over a
+    # near-zero time are no values: JSON and the database hold no infinity.
+    assert s[metrics.summary_name(plugin_metric)] is None
+    assert s["client_updates_per_s"] is None
+
+
 def test_summary_by_hand() -> None:
     s = summarise(ROUNDS, rounds_done=4, wall_s=2.0, target_acc=0.6)
 

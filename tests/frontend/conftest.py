@@ -21,6 +21,7 @@ import httpx
 import pytest
 
 from tests.db.databases import unavailable
+from tests.manual_site import build_manual
 
 REPO = Path(__file__).resolve().parents[2]
 FRONTEND = REPO / "frontend"
@@ -153,8 +154,10 @@ def serve(tmp: Path, **env_extra: str) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The dashboard's server for the page tests, shared by the session."""
-    with serve(tmp_path_factory.mktemp("serve")) as url:
+    """The dashboard's server for the page tests, shared by the session, with the manual
+    built for it (its "?" links lead there)."""
+    site = build_manual(tmp_path_factory.mktemp("manual"))
+    with serve(tmp_path_factory.mktemp("serve"), FEDWATCH_MANUAL_DIR=str(site)) as url:
         yield url
 
 

@@ -176,3 +176,61 @@ def test_outage_past_the_retry_limit_fails_the_run(
     assert done["status"] == "succeeded", done["error"]
     assert database_counts(cluster.url, run_id) == (ROUNDS, ROUNDS, ROUNDS)
     assert stored_rows(api, run_id) == reference(config)
+
+
+def test_the_api_answers_503_with_the_reason_while_the_database_is_down(
+    api: TestClient, cluster: Cluster
+) -> None:
+    run_id = submit(api, example1(3))["id"]
+    wait_final(api, run_id)
+    cluster.stop()
+    # Before: a bare 500 for each (`/healthz` said 503 already).
+    for method, path in [
+        ("GET", "/api/runs"),
+        ("GET", f"/api/runs/{run_id}/metrics"),
+        ("POST", f"/api/runs/{run_id}/cancel"),
+        ("DELETE", f"/api/runs/{run_id}"),
+    ]:
+        response = api.request(method, path)
+        assert response.status_code == 503, (path, response.text)
+        assert response.headers["Retry-After"] == "5"
+        assert response.json()["detail"].startswith("the database does not answer (")
+        assert response.json()["detail"].endswith("): nothing was changed")
+    assert api.get("/healthz").status_code == 503
+    cluster.start()
+    assert api.get(f"/api/runs/{run_id}").json()["status"] == "succeeded"
+
+
+def test_a_run_whose_outcome_cannot_be_stored_fails_once_the_database_is_back(
+    api: TestClient, cluster: Cluster, sessions: sessionmaker[Session]
+) -> None:
+    config = example1(ROUNDS, algorithm__name="fedavg", eval__checkpoint_every=100)
+    run_id = add_run(sessions, config)
+    settings = embedded_settings(cluster.url, checkpoint_seconds=0, db_retry_s=1)
+    # The server stays down past the run's retries and its outcome's; it comes back once
+    # the supervisor, which stores the outcome for the run's ended process, waits.
+    restart = OnLog("worker.supervise", "trying again", cluster.start)
+    with restart, ThreadPoolExecutor(1) as pool:
+        execution = pool.submit(
+            supervise,
+            run_id,
+            sessions=sessions,
+            settings=settings,
+            worker="embedded",
+            threads=1,
+            shutdown=threading.Event(),
+        )
+        wait_rounds(api, run_id, STOP_AFTER)
+        cluster.stop()
+        assert execution.result(timeout=300) is None
+    # Before: the supervisor's own write failed too, and the run stayed running for ever,
+    # with no process.
+    failed = api.get(f"/api/runs/{run_id}").json()
+    assert failed["status"] == "failed"
+    assert failed["error"].startswith(
+        f"its outcome could not be stored: store the outcome of run {run_id}: the database "
+        "stayed unavailable"
+    )
+    assert "past the retry limit of 1 s; last error: OperationalError" in failed["error"]
+    assert api.post(f"/api/runs/{run_id}/resume").status_code == 200
+    assert wait_final(api, run_id)["status"] == "succeeded"

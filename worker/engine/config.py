@@ -34,12 +34,14 @@ import worker.engine.availability
 import worker.engine.data
 import worker.engine.models  # noqa: F401  (the built-ins register on import)
 from worker.engine import plugins
+from worker.engine.data.partitions import without_data
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import (
     ALGORITHMS,
     AVAILABILITY,
     DATASETS,
     MODELS,
+    POOL_PARTITIONS,
     DatasetFacts,
     ModelFacts,
     Registry,
@@ -97,11 +99,22 @@ _SHAPE_FIELDS = (
 )
 
 
-def _involves(reads: tuple[str, ...], failed: frozenset[str]) -> bool:
-    """Whether a check reading `reads` reads a failed field (or a section holding one)."""
-    return any(
-        r == f or r.startswith(f + ".") or f.startswith(r + ".") for r in reads for f in failed
-    )
+# A config with more field errors than this gets only those: what the cross-field checks
+# would add is lost among them, and each error costs the pass a copy and a lookup.
+CROSS_CHECKED_ERRORS = 100
+
+
+def _involves(reads: tuple[str, ...], failed: frozenset[str], held: frozenset[str]) -> bool:
+    """Whether a check reading `reads` reads a failed field: a read path that is a failed
+    path, lies under one, or holds one (`held`: the failed paths' prefixes). Set lookups,
+    so thousands of failed fields cost no more than their errors."""
+    return any(r in held or not failed.isdisjoint(_prefixes(r)) for r in reads)
+
+
+def _prefixes(path: str) -> list[str]:
+    """`a.b.c` → `a`, `a.b`, `a.b.c`."""
+    parts = path.split(".")
+    return [".".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 class _Run(RunSection):
@@ -115,8 +128,10 @@ class _Run(RunSection):
         try:
             return handler(data)
         except ValidationError as err:
-            errors = err.errors()
-            if not isinstance(data, dict) or any(not e["loc"] for e in errors):
+            if not isinstance(data, dict) or err.error_count() > CROSS_CHECKED_ERRORS:
+                raise
+            errors = err.errors(include_url=False)
+            if any(not e["loc"] for e in errors):
                 raise
             failed = frozenset(filter(None, (_given_path(data, e["loc"]) for e in errors)))
             try:
@@ -167,8 +182,9 @@ class _Run(RunSection):
                 )
                 checks.append(((*_SHAPE_FIELDS, *own), partial(params.check_run, shape)))
         out: list[str] = []
+        held = frozenset(p for f in failed for p in _prefixes(f))
         for reads, check in checks:
-            if _involves(reads, failed):
+            if _involves(reads, failed, held):
                 continue
             try:
                 check()
@@ -270,11 +286,21 @@ def _data_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None
         if d.n_clusters > d.n_clients:
             raise ValueError("data.n_clusters: more clusters than clients")
 
+    def samples() -> None:
+        # A pool of a known size, split among the clients: each needs a row at least.
+        facts: DatasetFacts = DATASETS.get(d.dataset).facts
+        if facts.train is None or d.partition not in POOL_PARTITIONS:
+            return
+        n_train = min(facts.train, d.max_train_samples or facts.train)
+        if d.n_clients > n_train:
+            raise ValueError(without_data(d.n_clients, n_train))
+
     return [
         (("data.dataset", "data.partition", "data.classes_per_client"), classes),
         (("data.dataset", "data.partition"), partition),
         (("data.dataset", "data.means", "data.n_clients"), means),
         (("data.n_clusters", "data.n_clients"), clusters),
+        (("data.dataset", "data.partition", "data.n_clients", "data.max_train_samples"), samples),
     ]
 
 

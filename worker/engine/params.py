@@ -28,21 +28,21 @@ class Params(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _booleans_are_no_numbers(cls, value: Any, info: ValidationInfo) -> Any:
-        """true/false is no value of a number field and a number none of a switch (pydantic
-        would take true as 1, and 0 or "yes" as a boolean)."""
+    def _numbers_are_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        """true/false and strings are no values of a number field, and a number none of a
+        switch (pydantic would take true as 1, "100" as 100, and 0 or "yes" as a
+        boolean)."""
         name = info.field_name
         if name is None:
             return value
         annotation = cls.model_fields[name].annotation
-        if isinstance(value, bool) and _numeric(annotation):
-            raise ValueError("expected a number, not true/false")
-        if (
-            isinstance(value, list)
-            and _numbers(annotation)
-            and any(isinstance(v, bool) for v in value)
-        ):
-            raise ValueError("expected numbers, not true/false")
+        if isinstance(value, bool | str) and _numeric(annotation):
+            raise ValueError(f"expected a number, not {_kind(value)}")
+        if isinstance(value, list) and _numbers(annotation):
+            # a string that is no number gets pydantic's error at its item
+            other = next((v for v in value if isinstance(v, bool) or _numeral(v)), None)
+            if other is not None:
+                raise ValueError(f"expected numbers, not {_kind(other)}")
         if annotation is bool and not isinstance(value, bool):
             raise ValueError("expected true or false")
         return value
@@ -51,6 +51,19 @@ class Params(BaseModel):
         """Raise ValueError(`<dotted.path>: <problem>`) if these parameters cannot run
         with the rest of `run`; called only for the components the run selects."""
         del run
+
+
+def _numeral(value: Any) -> bool:
+    """A string that pydantic would take for a number ("5", "1e3")."""
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return isinstance(value, str)
+
+
+def _kind(value: bool | str) -> str:
+    return "true/false" if isinstance(value, bool) else "a string"
 
 
 def _numeric(annotation: Any) -> bool:

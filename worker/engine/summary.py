@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from worker.engine import metrics
@@ -89,7 +89,11 @@ class SummaryTracker:
             if spec.kind == "round" and spec.summary and self.counts.get(spec.name):
                 average = self.sums[spec.name] / self.counts[spec.name]
                 computed[metrics.summary_name(spec.name)] = average
-        return {s.name: computed.get(s.name) for s in metrics.catalogue() if s.kind == "summary"}
+        return {
+            s.name: _finite(computed.get(s.name))
+            for s in metrics.catalogue()
+            if s.kind == "summary"
+        }
 
     def _period_average(self) -> float | None:
         if not self.period or not self.window or self.first_param is None:
@@ -97,7 +101,7 @@ class SummaryTracker:
         last = self.window[-1][0]
         if last - self.first_param + 1 < self.period:  # not a whole period recorded yet
             return None
-        return math.fsum(v for _, v in self.window) / len(self.window)
+        return _mean([v for _, v in self.window])
 
     def _accuracy(self, rounds_done: int) -> dict[str, SummaryValue]:
         if not self.acc:
@@ -110,7 +114,7 @@ class SummaryTracker:
         return {
             "best_test_acc": max(points),
             "final_test_acc": values[-1],
-            "time_avg_test_acc": math.fsum(points) / len(points),
+            "time_avg_test_acc": _mean(points),
             "time_avg_points": len(points),
             "std_test_acc_second_half": _population_std(second) if second else None,
             "rounds_to_target": next(reached, None),
@@ -146,9 +150,31 @@ class SummaryTracker:
         self.sums, self.counts = dict(state["sums"]), dict(state["counts"])
 
 
-def _population_std(values: list[float]) -> float:
-    mean = math.fsum(values) / len(values)
-    return math.sqrt(math.fsum((v - mean) ** 2 for v in values) / len(values))
+def _mean(values: Sequence[float]) -> float:
+    """The mean of finite floats, whatever their size: computed on the values scaled by a
+    power of two below their largest magnitude (exact), so no sum overflows; for values
+    whose sum fits, the same float as `fsum(values) / n`."""
+    exponent = _exponent(values)
+    return math.ldexp(math.fsum(math.ldexp(v, -exponent) for v in values) / len(values), exponent)
+
+
+def _population_std(values: Sequence[float]) -> float:
+    """Scaled as `_mean`, so that neither the squares nor their sum overflow."""
+    exponent = _exponent(values)
+    scaled = [math.ldexp(v, -exponent) for v in values]
+    mean = math.fsum(scaled) / len(scaled)
+    spread = math.sqrt(math.fsum((v - mean) ** 2 for v in scaled) / len(scaled))
+    return math.ldexp(spread, exponent)
+
+
+def _exponent(values: Sequence[float]) -> int:
+    return math.frexp(max(abs(v) for v in values))[1]
+
+
+def _finite(value: SummaryValue) -> SummaryValue:
+    """A summary value past the float range is not a value (JSON holds no infinity): the
+    average of a metric whose running sum overflowed, a rate over a near-zero time."""
+    return value if value is None or math.isfinite(value) else None
 
 
 def summarise(

@@ -25,11 +25,16 @@ def partition(labels: np.ndarray, cfg: DataSection, rng: np.random.Generator) ->
     else:
         raise PartitionError(f"data.partition: {cfg.partition!r} does not apply to {cfg.dataset}")
     if min(len(r) for r in rows) == 0:
-        raise PartitionError(
-            f"data.n_clients: {cfg.n_clients} clients leave some without data "
-            f"({len(labels)} samples); use fewer clients"
-        )
+        raise PartitionError(without_data(cfg.n_clients, len(labels)))
     return rows
+
+
+def without_data(n_clients: int, samples: int) -> str:
+    """Why a partition of `samples` rows among `n_clients` clients cannot run."""
+    return (
+        f"data.n_clients: {n_clients} clients leave some without data ({samples} samples); "
+        "use fewer clients"
+    )
 
 
 def iid(n: int, n_clients: int, rng: np.random.Generator) -> list[np.ndarray]:
