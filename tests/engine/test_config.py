@@ -75,8 +75,10 @@ def test_schema_exposes_every_algorithm_parameter() -> None:
         "data",
         "model",
         "availability",
+        "system",
         "algorithm",
         "client",
+        "round",
         "server",
         "eval",
     }
