@@ -21,12 +21,12 @@ from worker.engine.data import FederatedData, load_data
 from worker.engine.errors import ConfigError
 from worker.engine.models import build_model, has_buffers, objective
 from worker.engine.records import ClientTimeline, ClientWeights, RoundRecord, Summary
-from worker.engine.registry import ALGORITHMS, AVAILABILITY, SYSTEMS, selected
+from worker.engine.registry import ALGORITHMS, AVAILABILITY, selected
 from worker.engine.rng import torch_gen
 from worker.engine.sections import EvalConfig
 from worker.engine.server import ServerOptimizer
 from worker.engine.sink import Sink
-from worker.engine.system import SystemFacts
+from worker.engine.system import build_system
 from worker.engine.system.clock import Clock, Rules
 from worker.engine.tracker import Tracker
 from worker.engine.training.evaluate import evaluate, per_client_accuracy
@@ -65,9 +65,7 @@ def build_availability(config: RunConfig, data: FederatedData) -> Availability:
 
 def build_clock(config: RunConfig, data: FederatedData, dim: int) -> Clock | None:
     """The clock of the system model `config` selects (None: rounds take no time)."""
-    entry, params = selected(config.system, SYSTEMS)
-    facts = SystemFacts(data.n_clients, config.seed, config.data.root)
-    model = entry.component.from_params(params, facts)
+    model = build_system(config, data.n_clients, config.data.root)
     if model is None:
         return None
     r = config.round

@@ -109,9 +109,11 @@ def test_a_pickle_that_would_run_code_is_refused_and_runs_nothing(tmp_path: Path
     assert not marker.exists()
 
     with pytest.raises(ConfigError) as err:
-        load_data_pickle(path, "system.fedscale.device_file", "evil.pkl")
+        load_data_pickle(path, "system.fedscale.device_file", "file 'evil.pkl'")
 
-    assert str(err.value).startswith("system.fedscale.device_file: evil.pkl: holds builtins.exec")
+    assert str(err.value).startswith(
+        "system.fedscale.device_file: file 'evil.pkl': holds builtins.exec"
+    )
     assert not marker.exists()
     pickle.loads(path.read_bytes())  # the plain unpickler would have run it
     assert marker.read_text() == "ran"
@@ -161,7 +163,9 @@ def test_shared_containers_are_checked_once(tmp_path: Path) -> None:
 def test_malformed_device_files_name_the_problem(tmp_path: Path, table: Any, problem: str) -> None:
     files.write(tmp_path, "bad.pkl", table)
 
-    with pytest.raises(ConfigError, match=f"system.fedscale.device_file: bad.pkl: .*{problem}"):
+    with pytest.raises(
+        ConfigError, match=f"system.fedscale.device_file: file 'bad.pkl': .*{problem}"
+    ):
         model(tmp_path, 2, device_file="bad.pkl")
 
 
@@ -178,7 +182,9 @@ def test_malformed_device_files_name_the_problem(tmp_path: Path, table: Any, pro
 def test_malformed_traces_name_the_problem(tmp_path: Path, entry: Any, problem: str) -> None:
     files.write(tmp_path, "trace.pkl", {7: entry})
 
-    with pytest.raises(ConfigError, match=f"system.fedscale.trace_file: trace.pkl: .*{problem}"):
+    with pytest.raises(
+        ConfigError, match=f"system.fedscale.trace_file: file 'trace.pkl': .*{problem}"
+    ):
         model(tmp_path, 2, trace_file="trace.pkl")
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from worker.engine.system.base import SystemFacts, SystemModel
+from worker.engine.system.base import SystemFacts, SystemModel, build_system
 
 for _module in pkgutil.iter_modules(__path__):
     importlib.import_module(f"{__name__}.{_module.name}")
 
-__all__ = ["SystemFacts", "SystemModel"]
+__all__ = ["SystemFacts", "SystemModel", "build_system"]

@@ -9,7 +9,8 @@ from typing import Any
 
 from torch import Tensor
 
-from worker.engine.registry import system
+from worker.engine.registry import SYSTEMS, selected, system
+from worker.engine.sections import RunSection
 from worker.engine.system.sessions import Sessions
 
 NONE = "none"
@@ -49,3 +50,13 @@ class NoSystem(SystemModel):
     @classmethod
     def from_params(cls, params: Any, facts: SystemFacts) -> SystemModel | None:
         return None
+
+
+def build_system(config: RunSection, n_clients: int, root: str) -> SystemModel | None:
+    """The system model `config` selects for `n_clients` clients, its files read from
+    the data folder `root` (None: no clock); ConfigError for files it cannot use."""
+    entry, params = selected(config.system, SYSTEMS)
+    model: SystemModel | None = entry.component.from_params(
+        params, SystemFacts(n_clients, config.seed, root)
+    )
+    return model

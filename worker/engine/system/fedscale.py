@@ -71,7 +71,7 @@ def resolve(root: str, field: str, name: str) -> tuple[Path, str]:
     and how errors show it."""
     path = f"{FIELD}.{field}"
     if not name:
-        return SAMPLE / SAMPLE_FILES[field], f"the synthetic sample {SAMPLE_FILES[field]}"
+        return SAMPLE / SAMPLE_FILES[field], f"the synthetic sample {SAMPLE_FILES[field]!r}"
     relative = PurePosixPath(name)
     if relative.is_absolute() or ".." in relative.parts or "\\" in name:
         raise ConfigError(f"{path}: {name!r} must be a path inside the data folder, without '..'")
@@ -81,7 +81,7 @@ def resolve(root: str, field: str, name: str) -> tuple[Path, str]:
         raise ConfigError(f"{path}: {name!r} leads outside the data folder")
     if not file.is_file():
         raise ConfigError(f"{path}: no file {name!r} in the data folder")
-    return file, name
+    return file, f"file {name!r}"
 
 
 def read_table(path: Path, field: str, shown: str) -> tuple[dict[Any, Any], str]:

@@ -36,7 +36,8 @@ class _Restricted(pickle.Unpickler):
 
 def load_data_pickle(path: Path, field: str, shown: str) -> Any:
     """The dicts, lists, numbers and strings pickled in `path`; ConfigError
-    (`<field>: <shown>: ...`) for a file that holds anything else, or is no pickle."""
+    (`<field>: <shown>: ...`, `shown` naming the file) for a file that holds anything
+    else, or is no pickle."""
     where = f"{field}: {shown}"
     try:
         size = path.stat().st_size
