@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,7 @@ class RunData:
     wall_s: np.ndarray
     scores: dict[str, float | None]
     config: dict[str, Any] = field(default_factory=dict)
+    sim_time_s: np.ndarray = field(default_factory=lambda: np.zeros(0))  # none: no clock
 
     def sample(self) -> stats.Sample:
         return stats.Sample(self.seed, self.scores)
@@ -36,23 +37,39 @@ def thin(n: int, max_points: int) -> np.ndarray:
     return np.unique(np.minimum(np.arange(width - 1, n + width - 1, width), n - 1))
 
 
+def on_axis(run: RunData, x: str) -> RunData:
+    """The run as the x axis `x` shows it: without its points where it has no such
+    clock (simulated time of a run without a system model)."""
+    if x != "sim_time_s" or len(run.sim_time_s) == len(run.rounds):
+        return run
+    empty = np.zeros(0)
+    return replace(run, rounds=empty.astype(np.int64), y=empty, wall_s=empty, sim_time_s=empty)
+
+
+def clock(run: RunData, x: str) -> np.ndarray:
+    """The run's times at its rounds: wall or simulated seconds."""
+    return run.sim_time_s if x == "sim_time_s" else run.wall_s
+
+
 def run_series(run: RunData, x: str, max_points: int) -> RunSeries:
+    run = on_axis(run, x)
     keep = thin(len(run.rounds), max_points) if len(run.rounds) else np.array([], dtype=int)
-    xs = run.rounds if x == "round" else run.wall_s
+    xs = run.rounds if x == "round" else clock(run, x)
     ys = [None if math.isnan(v) else float(v) for v in run.y[keep]]
     return RunSeries(id=run.id, name=run.name, group=run.group, x=xs[keep].tolist(), y=ys)
 
 
 def group_series(name: str, runs: list[RunData], x: str, max_points: int) -> GroupSeries:
+    runs = [on_axis(r, x) for r in runs]
     common = runs[0].rounds
     for run in runs[1:]:
         common = np.intersect1d(common, run.rounds)
     ys = np.stack([r.y[np.searchsorted(r.rounds, common)] for r in runs])
-    walls = np.stack([r.wall_s[np.searchsorted(r.rounds, common)] for r in runs])
+    times = np.stack([clock(r, x)[np.searchsorted(r.rounds, common)] for r in runs])
     finite = ~np.isnan(ys).any(axis=0)
-    ys, walls, common = ys[:, finite], walls[:, finite], common[finite]
+    ys, times, common = ys[:, finite], times[:, finite], common[finite]
     keep = thin(len(common), max_points) if len(common) else np.array([], dtype=int)
-    xs = common if x == "round" else walls.mean(axis=0)
+    xs = common if x == "round" else times.mean(axis=0)
     std = ys.std(axis=0, ddof=1) if len(runs) > 1 else np.zeros(ys.shape[1])
     return GroupSeries(
         name=name,

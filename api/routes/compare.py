@@ -45,6 +45,8 @@ def load(session: SessionDep, run: Run, metric: str, group: str) -> RunData:
     rounds, values = full_series(session, run.id, metric)
     wall_rounds, walls = full_series(session, run.id, "wall_s")
     wall = dict(zip(wall_rounds, walls, strict=True))
+    sim_rounds, sims = full_series(session, run.id, "sim_time_s")
+    sim = dict(zip(sim_rounds, sims, strict=True))
     scores = dict(run.summary or {})
     # A running run, or one summarised before these values existed: its last records.
     missing = {key: name for key, name in LAST_VALUES.items() if key not in scores}
@@ -60,6 +62,7 @@ def load(session: SessionDep, run: Run, metric: str, group: str) -> RunData:
         y=np.asarray([np.nan if v is None else v for v in values], dtype=np.float64),
         wall_s=np.asarray([wall.get(r) or 0.0 for r in rounds], dtype=np.float64),
         scores=scores,
+        sim_time_s=np.asarray([sim.get(r) or 0.0 for r in rounds] if sim else [], dtype=np.float64),
         config=dict(run.config or {}),
     )
 
@@ -70,7 +73,13 @@ def compare(
     runs: RunIds,
     metric: Annotated[str, Query(pattern=NO_NUL)] = "test_acc",
     group_by: GroupBy = "algorithm",
-    x: Literal["round", "wall_s"] = "round",
+    x: Annotated[
+        Literal["round", "wall_s", "sim_time_s"],
+        Query(
+            description="x axis: round, wall time, or simulated time (runs without a "
+            "simulated clock keep their rounds)."
+        ),
+    ] = "round",
     max_points: Annotated[int, Query(ge=2, le=20_000)] = 500,
     reference: str | None = None,
 ) -> ComparePublic:

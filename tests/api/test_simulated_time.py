@@ -77,3 +77,23 @@ def test_a_run_without_a_system_model_has_no_timeline(client: TestClient) -> Non
 
     assert done["status"] == "succeeded" and done["summary"]["sim_time_total_s"] is None
     assert timeline["times"] == [] and timeline["states"] == [[]] * 8
+
+
+def test_compare_against_simulated_time(client: TestClient) -> None:
+    timed_id = submit(client, timed(kind="profiles"))["id"]
+    plain = timed()
+    del plain["round"]
+    plain_id = submit(client, plain)["id"]
+    for run_id in (timed_id, plain_id):
+        wait_final(client, run_id)
+
+    c = client.get(
+        "/api/compare",
+        params={"runs": f"{timed_id},{plain_id}", "x": "sim_time_s", "group_by": "none"},
+    ).json()
+
+    ends = client.get(f"/api/runs/{timed_id}/metrics").json()["series"]["sim_time_s"]["last"]
+    by_run = {r["id"]: r for r in c["runs"]}
+    assert c["x"] == "sim_time_s"
+    assert by_run[timed_id]["x"] == ends and len(by_run[timed_id]["y"]) == 4
+    assert by_run[plain_id]["x"] == [] and by_run[plain_id]["y"] == []  # it has no clock
