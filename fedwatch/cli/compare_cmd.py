@@ -77,7 +77,7 @@ def plan(preset: Preset, args: argparse.Namespace, out: Path) -> list[Job]:
     jobs = []
     for group, extra in groups.items():
         for method in preset.compare:
-            alg = method.algorithm
+            alg = method.name
             for seed in seeds:
                 sets = (*extra, *method.as_overrides(), *args.assignments, f"seed={seed}")
                 name = f"{group + '-' if group else ''}{alg}-seed{seed}.json"
@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     results = run_all(jobs, workers, threads, total, preset.name)
     proposed = str(preset.config["algorithm"]["name"])
     rows = build_rows(
-        results, proposed, preset.algorithms, list(dict.fromkeys(j.group for j in jobs))
+        results, proposed, preset.method_names, list(dict.fromkeys(j.group for j in jobs))
     )
     table = "\n\n".join(t for t in (format_table(rows), format_tests(rows)) if t)
     (out / "table.txt").write_text(table + "\n")

@@ -18,7 +18,7 @@
  * @typedef {{clients: number[], rounds: number[], values: (number|null)[][]}} Matrix
  * @typedef {{clients: number[], times: number[], widthS: number, labels: string[], states: number[][]}} ClientTimeline
  *   clients in simulated time: `states[i][j]` indexes `labels` for the clients from `clients[i]` over [times[j], times[j] + widthS)
- * @typedef {{algorithm: string, set: Record<string, any>}} Method a paper's method: its settings
+ * @typedef {{algorithm: string, set: Record<string, any>, label?: string}} Method a preset's method: its settings (label: its name where a preset runs one algorithm twice)
  * @typedef {{name: string, description: string, compare: string[], methods: Method[],
  *   seeds: number[], variants: Record<string, string[]>, config: Record<string, any>|null,
  *   paper: string, needs: string|null}} Preset
@@ -224,7 +224,7 @@ function toPreset(w) {
     description: w.description ?? "",
     compare: w.compare ?? [],
     methods: (w.methods ?? (w.compare ?? []).map((/** @type {string} */ a) => ({ algorithm: a }))).map(
-      (/** @type {any} */ m) => ({ algorithm: m.algorithm, set: m.set ?? {} })),
+      (/** @type {any} */ m) => ({ algorithm: m.algorithm, set: m.set ?? {}, label: m.label ?? m.algorithm })),
     seeds: w.seeds ?? [0],
     variants: w.variants ?? {},
     config: w.config ?? null,

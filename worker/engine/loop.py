@@ -178,7 +178,7 @@ class Simulation:
             plan, timeline = self.timed(plan, started, metrics)
         elif not plan.central:
             planned, _ = self.trainer.work(plan.selected)
-            plan = replace(plan, planned=planned.to(self.device, torch.float32))
+            plan = replace(plan, planned=self.on_device(planned))
         selected = plan.selected
         metrics["n_selected"] = float(len(selected))
         lr = self.trainer.lr(t)
@@ -226,28 +226,32 @@ class Simulation:
         ids = plan.selected
         planned, samples = self.trainer.work(ids)
         start = clock.now
-        times = clock.time(ids, planned, samples)
+        times = clock.time(ids.numpy(), planned, samples)
         kept = times.kept
-        rows = kept.nonzero().flatten().to(self.device)
-        correction = None if plan.correction is None else plan.correction[rows]
+        rows = torch.from_numpy(np.flatnonzero(kept))
+        correction = None if plan.correction is None else plan.correction[rows.to(self.device)]
         cut = bool((times.done[kept] < planned[kept]).any())
         plan = replace(
             plan,
-            selected=ids[kept],
+            selected=ids[rows],
             correction=correction,
-            planned=planned[kept].to(self.device, torch.float32),
-            steps=times.done[kept].to(self.device, torch.float32) if cut else None,
+            planned=self.on_device(planned[kept]),
+            steps=self.on_device(times.done[kept]) if cut else None,
         )
         metrics.update(clock.advance(times, started))
         timeline = ClientTimeline(
             ids=ids.numpy().astype(np.int64),
             start=start,
-            download_end=times.download_end.numpy(),
-            compute_end=times.compute_end.numpy(),
-            end=times.end.numpy(),
-            outcome=times.outcome.numpy().astype(np.int8),
+            download_end=times.download_end,
+            compute_end=times.compute_end,
+            end=times.end,
+            outcome=times.outcome.astype(np.int8),
         )
         return plan, timeline
+
+    def on_device(self, steps: np.ndarray) -> Tensor:
+        """Clients' local steps as the algorithms read them (float32, on the device)."""
+        return torch.from_numpy(steps).to(self.device, torch.float32)
 
     def evaluate(self, t: int, metrics: dict[str, float]) -> list[float] | None:
         ev = self.config.eval

@@ -6,23 +6,22 @@ from __future__ import annotations
 
 import math
 
-import torch
-from torch.testing import assert_close
+import numpy as np
+from numpy.testing import assert_allclose
 
 from worker.engine.system.timing import DISCARDED, DROPPED, KEPT, PARTIAL, Work, time_round
 
-F64 = torch.float64
 WORK = Work(
-    down_s=torch.tensor([1.0, 0.5, 2.0], dtype=F64),
-    compute_s=torch.tensor([1.0, 3.0, 5.0], dtype=F64),
-    up_s=torch.tensor([1.0, 0.5, 2.0], dtype=F64),
-    steps=torch.tensor([2, 2, 2]),
+    down_s=np.array([1.0, 0.5, 2.0]),
+    compute_s=np.array([1.0, 3.0, 5.0]),
+    up_s=np.array([1.0, 0.5, 2.0]),
+    steps=np.array([2, 2, 2]),
 )
-STAYS = torch.full((3,), math.inf, dtype=F64)
+STAYS = np.full(3, math.inf)
 
 
-def times(values: list[float]) -> torch.Tensor:
-    return torch.tensor(values, dtype=F64)
+def times(values: list[float]) -> np.ndarray:
+    return np.array(values)
 
 
 def test_everyone_arrives_the_round_waits_for_the_slowest() -> None:
@@ -30,9 +29,9 @@ def test_everyone_arrives_the_round_waits_for_the_slowest() -> None:
 
     assert r.outcome.tolist() == [KEPT, KEPT, KEPT]
     assert r.done.tolist() == [2, 2, 2]
-    assert_close(r.download_end, times([11, 10.5, 12]))
-    assert_close(r.compute_end, times([12, 13.5, 17]))
-    assert_close(r.end, times([13, 14, 19]))
+    assert_allclose(r.download_end, times([11, 10.5, 12]))
+    assert_allclose(r.compute_end, times([12, 13.5, 17]))
+    assert_allclose(r.end, times([13, 14, 19]))
     assert (r.round_end, r.wasted_s) == (19.0, 0.0)
 
 
@@ -42,8 +41,8 @@ def test_a_deadline_drops_the_late_update_and_ends_the_round() -> None:
     assert r.outcome.tolist() == [KEPT, KEPT, DROPPED]
     assert r.round_end == 15.0  # the deadline: client 2 never came
     # client 2 computes from 12 until the round ends at 15, for nothing
-    assert_close(r.compute_end, times([12, 13.5, 15]))
-    assert_close(r.end, times([13, 14, 15]))
+    assert_allclose(r.compute_end, times([12, 13.5, 15]))
+    assert_allclose(r.end, times([13, 14, 15]))
     assert r.wasted_s == 3.0
 
 
@@ -53,7 +52,7 @@ def test_a_deadline_with_partial_work_keeps_the_steps_that_fit() -> None:
     # client 2: 17 − 12 − 2 = 3 s for steps of 2.5 s: one step, arriving at 16.5
     assert r.outcome.tolist() == [KEPT, KEPT, PARTIAL]
     assert r.done.tolist() == [2, 2, 1]
-    assert_close(r.end, times([13, 14, 16.5]))
+    assert_allclose(r.end, times([13, 14, 16.5]))
     assert (r.round_end, r.wasted_s) == (16.5, 0.0)
 
 
@@ -62,7 +61,7 @@ def test_over_commitment_keeps_the_first_arrivals() -> None:
 
     assert r.outcome.tolist() == [KEPT, KEPT, DISCARDED]
     assert r.round_end == 4.0  # the second arrival
-    assert_close(r.compute_end, times([2, 3.5, 4]))  # client 2 stops when the round ends
+    assert_allclose(r.compute_end, times([2, 3.5, 4]))  # client 2 stops when the round ends
     assert r.wasted_s == 2.0
 
 
@@ -80,7 +79,7 @@ def test_a_client_leaving_mid_round_under_drop_and_keep() -> None:
     assert kept.outcome.tolist() == [KEPT, KEPT, PARTIAL]
     assert kept.done.tolist() == [2, 2, 1]
     assert (kept.round_end, kept.wasted_s) == (6.5, 0.0)
-    assert_close(kept.compute_end, times([2, 3.5, 4.5]))
+    assert_allclose(kept.compute_end, times([2, 3.5, 4.5]))
 
 
 def test_keep_with_no_step_that_fits_returns_and_computes_nothing() -> None:
@@ -89,14 +88,14 @@ def test_keep_with_no_step_that_fits_returns_and_computes_nothing() -> None:
     # 5 − 2 − 2 = 1 s: less than a step of 2.5 s
     assert r.outcome.tolist() == [KEPT, KEPT, DROPPED]
     assert r.done.tolist() == [2, 2, 0]
-    assert_close(r.compute_end[2], torch.tensor(2.0, dtype=F64))
+    assert r.compute_end[2] == 2.0
     assert (r.round_end, r.wasted_s) == (5.0, 0.0)
 
 
 def test_no_client_no_time() -> None:
-    none = torch.zeros(0, dtype=F64)
-    empty = Work(none, none, none, torch.zeros(0, dtype=torch.long))
+    none = np.zeros(0)
+    empty = Work(none, none, none, np.zeros(0, dtype=np.int64))
 
-    r = time_round(3.0, empty, torch.zeros(0, dtype=F64), math.inf, partial=False, need=0)
+    r = time_round(3.0, empty, none, math.inf, partial=False, need=0)
 
     assert (r.round_end, r.wasted_s, len(r.outcome)) == (3.0, 0.0, 0)

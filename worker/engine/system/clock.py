@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-import torch
+import numpy as np
 from torch import Tensor
 
 from worker.engine.system.base import SystemModel
@@ -35,6 +35,8 @@ class Clock:
     def __init__(self, model: SystemModel, rules: Rules, dim: int) -> None:
         self.model = model
         self.rules = rules
+        self.s_per_sample = model.s_per_sample.numpy()
+        self.down_bps, self.up_bps = model.down_bps.numpy(), model.up_bps.numpy()
         self.model_bytes = BYTES_PER_PARAMETER * dim
         self.now = 0.0
         self.bytes_down = 0
@@ -61,20 +63,20 @@ class Clock:
                 mask = allowed & sessions.online(self.now).to(allowed.device)
         return mask
 
-    def time(self, ids: Tensor, steps: Tensor, samples: Tensor) -> RoundTimes:
-        """The round of the clients `ids` (CPU), with their planned steps and the
-        training samples those steps take."""
-        m = self.model
+    def time(self, ids: np.ndarray, steps: np.ndarray, samples: np.ndarray) -> RoundTimes:
+        """The round of the clients `ids`, with their planned steps and the training
+        samples those steps take."""
         work = Work(
-            down_s=self.model_bytes / m.down_bps[ids],
-            compute_s=samples.double() * m.s_per_sample[ids],
-            up_s=self.model_bytes / m.up_bps[ids],
+            down_s=self.model_bytes / self.down_bps[ids],
+            compute_s=samples * self.s_per_sample[ids],
+            up_s=self.model_bytes / self.up_bps[ids],
             steps=steps,
         )
-        if m.sessions is None:
-            session_end = torch.full((len(ids),), math.inf, dtype=torch.float64)
+        sessions = self.model.sessions
+        if sessions is None:
+            session_end = np.full(len(ids), math.inf)
         else:
-            session_end = m.sessions.session_end(ids, self.now)
+            session_end = sessions.session_end(ids, self.now)
         keep = len(ids) if self.rules.keep is None else min(self.rules.keep, len(ids))
         return time_round(
             self.now, work, session_end, self.rules.deadline_s, self.rules.partial, keep
@@ -84,8 +86,9 @@ class Clock:
         """Move to the round's end; the round's metrics (`started`: the time the round
         started, before any wait for a client to come online)."""
         kept = times.kept
+        n_kept = int(kept.sum())
         down = self.model_bytes * len(kept)
-        up = self.model_bytes * int(kept.sum())
+        up = self.model_bytes * n_kept
         self.bytes_down += down
         self.bytes_up += up
         self.now = times.round_end
@@ -96,8 +99,8 @@ class Clock:
             "bytes_up": float(up),
             "bytes_down_total": float(self.bytes_down),
             "bytes_up_total": float(self.bytes_up),
-            "dropped_updates": float((~kept).sum()),
-            "partial_updates": float((times.outcome == PARTIAL).sum()),
+            "dropped_updates": float(len(kept) - n_kept),
+            "partial_updates": float(np.count_nonzero(times.outcome == PARTIAL)),
             "wasted_client_s": times.wasted_s,
         }
 

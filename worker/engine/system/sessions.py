@@ -59,12 +59,11 @@ class Sessions:
         _, phase, pos = self._latest(now)
         return torch.from_numpy((pos >= 0) & (phase <= self.end[pos]))
 
-    def session_end(self, ids: Tensor, now: float) -> Tensor:
+    def session_end(self, ids: np.ndarray, now: float) -> np.ndarray:
         """(len(ids),) float64: when the sessions of the run clients `ids`, online at
         `now`, end."""
         _, phase, pos = self._latest(now)
-        k = ids.cpu().numpy()
-        return torch.from_numpy(now - phase[k] + self.end[pos[k]])
+        return now - phase[ids] + self.end[pos[ids]]
 
     def next_online(self, now: float, among: Tensor) -> float:
         """The first time after `now` when a session of a run client `among` (an (N,)

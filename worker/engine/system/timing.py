@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import torch
-from torch import Tensor
+import numpy as np
 
 KEPT, PARTIAL, DROPPED, DISCARDED = 1, 2, 3, 4  # outcome of a selected client's update
 
@@ -31,12 +30,12 @@ KEPT, PARTIAL, DROPPED, DISCARDED = 1, 2, 3, 4  # outcome of a selected client's
 @dataclass(frozen=True)
 class Work:
     """The selected clients' work (m,): seconds to download, compute all its steps and
-    upload (float64), and their planned local steps (long)."""
+    upload (float64), and their planned local steps (int64)."""
 
-    down_s: Tensor
-    compute_s: Tensor
-    up_s: Tensor
-    steps: Tensor
+    down_s: np.ndarray
+    compute_s: np.ndarray
+    up_s: np.ndarray
+    steps: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -46,66 +45,66 @@ class RoundTimes:
     its computation and its activity ended (`end`: its update arrived, or it stopped);
     the round's end and the compute of the updates that did not enter (seconds)."""
 
-    done: Tensor
-    outcome: Tensor
-    download_end: Tensor
-    compute_end: Tensor
-    end: Tensor
+    done: np.ndarray
+    outcome: np.ndarray
+    download_end: np.ndarray
+    compute_end: np.ndarray
+    end: np.ndarray
     round_end: float
     wasted_s: float
 
     @property
-    def kept(self) -> Tensor:
+    def kept(self) -> np.ndarray:
         """(m,) bool: the updates that enter the round."""
         return self.outcome <= PARTIAL
 
 
 def time_round(
-    start: float, work: Work, session_end: Tensor, deadline: float, partial: bool, need: int
+    start: float, work: Work, session_end: np.ndarray, deadline: float, partial: bool, need: int
 ) -> RoundTimes:
     """The round that starts at `start` (seconds), each client's session ending at
     `session_end` (inf: it stays), the server waiting at most `deadline` seconds
-    (inf: no deadline) for `need` updates."""
-    close = session_end.clamp(max=start + deadline)
+    (inf: no deadline) for `need` updates. NumPy on a few hundred numbers: a torch
+    operation's overhead would cost more than the arithmetic."""
+    close = np.minimum(session_end, start + deadline)
     begin = start + work.down_s
-    per_step = work.compute_s / work.steps.clamp(min=1)
+    per_step = work.compute_s / np.maximum(work.steps, 1)
     full = begin + work.compute_s + work.up_s
     complete = full <= close
     if partial:
-        room = (close - begin - work.up_s) / per_step
-        fits = torch.nan_to_num(torch.floor(room), nan=0.0, posinf=2.0**62).clamp(0, 2.0**62)
-        fits = fits.long()
-        done = torch.where(complete, work.steps, torch.minimum(fits, work.steps))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            room = np.floor((close - begin - work.up_s) / per_step)
+        fits = np.clip(np.nan_to_num(room, nan=0.0, posinf=2.0**62), 0, 2.0**62).astype(np.int64)
+        done = np.where(complete, work.steps, np.minimum(fits, work.steps))
     else:
-        done = torch.where(complete, work.steps, torch.zeros_like(work.steps))
+        done = np.where(complete, work.steps, 0)
     returned = done > 0
-    computed = torch.where(complete, begin + work.compute_s, begin + done * per_step)
+    computed = np.where(complete, begin + work.compute_s, begin + done * per_step)
     if not partial:  # a client that returns nothing computes until done or gone
-        computed = torch.where(returned, computed, begin + work.compute_s)
-    arrival = torch.where(complete, full, computed + work.up_s)
+        computed = np.where(returned, computed, begin + work.compute_s)
+    arrival = np.where(complete, full, computed + work.up_s)
     kept = returned & (_arrival_rank(arrival, returned) < need)
     if int(kept.sum()) >= need:
         round_end = float(arrival[kept].max()) if need else start
     else:
-        resolved = torch.where(returned, arrival, close)
+        resolved = np.where(returned, arrival, close)
         round_end = float(resolved.max()) if len(resolved) else start
-    stop = session_end.clamp(max=round_end)
-    download_end = torch.minimum(begin, stop)
-    compute_end = torch.maximum(torch.minimum(computed, stop), download_end)
+    stop = np.minimum(session_end, round_end)
+    download_end = np.minimum(begin, stop)
+    compute_end = np.maximum(np.minimum(computed, stop), download_end)
     lost_end = computed if partial else full  # it would upload once done, if still there
-    end = torch.where(kept, arrival, torch.minimum(torch.where(returned, arrival, lost_end), stop))
-    end = torch.maximum(end, compute_end)
-    outcome = torch.where(returned, DISCARDED, DROPPED)
-    outcome[kept] = torch.where(done[kept] < work.steps[kept], PARTIAL, KEPT)
+    end = np.where(kept, arrival, np.minimum(np.where(returned, arrival, lost_end), stop))
+    end = np.maximum(end, compute_end)
+    outcome = np.where(returned, DISCARDED, DROPPED)
+    outcome[kept] = np.where(done[kept] < work.steps[kept], PARTIAL, KEPT)
     wasted = float((compute_end - download_end)[~kept].sum())
     return RoundTimes(done, outcome, download_end, compute_end, end, round_end, wasted)
 
 
-def _arrival_rank(arrival: Tensor, returned: Tensor) -> Tensor:
+def _arrival_rank(arrival: np.ndarray, returned: np.ndarray) -> np.ndarray:
     """Each client's place among the returned updates in order of arrival (ties by
     position); the clients that return nothing come after all of them."""
-    key = torch.where(returned, arrival, torch.full_like(arrival, float("inf")))
-    order = torch.argsort(key, stable=True)
-    rank = torch.empty_like(order)
-    rank[order] = torch.arange(len(order))
+    order = np.argsort(np.where(returned, arrival, np.inf), kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
     return rank

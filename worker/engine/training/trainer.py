@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -28,6 +29,7 @@ class Trainer:
         self.train_fn = BACKENDS[backend]
         self.starts = data.train_offsets[:-1]
         self.sizes = data.sizes
+        self.sizes_np = data.sizes.cpu().numpy().astype(np.int64)
         c = config.client
         kept = c.momentum > 0 and c.momentum_state == "keep"
         device = data.x_train.device
@@ -74,18 +76,17 @@ class Trainer:
             self.momentum[clients] = kept  # the buffers of the clients' last steps
         return result
 
-    def work(self, clients: Tensor) -> tuple[Tensor, Tensor]:
-        """The local steps each client plans (long) and the training samples they
+    def work(self, clients: Tensor) -> tuple[np.ndarray, np.ndarray]:
+        """The local steps each client plans (int64) and the training samples they
         take (float64): `local_steps` batches of B rows, or that many epochs of its
         ⌈n/B⌉ batches over its n rows."""
         c = self.config.client
-        _, sizes = self._rows(clients)
-        sizes = sizes.cpu().long()
         if c.unit == "steps":
-            steps = torch.full_like(sizes, c.local_steps)
-            return steps, (steps * c.batch_size).double()
+            steps = np.full(len(clients), c.local_steps, dtype=np.int64)
+            return steps, (steps * c.batch_size).astype(np.float64)
+        sizes = self.sizes_np[clients.numpy()]
         batches = -(-sizes // c.batch_size)
-        return batches * c.local_steps, (sizes * c.local_steps).double()
+        return batches * c.local_steps, (sizes * c.local_steps).astype(np.float64)
 
     @torch.no_grad()
     def probe_loss(self, w: Tensor, clients: Tensor, t: int) -> Tensor:
