@@ -155,8 +155,8 @@ def _timed(schema: dict[str, Any]) -> None:
 
 
 class RoundConfig(Params):
-    """`round`: how a round ends in simulated time (needs a system model)."""
-
+    # `round`: how a round ends in simulated time (needs a system model); a docstring
+    # would become the form's description of the section, which no other section has
     deadline_s: float | None = Field(
         None,
         gt=0,
