@@ -128,6 +128,7 @@ class Simulation:
             server_lr=config.server.lr,
             seed=config.seed,
             local_steps=config.client.local_steps,
+            local_momentum=config.client.momentum,
             test_loss=self.trainer.test_loss,
             local_optima=self.trainer.local_optima,
         )

@@ -88,3 +88,15 @@ def test_partial_updates_enter_fednova_and_rescaled_fedavg() -> None:
     assert sum(r.metrics["partial_updates"] for r in nova.records) > 0
     losses = {s.records[-1].metrics["test_loss"] for s in (nova, plain, rescaled)}
     assert len(losses) == 3
+
+
+def test_fednova_with_local_momentum_normalises_by_the_momentum_weights() -> None:
+    algo = make_algorithm(FedNova, [0.5, 0.5], 2, 2, local_momentum=0.5)
+    plan = Plan(torch.tensor([0, 1]), planned=torch.tensor([1.0, 2.0]))
+
+    step = algo.aggregate(0, torch.zeros(2), plan, DELTAS, lr=0.1)
+
+    # ‖a‖₁ = [τ − m(1 − m^τ)/(1 − m)]/(1 − m): τ = 1 → 1, τ = 2 → (2 − 0.5)/0.5 = 2.5
+    # (a = (1.5, 1): the first step's gradient also moves the second through b);
+    # τ_eff = 1.75: 1.75·(½·(4, 0)/1 + ½·(0, 2)/2.5) = (3.5, 0.7)
+    assert_close(step.direction, torch.tensor([3.5, 0.7]))

@@ -53,6 +53,7 @@ class Facts:
     test_loss: Callable[[Tensor, Tensor], Tensor] = field(default=_not_provided)
     # () -> each client's local optimum F*_k (float64, N): `training/optimum.py`
     local_optima: Callable[[], Tensor] = field(default=_not_provided)
+    local_momentum: float = 0.0  # `client.momentum`
 
 
 @dataclass(frozen=True)
