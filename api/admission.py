@@ -1,7 +1,8 @@
 """Admission: what this server refuses to run, with a 422 before anything is created or
 queued: a run whose estimated memory or work exceeds its limits (the error names the
 config field that drives the estimate), a dataset outside its data root, a download it
-does not allow. Errors in the format of `api/errors.py`."""
+does not allow, system-model files it cannot read as data. Errors in the format of
+`api/errors.py`."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from db.settings import Settings
 from worker.data_root import data_folder
 from worker.engine import ConfigError, RunConfig
 from worker.engine.resources import Estimate, estimate, format_bytes, format_flops, largest
+from worker.engine.system import build_system
 
 # The recorder holds the rounds since its last hand-over and up to two batches that
 # wait for its writer. A checkpoint being written is held 5 times over (measured with
@@ -50,7 +52,8 @@ def refused(err: ConfigError) -> Refusal:
 def refusals(config: RunConfig, settings: Settings) -> list[Refusal]:
     """Why this server refuses `config` (nothing: it may run)."""
     try:
-        data_folder(config, settings)
+        folder = data_folder(config, settings)
+        build_system(config, config.data.n_clients, str(folder))  # its files, read safely
         found = run_estimate(config, settings)
     except ConfigError as err:
         return [refused(err)]

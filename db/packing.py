@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -128,3 +129,50 @@ def pack_acc(acc: list[float] | None) -> bytes | None:
 def unpack_acc(blob: bytes) -> list[float | None]:
     values = np.frombuffer(blob, dtype=ACC_DTYPE)
     return [None if np.isnan(v) else float(v) for v in values]
+
+
+TIME_DTYPE = np.dtype("<f8")
+OFFSET_DTYPE = np.dtype("<f4")
+OUTCOME_DTYPE = np.dtype("<u1")
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """A round's selected clients in simulated time, unpacked: `start` (seconds), and
+    per client its id, the ends of its download, computation and activity (seconds
+    after `start`) and its update's outcome."""
+
+    start: float
+    ids: np.ndarray
+    download: np.ndarray
+    compute: np.ndarray
+    end: np.ndarray
+    outcome: np.ndarray
+
+
+def pack_timeline(
+    start: float, ids: np.ndarray, ends: np.ndarray, outcome: np.ndarray, n_clients: int
+) -> bytes:
+    """A round in simulated time: its start (float64), then the m client ids, the
+    (3, m) ends of their download, computation and activity as float32 offsets from the
+    start (all of one kind together), and an outcome byte each."""
+    return b"".join(
+        (
+            np.asarray([start], dtype=TIME_DTYPE).tobytes(),
+            np.asarray(ids, dtype=id_dtype(n_clients)).tobytes(),
+            (np.asarray(ends) - start).astype(OFFSET_DTYPE).tobytes(),
+            np.asarray(outcome, dtype=OUTCOME_DTYPE).tobytes(),
+        )
+    )
+
+
+def unpack_timeline(blob: bytes, n_clients: int) -> Timeline:
+    ids_dtype = id_dtype(n_clients)
+    m = (len(blob) - TIME_DTYPE.itemsize) // (ids_dtype.itemsize + 3 * OFFSET_DTYPE.itemsize + 1)
+    start = float(np.frombuffer(blob, TIME_DTYPE, 1)[0])
+    at = TIME_DTYPE.itemsize
+    ids = np.frombuffer(blob, ids_dtype, m, at)
+    at += m * ids_dtype.itemsize
+    offsets = np.frombuffer(blob, OFFSET_DTYPE, 3 * m, at).reshape(3, m)
+    outcome = np.frombuffer(blob, OUTCOME_DTYPE, m, at + 3 * m * OFFSET_DTYPE.itemsize)
+    return Timeline(start, ids, offsets[0], offsets[1], offsets[2], outcome)

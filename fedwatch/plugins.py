@@ -2,7 +2,7 @@
 register decorators and the helpers the built-in components use.
 
 A plug-in is a distribution with an entry point in one of the groups
-`fedwatch.algorithms`, `fedwatch.availability`, `fedwatch.datasets`,
+`fedwatch.algorithms`, `fedwatch.availability`, `fedwatch.systems`, `fedwatch.datasets`,
 `fedwatch.models`; the entry point's name is the component's name and its object the
 registered component. The API, the workers and the `fedwatch` command load every
 installed plug-in at start (`fedwatch plugins` lists them); one that fails to load is
@@ -56,7 +56,9 @@ The contract, in short:
 - `select(t, w, available, gen) -> Plan`: who trains (ascending ids on the CPU), or the
   centralised case; optionally a (K, d) gradient correction and a proximal weight.
   Draw random choices from `gen` only (`uniform_sample`, `oldest_first`).
-- `aggregate(t, w, plan, deltas, lr) -> Step`: the loop applies
+- `aggregate(t, w, plan, deltas, lr) -> Step` (`plan.planned` and `plan.steps`: the
+  clients' planned and completed local steps, for normalising by the work done): the
+  loop applies
   w ← w + η_s·`direction`; `weights` (N,) are the weights the clients' updates entered
   with; `metrics` the per-round scalars declared in the class's `metrics`.
 - `Params.check_run(run)` validates params against the rest of the run (a
@@ -64,10 +66,12 @@ The contract, in short:
 
 Availability models subclass `Availability` (`mask(t)`, `pi`, optionally `lam`; built by
 `from_params(params, AvailabilityFacts)`, by default `cls(params, facts)`) and register
-with `@availability`. Datasets register a loader `load(params, data, rng)` returning a
-`Pool` (x, y, x_test, y_test, partitioned by `data.partition`) or a `FederatedData`,
-with `DatasetFacts`; models a builder `build(params, model, shape, n_classes)` returning
-an `nn.Module`, with `ModelFacts`.
+with `@availability`. System models subclass `SystemModel` (per client `s_per_sample`,
+`down_bps`, `up_bps`, optionally `sessions`, availability in seconds; built by
+`from_params(params, SystemFacts)`) and register with `@system`. Datasets register a
+loader `load(params, data, rng)` returning a `Pool` (x, y, x_test, y_test, partitioned
+by `data.partition`) or a `FederatedData`, with `DatasetFacts`; models a builder
+`build(params, model, shape, n_classes)` returning an `nn.Module`, with `ModelFacts`.
 """
 
 from __future__ import annotations
@@ -98,9 +102,12 @@ from worker.engine.registry import (
     availability,
     dataset,
     model,
+    system,
 )
 from worker.engine.rng import torch_gen
 from worker.engine.sections import DataSection, ModelSection
+from worker.engine.system.base import SystemFacts, SystemModel
+from worker.engine.system.sessions import Sessions
 
 __all__ = [
     "MEMORY_FILLED",
@@ -124,7 +131,10 @@ __all__ = [
     "Pool",
     "RegistrationError",
     "RunShape",
+    "Sessions",
     "Step",
+    "SystemFacts",
+    "SystemModel",
     "algorithm",
     "availability",
     "dataset",
@@ -133,6 +143,7 @@ __all__ = [
     "renormalised",
     "report",
     "scatter",
+    "system",
     "torch_gen",
     "uniform_sample",
     "weighted_step",

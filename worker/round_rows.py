@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
@@ -18,6 +19,7 @@ from db.packing import (
     pack_available_many,
     pack_gaps_many,
     pack_ids_many,
+    pack_timeline,
     pack_weights,
 )
 from db.run_models import save_model
@@ -25,6 +27,7 @@ from db.runs import pack_checkpoint, save_checkpoint
 from db.series import CHUNK, ChunkWriter
 from db.upsert import insert_ignore, upsert_many
 from worker.engine import ClientWeights, RoundRecord
+from worker.engine.records import ClientTimeline
 
 
 class RunLost(RuntimeError):
@@ -146,9 +149,17 @@ class RoundRows:
                 "gaps": packed_gaps[i],
                 "weights": self._pack_weights(record.weights),
                 "client_acc": pack_acc(record.client_acc),
+                "timeline": self._pack_timeline(record.timeline),
             }
             for i, record in enumerate(rounds)
         ]
+
+    def _pack_timeline(self, timeline: ClientTimeline | None) -> bytes | None:
+        if timeline is None:
+            return None
+        t = timeline
+        ends = np.stack([t.download_end, t.compute_end, t.end])
+        return pack_timeline(t.start, t.ids, ends, t.outcome, self.n_clients)
 
     def _new_names(self, rounds: list[RoundRecord]) -> set[str] | None:
         """All metric names seen so far, if these rounds brought new ones."""

@@ -23,8 +23,10 @@ def public(preset: Preset, download_allowed: bool) -> dict[str, Any]:
     return {
         "name": preset.name,
         "description": preset.description,
-        "compare": preset.algorithms,
-        "methods": [{"algorithm": m.algorithm, "set": m.set} for m in preset.compare],
+        "compare": preset.method_names,
+        "methods": [
+            {"algorithm": m.algorithm, "set": m.set, "label": m.name} for m in preset.compare
+        ],
         "seeds": list(preset.seeds),
         "variants": preset.variants,
         "paper": preset.paper,

@@ -14,9 +14,11 @@ from api.schemas.series import (
     ClientRoundsPublic,
     MatrixPublic,
     StalenessDistributionPublic,
+    TimelinePublic,
 )
 from db import matrices, staleness
 from db.client_rounds import FIELDS, client_rounds
+from db.timeline import STATES, client_timeline
 
 router = APIRouter(prefix="/api/runs/{run_id}", tags=["clients"], responses=NOT_FOUND)
 
@@ -70,6 +72,25 @@ def read_staleness_distribution(
         counts=counts,
         mean=d.mean,
         max=d.max,
+    )
+
+
+@router.get("/timeline")
+def read_timeline(
+    run: RunDep,
+    session: SessionDep,
+    max_clients: MaxClients = 100,
+    max_buckets: Annotated[int, Query(ge=1, le=2000)] = 400,
+    start_s: Annotated[float, Query(ge=0, le=1e15)] = 0.0,
+    end_s: Annotated[float | None, Query(gt=0, le=1e15)] = None,
+) -> TimelinePublic:
+    """Each client in simulated time from `start_s` to `end_s` (default: the last
+    round's end): offline, online, training, uploading, or its update kept, partial or
+    dropped, downsampled to at most `max_clients` rows and `max_buckets` columns. Empty
+    for a run without a system model."""
+    t = client_timeline(session, run.id, run.n_clients, max_clients, max_buckets, start_s, end_s)
+    return TimelinePublic(
+        clients=t.clients, times=t.times, width_s=t.width_s, labels=list(STATES), states=t.states
     )
 
 

@@ -18,7 +18,7 @@ from db.metrics import final_values, full_series
 from db.models import Run
 from worker.engine import metrics
 from worker.engine.stats import DEFAULT_ALPHA, columns_of
-from worker.engine.summary import LAST_VALUES, summarise
+from worker.engine.summary import LAST_VALUES, TRAFFIC, summarise
 from worker.results import figures
 from worker.results.curves import X_LABELS, XAxis, group_curve, grouped, run_points
 from worker.results.table import MEDIA_TYPES, render, table_json
@@ -70,6 +70,8 @@ def load(session: SessionDep, run: Run, metric: str, group: str) -> RunData:
     rounds, values = full_series(session, run.id, metric)
     wall_rounds, walls = full_series(session, run.id, "wall_s")
     wall = dict(zip(wall_rounds, walls, strict=True))
+    sim_rounds, sims = full_series(session, run.id, "sim_time_s")
+    sim = dict(zip(sim_rounds, sims, strict=True))
     # A running run: the summary of its rounds so far; one summarised before some values
     # existed: their last records.
     scores = dict(run.summary) if run.summary else live_summary(session, run)
@@ -86,11 +88,15 @@ def load(session: SessionDep, run: Run, metric: str, group: str) -> RunData:
         wall_s=np.asarray([wall.get(r) or 0.0 for r in rounds], dtype=np.float64),
         seed=run.seed,
         scores=scores,
+        sim_time_s=np.asarray([sim.get(r) or 0.0 for r in rounds] if sim else [], float),
         config=dict(run.config or {}),
     )
 
 
-LIVE_METRICS = ("test_acc", "initial_test_acc", "n_selected", "wall_s", *LAST_VALUES.values())
+LIVE_METRICS = (
+    "test_acc", "initial_test_acc", "n_selected", "wall_s", "sim_time_s", *TRAFFIC,
+    *LAST_VALUES.values(),
+)  # fmt: skip
 
 
 def live_summary(session: SessionDep, run: Run) -> dict[str, float | int | None]:

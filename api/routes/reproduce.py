@@ -62,7 +62,7 @@ def reproduce(
         error = {"loc": ["path", "name"], "msg": f"needs {missing}", "type": "data_missing"}
         raise RequestValidationError([error])
     base = config.model_dump(mode="json")
-    cells = [ExperimentCell(label=m.algorithm, set=m.assignments()) for m in preset.compare]
+    cells = [ExperimentCell(label=m.name, set=m.assignments()) for m in preset.compare]
     experiment = ExperimentCreate(
         name=f"{preset.name} reproduction" + (f" ({variant})" if variant else ""),
         base=base,
@@ -92,5 +92,6 @@ def reproduction(experiment_id: Id, session: SessionDep) -> dict[str, Any]:
             for t, value in zip(*full_series(session, run.id, metric), strict=True):
                 if value is not None:
                     rounds.setdefault(t, {})[metric] = value
-        curves.setdefault(run.algorithm, []).append(run_curve(run.seed, sorted(rounds.items())))
+        method = run.cell or run.algorithm  # the cell of a method, named after it
+        curves.setdefault(method, []).append(run_curve(run.seed, sorted(rounds.items())))
     return build(preset, curves, runs_total=len(runs)).to_json()

@@ -15,6 +15,7 @@ class MethodPublic(BaseModel):
         description="Dotted config keys and the values the paper's code ran this method "
         "with (e.g. its learning rates), on top of the preset's config."
     )
+    label: str = Field(description="The method's name: its algorithm unless a set holds one twice.")
 
 
 class ReferencePublic(BaseModel):

@@ -54,6 +54,18 @@ class MatrixPublic(BaseModel):
     values: list[list[float]]
 
 
+class TimelinePublic(BaseModel):
+    """Clients in simulated time (runs with a system model): `states[i][j]` indexes
+    `labels` for the clients from `clients[i]` (to the next row's first) in the seconds
+    from `times[j]` to `times[j] + width_s`: the most telling state of any of them."""
+
+    clients: list[int]
+    times: list[float]
+    width_s: float
+    labels: list[str]
+    states: list[list[int]]
+
+
 class StalenessDistributionPublic(BaseModel):
     """Cells (client, round) by staleness, exact, in bins of `width` rounds: bin i holds
     staleness `starts[i]` to `starts[i] + width − 1`."""

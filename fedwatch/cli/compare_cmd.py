@@ -128,7 +128,7 @@ def plan(preset: Preset, args: argparse.Namespace, out: Path) -> list[Job]:
     jobs = []
     for group, extra in groups.items():
         for method in preset.compare:
-            alg = method.algorithm
+            alg = method.name
             for seed in seeds:
                 sets = (*extra, *method.as_overrides(), *args.assignments, f"seed={seed}")
                 name = f"{group + '-' if group else ''}{alg}-seed{seed}.json"
@@ -223,7 +223,7 @@ def write_tables(
     proposed = str(preset.config["algorithm"]["name"])
     variants = list(dict.fromkeys(j.group for j in jobs))
     sections = build(
-        results, proposed, preset.algorithms, variants, args.alpha, targets, args.columns
+        results, proposed, preset.method_names, variants, args.alpha, targets, args.columns
     )
     texts = {fmt: render_all(sections, fmt) for fmt in FORMATS}
     for fmt, body in texts.items():

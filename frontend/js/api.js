@@ -16,7 +16,9 @@
  * @typedef {{value: number, label: string}} Reference a value a metric's chart marks
  * @typedef {{round: number[], last: (number|null)[], min: (number|null)[], max: (number|null)[]}} Series
  * @typedef {{clients: number[], rounds: number[], values: (number|null)[][]}} Matrix
- * @typedef {{algorithm: string, set: Record<string, any>}} Method a paper's method: its settings
+ * @typedef {{clients: number[], times: number[], widthS: number, labels: string[], states: number[][]}} ClientTimeline
+ *   clients in simulated time: `states[i][j]` indexes `labels` for the clients from `clients[i]` over [times[j], times[j] + widthS)
+ * @typedef {{algorithm: string, set: Record<string, any>, label?: string}} Method a preset's method: its settings (label: its name where a preset runs one algorithm twice)
  * @typedef {{name: string, description: string, compare: string[], methods: Method[],
  *   seeds: number[], variants: Record<string, string[]>, config: Record<string, any>|null,
  *   paper: string, needs: string|null}} Preset
@@ -224,7 +226,7 @@ function toPreset(w) {
     description: w.description ?? "",
     compare: w.compare ?? [],
     methods: (w.methods ?? (w.compare ?? []).map((/** @type {string} */ a) => ({ algorithm: a }))).map(
-      (/** @type {any} */ m) => ({ algorithm: m.algorithm, set: m.set ?? {} })),
+      (/** @type {any} */ m) => ({ algorithm: m.algorithm, set: m.set ?? {}, label: m.label ?? m.algorithm })),
     seeds: w.seeds ?? [0],
     variants: w.variants ?? {},
     config: w.config ?? null,
@@ -470,6 +472,15 @@ export const api = {
    * @returns {Promise<{rounds: number, cells: number, width: number, starts: number[], counts: number[], mean: number|null, max: number|null}>}
    */
   stalenessDistribution: (id) => request("GET", `/api/runs/${id}/staleness/distribution${query({ max_bins: 100 })}`),
+  /**
+   * Clients in simulated time, downsampled (empty for a run without a system model).
+   * @param {number} id @param {{maxClients?: number, maxBuckets?: number}} [opts]
+   * @returns {Promise<ClientTimeline>}
+   */
+  timeline: async (id, opts = {}) => {
+    const w = await request("GET", `/api/runs/${id}/timeline${query({ max_clients: opts.maxClients ?? 100, max_buckets: opts.maxBuckets ?? 400 })}`);
+    return { clients: w.clients, times: w.times, widthS: w.width_s, labels: w.labels, states: w.states };
+  },
   /** @param {number} id @returns {Promise<{round: number|null, values: (number|null)[]}>} */
   clientAccuracy: async (id) => {
     const body = await request("GET", `/api/runs/${id}/client-accuracy`);

@@ -29,7 +29,7 @@ export function sweepSize(grid, seeds, cells = []) {
 
 /** A preset's methods as cells: each labelled with its algorithm. @param {import("./api.js").Method[]} methods @returns {Cell[]} */
 export function methodCells(methods) {
-  return methods.map((m) => ({ label: m.algorithm, set: { "algorithm.name": m.algorithm, ...m.set } }));
+  return methods.map((m) => ({ label: m.label || m.algorithm, set: { "algorithm.name": m.algorithm, ...m.set } }));
 }
 
 /** "cafed — client.lr = 0.01, server.lr = 0.3": a cell's settings beyond its label. @param {Cell} cell */

@@ -37,7 +37,14 @@ const PANEL_VIEWS = {
   "per-client-var": { title: "Per-client accuracy variance", yTitle: "variance" },
   bias: { title: "Bias: TV distance between target α and effective weights p", yTitle: "TV" },
   staleness: { title: "Staleness (rounds since a client's update entered the model)", yTitle: "rounds" },
+  "staleness-s": { title: "Staleness in simulated seconds", yTitle: "s" },
   clients: { title: "Participation", yTitle: "clients" },
+  "sim-time": { title: "Simulated time at the end of each round", yTitle: "s" },
+  "round-time": { title: "Round time (simulated)", yTitle: "s" },
+  updates: { title: "Updates dropped or partial", yTitle: "updates" },
+  wasted: { title: "Client compute spent on dropped updates", yTitle: "s" },
+  traffic: { title: "Traffic per round", yTitle: "bytes" },
+  "traffic-total": { title: "Traffic, cumulative", yTitle: "bytes" },
 };
 
 /**
@@ -81,15 +88,16 @@ function hasEnvelope(s) {
 }
 
 /**
- * Wall time (s) at each of `rounds`, read off the `wall_s` series (elapsed engine time at
- * the end of a round) by linear interpolation between its points; rounds outside it take
- * its first or last value. Metrics recorded every few rounds are downsampled into buckets
- * of their own, so their rounds need not be points of the wall series.
- * @param {Series} wall @param {number[]} rounds @returns {number[]}
+ * Times (s) at each of `rounds`, read off a clock's series (`wall_s`, the engine's elapsed
+ * time at the end of a round, or `sim_time_s`, the simulated time) by linear interpolation
+ * between its points; rounds outside it take its first or last value. Metrics recorded
+ * every few rounds are downsampled into buckets of their own, so their rounds need not be
+ * points of the clock's series.
+ * @param {Series} clock @param {number[]} rounds @returns {number[]}
  */
-export function wallTimes(wall, rounds) {
-  const xs = wall.round;
-  const ys = wall.last;
+export function timesAt(clock, rounds) {
+  const xs = clock.round;
+  const ys = clock.last;
   if (!xs.length) return rounds.map(() => 0);
   return rounds.map((r) => {
     let hi = 0;
@@ -159,7 +167,8 @@ export function swings(values) {
  * The `Plotly.extendTraces` arguments that append raw round rows to a panel's traces.
  * @param {any[]} traces traces built by `panelTraces` (only `meta` is read)
  * @param {Record<string, number>[]} rows `{round, metric: value, ...}`
- * @param {string} [xKey] the row field on the x axis: `round`, or `wall_s` for wall time
+ * @param {string} [xKey] the row field on the x axis: `round`, `wall_s` (wall time) or
+ *   `sim_time_s` (simulated time)
  * @returns {{update: {x: number[][], y: number[][]}, indices: number[]} | null}
  */
 export function extension(traces, rows, xKey = "round") {
@@ -239,6 +248,36 @@ export function matrixTrace(m, o = {}) {
     reversescale: true,
     colorbar: { title: { text: plotText(o.zTitle ?? "") }, thickness: 12 },
     hovertemplate: "%{y}<br>from round %{x}<br>%{z:.3g}<extra></extra>",
+  };
+}
+
+/** Colours of the client timeline's states, in the order of the API's `labels`. */
+export const TIMELINE_COLORS = ["#f2f2f2", "#c6dbef", "#6baed6", "#fdae6b", "#2ca02c", "#bcbd22", "#d62728"];
+
+/**
+ * The client timeline as a heatmap of its states (indices into `t.labels`), one colour
+ * each: rows of clients, columns of simulated time.
+ * @param {import("./api.js").ClientTimeline} t
+ */
+export function timelineTrace(t) {
+  const n = t.labels.length;
+  // A stepped scale: state i fills the band [i, i + 1) / n of the colour range.
+  const colorscale = TIMELINE_COLORS.slice(0, n).flatMap((c, i) => [[i / n, c], [(i + 1) / n, c]]);
+  return {
+    type: "heatmap",
+    z: t.states.map((row) => row.map((s) => s + 0.5)),
+    x: t.times.map((x) => x + t.widthS / 2),
+    y: t.clients.map((c) => plotText(`client ${c}`)),
+    zmin: 0,
+    zmax: n,
+    colorscale,
+    text: t.states.map((row) => row.map((s) => plotText(t.labels[s] ?? ""))),
+    colorbar: {
+      thickness: 12,
+      tickvals: t.labels.map((_, i) => i + 0.5),
+      ticktext: t.labels.map((l) => plotText(l)),
+    },
+    hovertemplate: "%{y}<br>%{x:.4g} s<br>%{text}<extra></extra>",
   };
 }
 

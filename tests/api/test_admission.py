@@ -196,7 +196,7 @@ def defaults() -> Settings:
 def test_every_preset_fits_the_default_limits(name: str) -> None:
     preset = PRESETS[name]
     for sets in preset.variants.values() or [[]]:
-        for algorithm in preset.algorithms:
-            config = preset.run_config([*sets, f"algorithm.name={algorithm}"])
+        for method in preset.compare:
+            config = preset.run_config([*sets, *method.as_overrides()])
 
-            assert refusals(config, defaults()) == [], (name, sets, algorithm)
+            assert refusals(config, defaults()) == [], (name, sets, method.name)

@@ -11,7 +11,7 @@ from api.comparison import RunData, config_diff, flatten
 
 def run(run_id: int, seed: int, config: dict[str, Any]) -> RunData:
     empty = np.array([])
-    return RunData(run_id, f"run {run_id}", "", empty, empty, empty, seed, {}, config)
+    return RunData(run_id, f"run {run_id}", "", empty, empty, empty, seed=seed, config=config)
 
 
 def test_flatten_keeps_lists_and_empty_objects_as_leaves() -> None:

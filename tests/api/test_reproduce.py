@@ -28,7 +28,7 @@ def test_reproduce_runs_every_method_and_reports_against_the_official_runs(
     assert experiment["preset"] == "cafed-synthetic"
     assert [c["set"] for c in experiment["cells"]] == [m.assignments() for m in preset.compare]
     runs = [wait_final(client, i) for i in experiment["run_ids"]]
-    assert [r["algorithm"] for r in runs] == preset.algorithms
+    assert [r["algorithm"] for r in runs] == [m.algorithm for m in preset.compare]
     assert all(r["status"] == "succeeded" for r in runs)
     for run, method in zip(runs, preset.compare, strict=True):
         for key, value in method.set.items():

@@ -39,7 +39,7 @@ def test_upgrade_twice_is_harmless(db_url: str, sessions: sessionmaker[Session])
     upgrade(db_url)
     with sessions() as session:
         context = MigrationContext.configure(session.connection())
-        assert context.get_current_revision() == "0014"
+        assert context.get_current_revision() == "0015"
 
 
 ROUND_CLIENTS_0001 = sa.table(

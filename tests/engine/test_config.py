@@ -75,8 +75,10 @@ def test_schema_exposes_every_algorithm_parameter() -> None:
         "data",
         "model",
         "availability",
+        "system",
         "algorithm",
         "client",
+        "round",
         "server",
         "eval",
     }
@@ -103,7 +105,7 @@ def test_image_presets_switch_to_offline_digits(name: str) -> None:
 
     summary = simulate(cfg, sink)
 
-    assert cfg.algorithm.name in preset.algorithms
+    assert cfg.algorithm.name in [m.algorithm for m in preset.compare]
     assert [r.round for r in sink.records] == [0, 1]
     assert summary.final_test_acc is not None
 

@@ -54,6 +54,20 @@ CASES = {
         "algorithm.participation=5",
         "eval.client_every=4",
     ],
+    "fedavg-profiles-deadline-over-commit": [
+        "system.kind=profiles",
+        "round.deadline_s=0.6",
+        "round.over_commit=0.3",
+        "availability.kind=bernoulli",
+        "algorithm.participation=6",
+    ],
+    "fednova-fedscale-partial": [
+        "algorithm.name=fednova",
+        "system.kind=fedscale",
+        "client.partial_work=keep",
+        "client.local_steps=20",
+        "data.n_clients=40",
+    ],
 }
 
 

@@ -24,6 +24,8 @@ ROUNDS: list[tuple[int, dict[str, float]]] = [
         2,
         {
             "n_selected": 1,
+            "sim_time_s": 7.5,
+            "round_time_s": 2.5,
             "test_acc": 0.7,
             "test_loss": 0.4,
             "client_acc_mean": 0.6,
@@ -32,7 +34,20 @@ ROUNDS: list[tuple[int, dict[str, float]]] = [
             "client_acc_best10": 0.9,
         },
     ),
-    (3, {"n_selected": 2, "test_acc": 0.5, "test_loss": 0.6, "param": -0.5, "opt_gap": 0.25}),
+    (
+        3,
+        {
+            "n_selected": 2,
+            "test_acc": 0.5,
+            "test_loss": 0.6,
+            "param": -0.5,
+            "opt_gap": 0.25,
+            "sim_time_s": 9.0,
+            "round_time_s": 1.5,
+            "bytes_down_total": 800.0,
+            "bytes_up_total": 300.0,
+        },
+    ),
 ]
 
 
@@ -75,6 +90,18 @@ def test_summary_by_hand() -> None:
     assert (s["final_client_acc_worst10"], s["final_client_acc_best10"]) == (0.3, 0.9)
     assert (s["rounds_done"], s["wall_s"]) == (4, 2.0)
     assert s["client_updates_per_s"] == pytest.approx(8 / 2.0)  # 2 + 3 + 1 + 2 updates
+    assert s["time_to_target_s"] == 7.5  # round 2's simulated time
+    assert s["sim_time_total_s"] == 9.0 and s["total_bytes"] == 1100.0
+    assert s["round_time_s_avg"] == 2.0
+
+
+def test_no_clock_no_simulated_time() -> None:
+    """A run without a system model records no simulated time: its summary has none."""
+    timeless = [(t, {k: v for k, v in m.items() if "time_s" not in k}) for t, m in ROUNDS]
+    s = summarise(timeless, rounds_done=4, wall_s=2.0, target_acc=0.6)
+
+    assert s["rounds_to_target"] == 3
+    assert s["time_to_target_s"] is None and s["sim_time_total_s"] is None
 
 
 def test_every_summary_value_of_the_catalogue_in_its_order() -> None:

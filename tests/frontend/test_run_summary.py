@@ -71,7 +71,7 @@ def test_example1_run_shows_the_period_average_and_the_reference_lines(
         "name": "fedavg",
         "participation": 2,
         "weights": "uniform",
-        "fedavg": {"wait_for_all": False},
+        "fedavg": {"wait_for_all": False, "rescale_partial": False},
     }
     assert "synthetic_clustered" not in shown["data"] and "bernoulli" not in shown["availability"]
     assert shown["availability"]["diurnal"]["period"] == 30

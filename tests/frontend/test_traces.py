@@ -89,11 +89,11 @@ def test_envelope_only_where_buckets_merged_rounds(modules_page: Any) -> None:
     assert traces[2]["y"] == [0.5, 0.6]
 
 
-def test_wall_times_interpolate_between_points_of_the_wall_series(modules_page: Any) -> None:
+def test_clock_times_interpolate_between_points_of_the_clock_series(modules_page: Any) -> None:
     # wall 1 s at round 0, 10 s at round 9, 30 s at round 19: round 4 -> 1 + 9·4/9 = 5,
     # round 14 -> 10 + 20·5/10 = 20; rounds outside take the first or last value.
     wall = "{round: [0, 9, 19], last: [1, 10, 30], min: [1, 10, 30], max: [1, 10, 30]}"
-    out = js(modules_page, "traces.js", f"m => m.wallTimes({wall}, [0, 4, 9, 14, 19, 25, -1])")
+    out = js(modules_page, "traces.js", f"m => m.timesAt({wall}, [0, 4, 9, 14, 19, 25, -1])")
     assert_allclose(out, [1, 5, 10, 20, 30, 30, 1])
     series = (
         "new Map([['acc', {round: [4, 14], last: [0.5, 0.7], min: [0.5, 0.7], max: [0.5, 0.7]}]])"
@@ -102,7 +102,7 @@ def test_wall_times_interpolate_between_points_of_the_wall_series(modules_page: 
         modules_page,
         "traces.js",
         f"m => m.panelTraces({{id: 'a', title: 'a', metrics: ['acc']}}, {series},"
-        f" (r) => m.wallTimes({wall}, r))",
+        f" (r) => m.timesAt({wall}, r))",
     )
     assert_allclose(traces[0]["x"], [5, 20])
 
@@ -282,3 +282,18 @@ def test_equal_lines_of_a_panel_both_show(modules_page: Any) -> None:
     available, selected = js(modules_page, "traces.js", body)
     assert available == ["n_available", 3, None]  # drawn first, wider
     assert selected == ["n_selected", 1.8, "dash"]  # on top, thinner and dashed
+
+
+def test_timeline_trace_colours_each_state_in_its_own_band(modules_page: Any) -> None:
+    timeline = """{clients: [0, 2], times: [0, 5], widthS: 5, labels: ['offline', 'online', 'kept'],
+        states: [[0, 2], [1, 1]]}"""
+    t = js(modules_page, "traces.js", f"m => m.timelineTrace({timeline})")
+
+    # state i sits in the middle of its band [i, i + 1) of a 3-state scale
+    assert t["z"] == [[0.5, 2.5], [1.5, 1.5]] and (t["zmin"], t["zmax"]) == (0, 3)
+    assert t["x"] == [2.5, 7.5] and t["y"] == ["client 0", "client 2"]
+    assert t["text"] == [["offline", "kept"], ["online", "online"]]
+    assert t["colorbar"]["ticktext"] == ["offline", "online", "kept"]
+    scale = t["colorscale"]
+    assert [stop for stop, _ in scale] == pytest.approx([0, 1 / 3, 1 / 3, 2 / 3, 2 / 3, 1])
+    assert scale[4][1] == scale[5][1] != scale[3][1]  # one colour per band

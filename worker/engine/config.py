@@ -3,10 +3,11 @@ from the component registries.
 
 Its JSON Schema generates the web form; dotted paths into it (`algorithm.name`,
 `availability.markov.g`) are what `--set key=value` and sweeps address. The selectors
-(`algorithm.name`, `availability.kind`, `data.dataset`, `model.name`) take the
-registered names, and every component with params has its sub-object named after it
-(`algorithm.<name>.<param>`, `availability.<kind>.<param>`, `data.<name>.<param>`,
-`model.<name>.<param>`), so switching a selector never leaves an invalid field behind.
+(`algorithm.name`, `availability.kind`, `system.kind`, `data.dataset`, `model.name`)
+take the registered names, and every component with params has its sub-object named
+after it (`algorithm.<name>.<param>`, `availability.<kind>.<param>`,
+`system.<kind>.<param>`, `data.<name>.<param>`, `model.<name>.<param>`), so switching a
+selector never leaves an invalid field behind.
 
 Importing this module registers the built-in components and loads the plug-ins of
 the installed distributions (`plugins.py`), once per process, before `RunConfig` is
@@ -32,7 +33,8 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 import worker.engine.algorithms
 import worker.engine.availability
 import worker.engine.data
-import worker.engine.models  # noqa: F401  (the built-ins register on import)
+import worker.engine.models
+import worker.engine.system  # noqa: F401  (the built-ins register on import)
 from worker.engine import plugins
 from worker.engine.data.partitions import without_data
 from worker.engine.params import Params, RunShape
@@ -42,6 +44,7 @@ from worker.engine.registry import (
     DATASETS,
     MODELS,
     POOL_PARTITIONS,
+    SYSTEMS,
     DatasetFacts,
     ModelFacts,
     Registry,
@@ -55,8 +58,10 @@ from worker.engine.sections import (
     DataSection,
     EvalConfig,
     ModelSection,
+    RoundConfig,
     RunSection,
     ServerConfig,
+    SystemSection,
 )
 
 __all__ = [
@@ -69,8 +74,10 @@ __all__ = [
     "DataConfig",
     "EvalConfig",
     "ModelConfig",
+    "RoundConfig",
     "RunConfig",
     "ServerConfig",
+    "SystemConfig",
     "build_run_config",
 ]
 
@@ -90,6 +97,7 @@ _SHAPE_FIELDS = (
     "algorithm.participation",
     "algorithm.name",
     "availability.kind",
+    "system.kind",
     "data.dataset",
     "data.partition",
     "model.name",
@@ -166,11 +174,13 @@ class _Run(RunSection):
             (("algorithm.participation", "data.n_clients"), lambda: _check_participation(self)),
             *_data_checks(self),
             (("model.name", "data.dataset"), lambda: _check_model(self)),
+            *_time_checks(self),
         ]
         shape = run_shape(self)
         for section, registry in (
             (self.algorithm, ALGORITHMS),
             (self.availability, AVAILABILITY),
+            (self.system, SYSTEMS),
             (self.data, DATASETS),
             (self.model, MODELS),
         ):
@@ -245,6 +255,7 @@ def run_shape(c: RunSection) -> RunShape:
         model=c.model.name,
         local_steps=c.client.local_steps,
         local_unit=c.client.unit,
+        system=c.system.kind,
     )
 
 
@@ -304,6 +315,58 @@ def _data_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None
     ]
 
 
+def _time_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None]]]:
+    """The checks of the fields that need a system model's clock."""
+    timeless = c.system.kind == "none"
+
+    def needs_clock(path: str, value: Any, default: Any) -> Callable[[], None]:
+        def check() -> None:
+            if timeless and value != default:
+                raise ValueError(
+                    f"{path}: needs simulated time; choose a system model (system.kind)"
+                )
+
+        return check
+
+    def central() -> None:
+        if not timeless and _trainees(c.algorithm.name) == "central":
+            raise ValueError(
+                f"system.kind: {c.algorithm.name} trains centrally, outside simulated time; "
+                "use system.kind=none"
+            )
+
+    def sampled() -> None:
+        trainees = _trainees(c.algorithm.name)
+        if c.round.over_commit and trainees != "sample":
+            raise ValueError(
+                f"round.over_commit: {c.algorithm.name} trains every available client it "
+                "keeps, not a sample of K; over-commitment needs an algorithm that samples K"
+            )
+
+    return [
+        (
+            ("round.deadline_s", "system.kind"),
+            needs_clock("round.deadline_s", c.round.deadline_s, None),
+        ),
+        (
+            ("round.over_commit", "system.kind"),
+            needs_clock("round.over_commit", c.round.over_commit, 0.0),
+        ),
+        (
+            ("client.partial_work", "system.kind"),
+            needs_clock("client.partial_work", c.client.partial_work, "drop"),
+        ),
+        (("algorithm.name", "system.kind"), central),
+        (("algorithm.name", "round.over_commit"), sampled),
+    ]
+
+
+def _trainees(algorithm_name: str) -> str:
+    """Who an algorithm trains (its footprint): a sample, every available client, or
+    one central client."""
+    return str(ALGORITHMS.get(algorithm_name).component.footprint.trainees)
+
+
 def _check_model(c: RunSection) -> None:
     data: DatasetFacts = DATASETS.get(c.data.dataset).facts
     fits: ModelFacts = MODELS.get(c.model.name).facts
@@ -345,6 +408,7 @@ def build_run_config() -> type[RunSection]:
         "data": _section("DataConfig", _Data, DATASETS),
         "model": _section("ModelConfig", ModelSection, MODELS),
         "availability": _section("AvailabilityConfig", AvailabilitySection, AVAILABILITY),
+        "system": _section("SystemConfig", SystemSection, SYSTEMS),
         "algorithm": _section("AlgorithmConfig", AlgorithmSection, ALGORITHMS),
     }
     fields: dict[str, Any] = {
@@ -360,6 +424,7 @@ if TYPE_CHECKING:
     DataConfig = DataSection
     ModelConfig = ModelSection
     AvailabilityConfig = AvailabilitySection
+    SystemConfig = SystemSection
     AlgorithmConfig = AlgorithmSection
     RunConfig = RunSection
 else:
@@ -367,8 +432,10 @@ else:
     DataConfig = RunConfig.model_fields["data"].annotation
     ModelConfig = RunConfig.model_fields["model"].annotation
     AvailabilityConfig = RunConfig.model_fields["availability"].annotation
+    SystemConfig = RunConfig.model_fields["system"].annotation
     AlgorithmConfig = RunConfig.model_fields["algorithm"].annotation
 
 # The registered names, as Literal types (parametrised tests read them with get_args).
 AlgorithmName: Any = Literal[ALGORITHMS.names()]
 AvailabilityKind: Any = Literal[AVAILABILITY.names()]
+SystemKind: Any = Literal[SYSTEMS.names()]

@@ -3,14 +3,17 @@ contract is in `algorithms/base.py`)."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
+import numpy as np
 import torch
 from torch import Tensor
 
-from worker.engine.algorithms import Algorithm, Facts
+from worker.engine.algorithms import Algorithm, Facts, Plan
 from worker.engine.artifact import ModelFile, model_file
 from worker.engine.availability import Availability, AvailabilityFacts
 from worker.engine.clock import process_age_s
@@ -18,12 +21,14 @@ from worker.engine.config import RunConfig
 from worker.engine.data import FederatedData, load_data
 from worker.engine.errors import ConfigError
 from worker.engine.models import build_model, has_buffers, objective
-from worker.engine.records import ClientWeights, RoundRecord, Summary
+from worker.engine.records import ClientTimeline, ClientWeights, RoundRecord, Summary
 from worker.engine.registry import ALGORITHMS, AVAILABILITY, selected
 from worker.engine.rng import torch_gen
 from worker.engine.sections import EvalConfig
 from worker.engine.server import ServerOptimizer
 from worker.engine.sink import Sink
+from worker.engine.system import build_system
+from worker.engine.system.clock import Clock, Rules
 from worker.engine.tracker import Tracker
 from worker.engine.training.evaluate import evaluate, per_client_accuracy
 from worker.engine.training.flat import FlatModel
@@ -59,6 +64,23 @@ def build_availability(config: RunConfig, data: FederatedData) -> Availability:
     return model
 
 
+def build_clock(config: RunConfig, data: FederatedData, dim: int) -> Clock | None:
+    """The clock of the system model `config` selects (None: rounds take no time)."""
+    model = build_system(config, data.n_clients, config.data.root)
+    if model is None:
+        return None
+    r = config.round
+    keep = config.n_selected() if r.over_commit > 0 else None
+    rules = Rules(r.deadline_s or math.inf, config.client.partial_work == "keep", keep)
+    return Clock(model, rules, dim)
+
+
+def selection_size(config: RunConfig) -> int:
+    """How many clients an algorithm selects: K, or ⌈(1 + o)·K⌉ over-committed."""
+    k = config.n_selected()
+    return math.ceil((1 + config.round.over_commit) * k) if config.round.over_commit else k
+
+
 def target_weights(config: RunConfig, data: FederatedData) -> Tensor:
     if config.algorithm.weights == "uniform":
         return torch.full((data.n_clients,), 1.0 / data.n_clients)
@@ -88,21 +110,26 @@ class Simulation:
         self.model = FlatModel(module, objective(config.model, data.task)).to(self.device)
         self.trainer = Trainer(config, self.data, self.model, self.backend)
         self.availability = build_availability(config, data)
+        self.clock = build_clock(config, data, self.model.dim)
+        pi = self.availability.pi
+        if self.clock is not None and self.clock.pi is not None:
+            pi = pi * self.clock.pi  # online at a round's start: both models must agree
         alpha = target_weights(config, data).to(self.device)
         entry, params = selected(config.algorithm, ALGORITHMS)
         facts = Facts(
             n=data.n_clients,
             dim=self.model.dim,
-            k=config.n_selected(),
+            k=min(selection_size(config), data.n_clients),
             alpha=alpha,
             device=self.device,
-            pi=self.availability.pi,
+            pi=pi,
             lam=self.availability.lam,
             probe_loss=self.trainer.probe_loss,
             rounds=config.rounds,
             server_lr=config.server.lr,
             seed=config.seed,
             local_steps=config.client.local_steps,
+            local_momentum=config.client.momentum,
             test_loss=self.trainer.test_loss,
             local_optima=self.trainer.local_optima,
         )
@@ -155,17 +182,26 @@ class Simulation:
         if t == 0:
             self.evaluate_initial(initial)
         available = self.availability.mask(t)
+        started = 0.0
+        if self.clock is not None:
+            started = self.clock.now
+            available = self.clock.available(available)
         plan = self.algorithm.select(t, self.w, available, torch_gen(self.config.seed, "select", t))
+        metrics: dict[str, float] = {**initial, "n_available": float(available.sum())}
+        timeline = None
+        if self.clock is not None and not plan.central:
+            plan, timeline = self.timed(plan, started, metrics)
+        elif not plan.central:
+            planned, _ = self.trainer.work(plan.selected)
+            plan = replace(plan, planned=self.on_device(planned))
         selected = plan.selected
-        metrics: dict[str, float] = {
-            **initial,
-            "n_available": float(available.sum()),
-            "n_selected": float(len(selected)),
-        }
+        metrics["n_selected"] = float(len(selected))
         lr = self.trainer.lr(t)
         trainees = torch.tensor([-1]) if plan.central else selected
         if len(trainees):
-            deltas, losses = self.trainer.train(t, self.w, trainees, plan.correction, plan.prox_mu)
+            deltas, losses = self.trainer.train(
+                t, self.w, trainees, plan.correction, plan.prox_mu, plan.steps
+            )
             metrics["train_loss"] = float(losses.mean())
         else:
             deltas = torch.zeros(0, self.model.dim, device=self.device)
@@ -177,7 +213,8 @@ class Simulation:
                 f"not declare in `metrics`: {sorted(undeclared)}"
             )
         metrics.update(step.metrics)
-        metrics.update(self.tracker.client_metrics(t, selected, step.weights))
+        now = None if self.clock is None else self.clock.now
+        metrics.update(self.tracker.client_metrics(t, selected, step.weights, now))
         client_acc = self.evaluate(t, metrics)
         self.tracker.observe(t, metrics)
         entered = step.weights.nonzero().flatten()
@@ -189,7 +226,47 @@ class Simulation:
             selected=selected.cpu().numpy().copy(),  # the algorithm may keep its tensor
             weights=weights,
             client_acc=client_acc,
+            timeline=timeline,
         )
+
+    def timed(
+        self, plan: Plan, started: float, metrics: dict[str, float]
+    ) -> tuple[Plan, ClientTimeline]:
+        """The round in simulated time, started at `started` (before any wait for a
+        client to come online): the plan of the clients whose update the round keeps,
+        with their planned and completed steps, and the timeline of every selected
+        client; the clock's metrics go into `metrics`."""
+        clock = self.clock
+        assert clock is not None
+        ids = plan.selected
+        planned, samples = self.trainer.work(ids)
+        start = clock.now
+        times = clock.time(ids.numpy(), planned, samples)
+        kept = times.kept
+        rows = torch.from_numpy(np.flatnonzero(kept))
+        correction = None if plan.correction is None else plan.correction[rows.to(self.device)]
+        cut = bool((times.done[kept] < planned[kept]).any())
+        plan = replace(
+            plan,
+            selected=ids[rows],
+            correction=correction,
+            planned=self.on_device(planned[kept]),
+            steps=self.on_device(times.done[kept]) if cut else None,
+        )
+        metrics.update(clock.advance(times, started))
+        timeline = ClientTimeline(
+            ids=ids.numpy().astype(np.int64),
+            start=start,
+            download_end=times.download_end,
+            compute_end=times.compute_end,
+            end=times.end,
+            outcome=times.outcome.astype(np.int8),
+        )
+        return plan, timeline
+
+    def on_device(self, steps: np.ndarray) -> Tensor:
+        """Clients' local steps as the algorithms read them (float32, on the device)."""
+        return torch.from_numpy(steps).to(self.device, torch.float32)
 
     def evaluate(self, t: int, metrics: dict[str, float]) -> list[float] | None:
         ev = self.config.eval
@@ -239,6 +316,7 @@ class Simulation:
             "availability": self.availability.state_dict(),
             "tracker": self.tracker.state_dict(),
             "wall_s": self.wall_s,
+            **({} if self.clock is None else {"clock": self.clock.state_dict()}),
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -254,6 +332,8 @@ class Simulation:
         self.availability.load_state_dict(state["availability"])
         self.tracker.load_state_dict(state["tracker"])
         self.wall_s = float(state["wall_s"])
+        if self.clock is not None:
+            self.clock.load_state_dict(state["clock"])
 
 
 def simulate(

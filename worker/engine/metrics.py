@@ -64,6 +64,68 @@ def _summary(name: str, label: str, **kw: Any) -> MetricSpec:
 
 
 PERCENT = {"unit": "%", "scale": 100.0}
+TIMED = "Recorded by runs with a system model (system.kind other than none)."
+
+# The clock's round metrics (`worker/engine/system/clock.py`, `tracker.py`).
+SIMULATED_TIME: tuple[MetricSpec, ...] = (
+    _round(
+        "sim_time_s",
+        "simulated time",
+        "sim-time",
+        unit="s",
+        description=f"Simulated seconds from the run's start to the end of the round. {TIMED}",
+    ),
+    _round(
+        "round_time_s",
+        "round time",
+        "round-time",
+        unit="s",
+        better="lower",
+        summary=True,
+        description="Simulated seconds the round took: from the previous round's end (a wait "
+        f"for a client to come online included) to its last kept update or deadline. {TIMED}",
+    ),
+    _round("bytes_down", "bytes down", "traffic", unit="B", description=TIMED),
+    _round("bytes_up", "bytes up", "traffic", unit="B", description=TIMED),
+    _round("bytes_down_total", "bytes down, cumulative", "traffic-total", unit="B"),
+    _round("bytes_up_total", "bytes up, cumulative", "traffic-total", unit="B"),
+    _round(
+        "dropped_updates",
+        "dropped updates",
+        "updates",
+        unit="updates",
+        better="lower",
+        description="Selected clients whose update did not enter the round: they left, "
+        f"missed the deadline, or arrived after the K kept by over-commitment. {TIMED}",
+    ),
+    _round(
+        "partial_updates",
+        "partial updates",
+        "updates",
+        unit="updates",
+        description="Kept updates with fewer local steps than planned (client.partial_work "
+        f"= keep). {TIMED}",
+    ),
+    _round(
+        "wasted_client_s",
+        "wasted client compute",
+        "wasted",
+        unit="s",
+        better="lower",
+        description=f"Client compute seconds spent on updates that did not enter. {TIMED}",
+    ),
+    _round("staleness_s_mean", "staleness mean (s)", "staleness-s", unit="s"),
+    _round("staleness_s_p50", "staleness median (s)", "staleness-s", unit="s"),
+    _round("staleness_s_p90", "staleness p90 (s)", "staleness-s", unit="s"),
+    _round(
+        "staleness_s_max",
+        "staleness max (s)",
+        "staleness-s",
+        unit="s",
+        description="Simulated seconds since the client's update last entered the model "
+        f"(since the start for a client never heard from), at the round's end. {TIMED}",
+    ),
+)
 
 ROUND_METRICS: tuple[MetricSpec, ...] = (
     _round("test_acc", "test accuracy", "accuracy", better="higher", **PERCENT),
@@ -99,6 +161,7 @@ ROUND_METRICS: tuple[MetricSpec, ...] = (
     _round("client_acc_best10", "best 10 % clients", "per-client", better="higher", **PERCENT),
     _round("param", "parameter x", "param"),
     _round("opt_gap", "optimality gap (x − x*)²", "gap", better="lower"),
+    *SIMULATED_TIME,
 )
 
 HIGHER = {"better": "higher"}
@@ -159,6 +222,33 @@ SUMMARY_VALUES: tuple[MetricSpec, ...] = (
         **TABLE,
     ),
     _summary("final_opt_gap", "final gap (x − x*)²", short="gap", **LOWER, **RANKED),
+    _summary(
+        "time_to_target_s",
+        "simulated time to target",
+        short="time→target",
+        unit="s",
+        description="Simulated seconds up to the end of the first evaluated round that reached "
+        f"eval.target_acc. {TIMED}",
+        **LOWER,
+        **RANKED,
+    ),
+    _summary(
+        "sim_time_total_s",
+        "simulated time",
+        short="sim time",
+        unit="s",
+        description=f"Simulated seconds up to the end of the last round. {TIMED}",
+        **TABLE,
+    ),
+    _summary(
+        "total_bytes",
+        "total traffic",
+        short="traffic",
+        unit="B",
+        description=f"Bytes sent down and up over the run. {TIMED}",
+        **LOWER,
+        **TABLE,
+    ),
     _summary("rounds_done", "rounds done", unit="rounds"),
     _summary("wall_s", "wall time", short="wall s", unit="s", **LOWER, **RANKED),
     _summary(

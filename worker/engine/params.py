@@ -95,3 +95,4 @@ class RunShape:
     model: str
     local_steps: int
     local_unit: str  # "steps" or "epochs"
+    system: str = "none"  # `system.kind`

@@ -7,7 +7,8 @@ A distribution declares, in its `pyproject.toml`,
 
 The entry point's name is the component's name; loading its object imports the module,
 whose decorator (`fedwatch.plugins.algorithm("fedau", ...)`) registers it. Groups:
-`fedwatch.algorithms`, `fedwatch.availability`, `fedwatch.datasets`, `fedwatch.models`.
+`fedwatch.algorithms`, `fedwatch.availability`, `fedwatch.systems`, `fedwatch.datasets`,
+`fedwatch.models`.
 
 `load_plugins` runs once per process, when `worker.engine.config` is imported. A plug-in
 that cannot be loaded (its import fails, its params model is invalid, its name clashes

@@ -21,10 +21,16 @@ from worker.engine.overrides import ConfigError, build_config
 @dataclass(frozen=True)
 class Method:
     """One entry of a comparison set: `algorithm` with the dotted settings `set` (the
-    values its paper's code used for it), on top of the preset's config."""
+    values its paper's code used for it), on top of the preset's config; `label` names
+    it where a set holds one algorithm twice (`name`: the label, or the algorithm)."""
 
     algorithm: str
     set: dict[str, Any] = field(default_factory=dict)
+    label: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.label or self.algorithm
 
     def assignments(self) -> dict[str, Any]:
         """Every dotted key this method sets, its algorithm included."""
@@ -63,8 +69,8 @@ class Preset:
         return build_config({"name": self.name, **self.config}, assignments)
 
     @property
-    def algorithms(self) -> list[str]:
-        return [m.algorithm for m in self.compare]
+    def method_names(self) -> list[str]:
+        return [m.name for m in self.compare]
 
     def needs(self, download_allowed: bool = True) -> str | None:
         """What data the preset needs and where it must lie, for a dataset read from
@@ -343,6 +349,56 @@ CAFED_MNIST = _preset(
     published=CAFED_PUBLISHED["mnist"],
 )
 
+# Rounds in simulated time: 100 clients of the digits (Dirichlet 0.5), 10 per round,
+# 10 local steps of 16 samples. Plain FedAvg waits for its slowest client; with a
+# deadline of DEADLINE_S and 30 % over-commitment it keeps the first 10 updates in time;
+# FedNova keeps what each client finished by the deadline, normalised by its steps.
+DEADLINE_S = 1.5
+TIMED: dict[str, Any] = {
+    "rounds": 150,
+    "data": {"dataset": "digits", "n_clients": 100, "partition": "dirichlet"},
+    "model": {"name": "mlp"},
+    "algorithm": {"name": "fedavg", "participation": 10},
+    "client": {"local_steps": 10, "batch_size": 16, "lr": 0.05},
+    "eval": {"every": 5, "target_acc": 0.9},
+}
+
+
+def timed_methods(deadline_s: float) -> tuple[Method, ...]:
+    return (
+        Method("fedavg"),
+        Method(
+            "fedavg",
+            {"round.deadline_s": deadline_s, "round.over_commit": 0.3},
+            label="fedavg-deadline",
+        ),
+        Method(
+            "fednova",
+            {"round.deadline_s": deadline_s, "client.partial_work": "keep"},
+            label="fednova-partial",
+        ),
+    )
+
+
+STRAGGLERS = _preset(
+    "stragglers",
+    "Stragglers: FedAvg vs FedAvg with a deadline and over-commitment vs FedNova with partial "
+    "work, devices of lognormal speed (σ = 1); compare simulated time to 90 % accuracy",
+    {**TIMED, "system": {"kind": "profiles", "profiles": {"compute_spread": 1.0}}},
+    timed_methods(DEADLINE_S),
+    seeds=(0, 1, 2),
+)
+
+FEDSCALE_TRACE = _preset(
+    "fedscale-trace",
+    "The stragglers comparison on FedScale-format device files: speeds and online sessions "
+    "in seconds (the shipped synthetic pair; yours with system.fedscale.device_file and "
+    "trace_file under the data root)",
+    {**TIMED, "system": {"kind": "fedscale"}},
+    timed_methods(8.0),
+    seeds=(0, 1, 2),
+)
+
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
@@ -353,6 +409,8 @@ PRESETS: dict[str, Preset] = {
         FEDAR_CIFAR10,
         CAFED_SYNTHETIC,
         CAFED_MNIST,
+        STRAGGLERS,
+        FEDSCALE_TRACE,
     )
 }
 

@@ -39,6 +39,32 @@ class ClientWeights:
         )
 
 
+@dataclass(frozen=True, eq=False)
+class ClientTimeline:
+    """A round in simulated time, for every client the server selected (a system
+    model's runs): its id, when the round started, when its download, its computation
+    and its activity ended (its update arrived, or it stopped), in seconds, and the
+    outcome of its update (`worker.engine.system.timing`: 1 kept, 2 partial, 3
+    dropped, 4 discarded by over-commitment)."""
+
+    ids: np.ndarray  # int64
+    start: float
+    download_end: np.ndarray  # float64
+    compute_end: np.ndarray
+    end: np.ndarray
+    outcome: np.ndarray  # int8
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ids": self.ids.tolist(),
+            "start": self.start,
+            "download_end": self.download_end.tolist(),
+            "compute_end": self.compute_end.tolist(),
+            "end": self.end.tolist(),
+            "outcome": self.outcome.tolist(),
+        }
+
+
 @dataclass(eq=False)
 class RoundRecord:
     """One finished round.
@@ -47,7 +73,9 @@ class RoundRecord:
     `weights` holds each client whose (possibly stale) update entered the model and its
     aggregation weight; `client_acc` is the per-client accuracy vector on rounds where
     per-client evaluation ran. `available` and `selected` are int64 arrays of client
-    ids. Everything but `wall_s` is identical for the same config and seed on CPU.
+    ids; with a system model `selected` holds the clients whose update the round kept,
+    and `timeline` every client it selected. Everything but `wall_s` is identical for
+    the same config and seed on CPU.
     """
 
     round: int
@@ -57,6 +85,7 @@ class RoundRecord:
     weights: ClientWeights
     wall_s: float = 0.0
     client_acc: list[float] | None = None
+    timeline: ClientTimeline | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"round": self.round, **self.metrics}
@@ -66,6 +95,8 @@ class RoundRecord:
         out["wall_s"] = self.wall_s
         if self.client_acc is not None:
             out["client_acc"] = self.client_acc
+        if self.timeline is not None:
+            out["timeline"] = self.timeline.to_dict()
         return out
 
     def __eq__(self, other: object) -> bool:

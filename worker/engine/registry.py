@@ -1,5 +1,5 @@
-"""The four component registries (algorithms, availability models, datasets, models)
-and the decorators that fill them.
+"""The component registries (algorithms, availability models, system models, datasets,
+models) and the decorators that fill them.
 
 A component registers itself where it is defined:
 
@@ -24,7 +24,13 @@ from typing import Any, Literal, TypeVar
 from worker.engine import metrics
 from worker.engine.metrics import MetricSpec
 from worker.engine.params import Params
-from worker.engine.sections import AlgorithmSection, AvailabilitySection, DataSection, ModelSection
+from worker.engine.sections import (
+    AlgorithmSection,
+    AvailabilitySection,
+    DataSection,
+    ModelSection,
+    SystemSection,
+)
 
 DataKind = Literal["image", "vector", "regression"]
 DataSource = Literal["generated", "bundled", "data_root"]
@@ -142,9 +148,10 @@ ALGORITHMS = Registry(
 AVAILABILITY = Registry(
     "fedwatch.availability", "availability", "kind", frozenset(AvailabilitySection.model_fields)
 )
+SYSTEMS = Registry("fedwatch.systems", "system", "kind", frozenset(SystemSection.model_fields))
 DATASETS = Registry("fedwatch.datasets", "data", "dataset", frozenset(DataSection.model_fields))
 MODELS = Registry("fedwatch.models", "model", "name", frozenset(ModelSection.model_fields))
-REGISTRIES = (ALGORITHMS, AVAILABILITY, DATASETS, MODELS)
+REGISTRIES = (ALGORITHMS, AVAILABILITY, SYSTEMS, DATASETS, MODELS)
 
 
 def selected(section: Params, registry: Registry) -> tuple[Entry, Any]:
@@ -318,6 +325,14 @@ def availability(
     """Register an `Availability` subclass as `availability.kind = name`; the engine
     builds it with `cls.from_params(params, facts)`."""
     return _decorator(AVAILABILITY, name, _has("from_params", "mask"), params=params, label=label)
+
+
+def system(
+    name: str, *, params: type[Params] | None = None, label: str | None = None
+) -> Callable[[T], T]:
+    """Register a `SystemModel` subclass as `system.kind = name`; the engine builds it
+    with `cls.from_params(params, facts)`."""
+    return _decorator(SYSTEMS, name, _has("from_params"), params=params, label=label)
 
 
 def dataset(

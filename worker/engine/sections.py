@@ -143,6 +143,43 @@ class AvailabilitySection(Params):
     kind: str = Field("always", description="Client availability model.")
 
 
+class SystemSection(Params):
+    """`system`: the clients' devices in time (`worker/engine/system/`)."""
+
+    kind: str = Field(
+        "none",
+        description="System model: each client's compute speed and bandwidth, and where it "
+        "gives one, availability in seconds (none: a round takes no time).",
+    )
+
+
+def _timed(schema: dict[str, Any]) -> None:
+    """The form shows the field only while a system model keeps a clock."""
+    from worker.engine.registry import SYSTEMS  # registered by now; imports this module
+
+    schema.update(applies("system.kind", *sorted(n for n in SYSTEMS.names() if n != "none")))
+
+
+class RoundConfig(Params):
+    # `round`: how a round ends in simulated time (needs a system model); a docstring
+    # would become the form's description of the section, which no other section has
+    deadline_s: float | None = Field(
+        None,
+        gt=0,
+        json_schema_extra=_timed,
+        description="Seconds after a round starts when the server stops waiting: updates "
+        "that would arrive later are dropped (none: it waits for every selected client).",
+    )
+    over_commit: float = Field(
+        0.0,
+        ge=0,
+        le=10,
+        json_schema_extra=_timed,
+        description="Over-commitment o: select ⌈(1 + o)·K⌉ clients and keep the first K "
+        "updates to arrive (0: select K).",
+    )
+
+
 class AlgorithmSection(Params):
     name: str = Field("fedavg", description="Server algorithm.")
     participation: float = Field(
@@ -181,6 +218,13 @@ class ClientConfig(Params):
         "0 every round, or kept from the client's last round (as a persistent optimiser).",
     )
     weight_decay: float = Field(0.0, ge=0, description="Local weight decay λ: g += λ·θ.")
+    partial_work: Literal["drop", "keep"] = Field(
+        "drop",
+        json_schema_extra=_timed,
+        description="A client whose time runs out (its availability ends, or the deadline "
+        "comes) before its local work is done: drop returns nothing; keep returns the "
+        "steps it completed (it stops in time to upload them).",
+    )
 
 
 class ServerConfig(Params):
@@ -229,8 +273,10 @@ class RunSection(Params):
     data: DataSection = Field(default_factory=DataSection)
     model: ModelSection = Field(default_factory=ModelSection)
     availability: AvailabilitySection = Field(default_factory=AvailabilitySection)
+    system: SystemSection = Field(default_factory=SystemSection)
     algorithm: AlgorithmSection = Field(default_factory=AlgorithmSection)
     client: ClientConfig = Field(default_factory=ClientConfig)
+    round: RoundConfig = Field(default_factory=RoundConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
 

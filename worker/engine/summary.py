@@ -25,7 +25,9 @@ LAST_VALUES: dict[str, str] = {
     "final_client_acc_best10": "client_acc_best10",
     "final_param": "param",
     "final_opt_gap": "opt_gap",
+    "sim_time_total_s": "sim_time_s",
 }
+TRAFFIC = ("bytes_down_total", "bytes_up_total")
 
 
 class SummaryTracker:
@@ -34,12 +36,14 @@ class SummaryTracker:
     `time_avg_test_acc` is the mean of every evaluation, the initial model's
     (`initial_test_acc`) included where it was evaluated, and `time_avg_points` their
     number; `rounds_to_target` counts rounds up to the first evaluation that reached the
-    target accuracy; `std_test_acc_second_half` is the population std of the accuracies
-    evaluated from round `rounds_done // 2` on; `client_updates_per_s` is Σ `n_selected`
-    over the wall time; `<name>_avg` averages a round metric over the rounds that
-    recorded it; `period_avg_param` is the mean of `param` over the last `period` rounds
-    (those after `last round − period`), once the rounds that recorded it reach back a
-    whole period (`period`: the availability model's, None when it has none).
+    target accuracy, and `time_to_target_s` is that round's `sim_time_s`; `total_bytes`
+    adds the last cumulative traffic down and up; `std_test_acc_second_half` is the
+    population std of the accuracies evaluated from round `rounds_done // 2` on;
+    `client_updates_per_s` is Σ `n_selected` over the wall time; `<name>_avg` averages
+    a round metric over the rounds that recorded it; `period_avg_param` is the mean of
+    `param` over the last `period` rounds (those after `last round − period`), once the
+    rounds that recorded it reach back a whole period (`period`: the availability
+    model's, None when it has none).
     """
 
     def __init__(self, target_acc: float | None, period: int | None = None) -> None:
@@ -48,6 +52,7 @@ class SummaryTracker:
         self.window: deque[tuple[int, float]] = deque()  # (round, param), the last period
         self.first_param: int | None = None
         self.acc: list[tuple[int, float]] = []
+        self.acc_time: dict[int, float] = {}  # sim_time_s of the evaluated rounds
         self.initial: float | None = None
         self.last: dict[str, float] = {}
         self.sums: dict[str, float] = {}
@@ -60,6 +65,8 @@ class SummaryTracker:
             self.initial = float(values["initial_test_acc"])
         if "test_acc" in values:
             self.acc.append((t, float(values["test_acc"])))
+            if "sim_time_s" in values:
+                self.acc_time[t] = float(values["sim_time_s"])
         self.updates += float(values.get("n_selected", 0.0))
         if "param" in values and self.period:
             self.window.append((t, float(values["param"])))
@@ -84,6 +91,7 @@ class SummaryTracker:
             "startup_s": startup_s,
             "client_updates_per_s": self.updates / wall_s if wall_s > 0 else 0.0,
             "period_avg_param": self._period_average(),
+            "total_bytes": self._traffic(),
         }
         for spec in metrics.catalogue():
             if spec.kind == "round" and spec.summary and self.counts.get(spec.name):
@@ -94,6 +102,11 @@ class SummaryTracker:
             for s in metrics.catalogue()
             if s.kind == "summary"
         }
+
+    def _traffic(self) -> float | None:
+        if any(name not in self.last for name in TRAFFIC):
+            return None
+        return math.fsum(self.last[name] for name in TRAFFIC)
 
     def _period_average(self) -> float | None:
         if not self.period or not self.window or self.first_param is None:
@@ -110,19 +123,21 @@ class SummaryTracker:
         points = values if self.initial is None else [self.initial, *values]
         second = [a for r, a in self.acc if r >= rounds_done // 2]
         target = self.target
-        reached = iter(()) if target is None else (r + 1 for r, a in self.acc if a >= target)
+        first = next((r for r, a in self.acc if a >= target), None) if target is not None else None
         return {
             "best_test_acc": max(points),
             "final_test_acc": values[-1],
             "time_avg_test_acc": _mean(points),
             "time_avg_points": len(points),
             "std_test_acc_second_half": _population_std(second) if second else None,
-            "rounds_to_target": next(reached, None),
+            "rounds_to_target": None if first is None else first + 1,
+            "time_to_target_s": None if first is None else self.acc_time.get(first),
         }
 
     def state_dict(self) -> dict[str, Any]:
         return {
             "acc": list(self.acc),
+            "acc_time": dict(self.acc_time),
             "initial": self.initial,
             "last_values": dict(self.last),
             "sums": dict(self.sums),
@@ -136,6 +151,7 @@ class SummaryTracker:
         """Also loads the state of the engine's tracker before this module existed
         (`acc`, `last_loss`, `updates`): averages then cover the rounds after the resume."""
         self.acc = [(int(t), float(a)) for t, a in state["acc"]]
+        self.acc_time = {int(t): float(v) for t, v in state.get("acc_time", {}).items()}
         self.initial = state.get("initial")
         self.updates = float(state["updates"])
         # Absent from checkpoints written before it: the period fills again after the resume.

@@ -15,26 +15,28 @@ from worker.engine.summary import SummaryTracker
 
 class Tracker:
     """Staleness of client k at round t = t − (last round its update entered the model);
-    a client never heard from counts t + 1."""
+    a client never heard from counts t + 1. With a clock, also in seconds: the round's
+    end minus the end of that round (the run's start for a client never heard from)."""
 
     def __init__(self, alpha: Tensor, target_acc: float | None, period: int | None = None) -> None:
         n = len(alpha)
         self.alpha = alpha.detach().cpu().double()
         self.last = torch.full((n,), -1, dtype=torch.long)
+        self.last_s = torch.zeros(n, dtype=torch.float64)
         self.p_sum = torch.zeros(n, dtype=torch.float64)
         self.p_rounds = 0
         self.summary_tracker = SummaryTracker(target_acc, period)
 
-    def client_metrics(self, t: int, selected: Tensor, weights: Tensor) -> dict[str, float]:
+    def client_metrics(
+        self, t: int, selected: Tensor, weights: Tensor, now: float | None = None
+    ) -> dict[str, float]:
+        """The round's client metrics; `now`: the round's end in simulated seconds
+        (None: no clock)."""
         self.last[selected] = t
-        stale = (t - self.last).double()
-        q = torch.quantile(stale, torch.tensor([0.5, 0.9], dtype=torch.float64))
-        out = {
-            "staleness_mean": float(stale.mean()),
-            "staleness_p50": float(q[0]),
-            "staleness_p90": float(q[1]),
-            "staleness_max": float(stale.max()),
-        }
+        out = _spread("staleness", (t - self.last).double())
+        if now is not None:
+            self.last_s[selected] = now
+            out.update(_spread("staleness_s", now - self.last_s))
         w = weights.detach().cpu().double().abs()
         if float(w.sum()) > 0:
             p = w / w.sum()
@@ -57,6 +59,7 @@ class Tracker:
     def state_dict(self) -> dict[str, Any]:
         return {
             "last": self.last.clone(),
+            "last_s": self.last_s.clone(),
             "p_sum": self.p_sum.clone(),
             "p_rounds": self.p_rounds,
             "summary": self.summary_tracker.state_dict(),
@@ -64,7 +67,19 @@ class Tracker:
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.last, self.p_sum = state["last"].clone(), state["p_sum"].clone()
+        self.last_s = state.get("last_s", torch.zeros_like(self.last_s)).clone()
         self.p_rounds = state["p_rounds"]
         # Checkpoints written before the summary had a tracker of its own hold its state
         # at the top level.
         self.summary_tracker.load_state_dict(state.get("summary", state))
+
+
+def _spread(prefix: str, stale: Tensor) -> dict[str, float]:
+    """Mean, median, p90 and max of the clients' staleness, as `<prefix>_mean` etc."""
+    q = torch.quantile(stale, torch.tensor([0.5, 0.9], dtype=torch.float64))
+    return {
+        f"{prefix}_mean": float(stale.mean()),
+        f"{prefix}_p50": float(q[0]),
+        f"{prefix}_p90": float(q[1]),
+        f"{prefix}_max": float(stale.max()),
+    }

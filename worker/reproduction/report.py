@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from worker.engine.presets import Preset
+from worker.engine.presets import Method, Preset
 from worker.engine.stats import Stat, WelchTest, mean_std, welch_test
 from worker.reproduction.figures import FIGURES, LABELS, Curve, figures, mean_curve, rmse
 from worker.reproduction.references import Reference, reference
@@ -87,7 +87,7 @@ def build(
     `draws`: FedWatch's own availability draws, or the official runs' replayed."""
     rounds = preset.run_config().rounds
     ref = reference(preset.name)
-    rows = [_row(preset, m.algorithm, m.set, list(curves.get(m.algorithm, [])), rounds, ref)
+    rows = [_row(preset, m, list(curves.get(m.name, [])), rounds, ref)
             for m in preset.compare]  # fmt: skip
     done = sum(len(c) for c in curves.values())
     return Report(
@@ -104,21 +104,17 @@ def build(
 
 
 def _row(
-    preset: Preset,
-    algorithm: str,
-    settings: dict[str, Any],
-    runs: list[Curve],
-    rounds: int,
-    ref: Reference | None,
+    preset: Preset, method: Method, runs: list[Curve], rounds: int, ref: Reference | None
 ) -> MethodRow:
+    algorithm = method.algorithm
     ours = [figures(c, rounds) for c in runs]
     official_curves = ref.curves(algorithm) if ref else []
     theirs = [figures(c, rounds) for c in official_curves]
     curve = mean_curve(runs)
     official_curve = mean_curve(official_curves) if official_curves else None
     return MethodRow(
-        algorithm,
-        settings,
+        method.name,
+        method.set,
         {f: mean_std([x[f] for x in ours]) for f in FIGURES},
         {f: mean_std([x[f] for x in theirs]) for f in FIGURES} if theirs else None,
         preset.published.get(algorithm, {}),

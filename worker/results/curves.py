@@ -6,21 +6,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Literal, TypeVar
 
 import numpy as np
 
 from worker.engine.stats import t_quantile
 
-XAxis = Literal["round", "wall_s"]
-X_LABELS = {"round": "round", "wall_s": "wall time (s)"}
+XAxis = Literal["round", "wall_s", "sim_time_s"]
+X_LABELS = {"round": "round", "wall_s": "wall time (s)", "sim_time_s": "simulated time (s)"}
 
 
 @dataclass
 class RunCurve:
     """One run's recorded values of a metric (NaN where not finite), by round, and the
-    wall time at those rounds."""
+    wall time and simulated time at those rounds (`sim_time_s` empty for a run without a
+    simulated clock)."""
 
     id: int
     name: str
@@ -28,6 +29,24 @@ class RunCurve:
     rounds: np.ndarray
     y: np.ndarray
     wall_s: np.ndarray
+    sim_time_s: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
+R = TypeVar("R", bound=RunCurve)
+
+
+def on_axis(run: R, x: XAxis) -> R:
+    """The run as the x axis `x` shows it: without its points where it has no such clock
+    (the simulated time of a run without a system model)."""
+    if x != "sim_time_s" or len(run.sim_time_s) == len(run.rounds):
+        return run
+    empty = np.zeros(0)
+    return replace(run, rounds=empty.astype(np.int64), y=empty, wall_s=empty, sim_time_s=empty)
+
+
+def times(run: RunCurve, x: XAxis) -> np.ndarray:
+    """The run's x values at its rounds: rounds, wall or simulated seconds."""
+    return {"round": run.rounds, "wall_s": run.wall_s, "sim_time_s": run.sim_time_s}[x]
 
 
 @dataclass(frozen=True)
@@ -52,28 +71,29 @@ def thin(n: int, max_points: int) -> np.ndarray:
 
 
 def run_points(run: RunCurve, x: XAxis, max_points: int) -> tuple[list[float], list[float | None]]:
+    run = on_axis(run, x)
     keep = thin(len(run.rounds), max_points) if len(run.rounds) else np.array([], dtype=int)
-    xs = run.rounds if x == "round" else run.wall_s
     ys = [None if math.isnan(v) else float(v) for v in run.y[keep]]
-    return xs[keep].tolist(), ys
+    return times(run, x)[keep].tolist(), ys
 
 
 def group_curve(name: str, group: Sequence[RunCurve], x: XAxis, max_points: int) -> GroupCurve:
     """The group's mean, std and CI at the rounds every run that has started recorded a
     finite value: while runs progress, the curve grows with the slowest started one."""
-    runs = [r for r in group if len(r.rounds)]
-    waiting = [r.id for r in group if not len(r.rounds)]
+    shown = [on_axis(r, x) for r in group]
+    runs = [r for r in shown if len(r.rounds)]
+    waiting = [r.id for r in shown if not len(r.rounds)]
     if not runs:
         return GroupCurve(name, [], [], [], [], [], [], waiting)
     common = runs[0].rounds
     for run in runs[1:]:
         common = np.intersect1d(common, run.rounds)
     ys = np.stack([r.y[np.searchsorted(r.rounds, common)] for r in runs])
-    walls = np.stack([r.wall_s[np.searchsorted(r.rounds, common)] for r in runs])
+    at = np.stack([times(r, x)[np.searchsorted(r.rounds, common)] for r in runs])
     finite = ~np.isnan(ys).any(axis=0)
-    ys, walls, common = ys[:, finite], walls[:, finite], common[finite]
+    ys, at, common = ys[:, finite], at[:, finite], common[finite]
     keep = thin(len(common), max_points) if len(common) else np.array([], dtype=int)
-    xs = common if x == "round" else walls.mean(axis=0)
+    xs = at.mean(axis=0)  # the rounds themselves on x = round
     mean = ys.mean(axis=0)
     n = len(runs)
     std = ys.std(axis=0, ddof=1) if n > 1 else np.zeros(ys.shape[1])
@@ -88,9 +108,6 @@ def group_curve(name: str, group: Sequence[RunCurve], x: XAxis, max_points: int)
         ci_high=(mean + half)[keep].tolist(),
         waiting=waiting,
     )
-
-
-R = TypeVar("R", bound=RunCurve)
 
 
 def grouped(runs: Sequence[R]) -> dict[str, list[R]]:

@@ -25,6 +25,9 @@ const DEFAULT_VALUES = 5;
 
 /** @typedef {import("../columns.js").Column & {heading?: string}} TableColumn */
 
+/** The x axes a comparison can take, by the `x` the API reads, with their titles. @type {Record<string, string>} */
+const X_TITLES = { round: "round", wall_s: "wall time (s)", sim_time_s: "simulated time (s)" };
+
 /** @type {import("../app.js").Mount} */
 export function mount(root, route) {
   const q = route.query;
@@ -33,7 +36,7 @@ export function mount(root, route) {
     experiments: idList(q.get("experiment")),
     metric: q.get("metric") ?? "",
     groupBy: q.get("group_by") ?? (q.get("experiment") ? "experiment_cell" : "algorithm"),
-    x: q.get("x") === "wall_s" ? "wall_s" : "round",
+    x: X_TITLES[q.get("x") ?? ""] ? /** @type {string} */ (q.get("x")) : "round",
     smooth: Math.min(0.99, Math.max(0, Number(q.get("smooth") ?? 0) || 0)),
     /** @type {boolean|null} individual runs' lines; null: shown only when no group has 2+ runs */
     showRuns: q.has("lines") ? q.get("lines") !== "0" : null,
@@ -67,7 +70,7 @@ export function mount(root, route) {
 
   const metric = /** @type {HTMLSelectElement} */ (h("select", { name: "metric", "aria-label": "metric" }));
   const groupBy = selectOf("group_by", [["algorithm", "group by algorithm"], ["experiment_cell", "group by experiment cell"], ["none", "no grouping"]], state.groupBy);
-  const xAxis = selectOf("x", [["round", "x = round"], ["wall_s", "x = wall time"]], state.x);
+  const xAxis = selectOf("x", [["round", "x = round"], ["wall_s", "x = wall time"], ["sim_time_s", "x = simulated time"]], state.x);
   const bandOf = selectOf("band", [["std", "band: ± std"], ["ci", "band: 95 % CI of the mean"]], state.band);
   const alpha = /** @type {HTMLInputElement} */ (h("input", { type: "number", name: "alpha", min: "0.001", max: "0.5", step: "0.01", value: String(state.alpha), "aria-label": "significance level α", class: "axis-bound" }));
   const width = selectOf("width", [["column", "column (3.5 in)"], ["full", "full width (7 in)"]], state.width);
@@ -282,7 +285,7 @@ export function mount(root, route) {
     const range = yRange(state.yMin, state.yMax, log);
     const per = state.band === "ci" ? "mean and 95 % CI per group" : "mean ± std per group";
     const layout = lineLayout(`${label(state.metric)} — ${last.groups.length ? per : "per run"}`, {
-      xTitle: state.x === "round" ? "round" : "wall time (s)", yTitle: label(state.metric), height: 440,
+      xTitle: X_TITLES[state.x], yTitle: label(state.metric), height: 440,
       // A new axis setting wins over the user's zoom; a refresh keeps the zoom.
       uirevision: `${state.metric}|${state.x}|${ids.join()}|${log}|${range}`, log,
     });

@@ -10,7 +10,7 @@ import { duration, label, num, when } from "../format.js";
 import { extendTraces, preloadPlotly, purge, react } from "../plot.js";
 import { replaceQuery } from "../router.js";
 import { followEvents } from "../sse.js";
-import { binnedTrace, extension, histogramTrace, lineLayout, matrixTrace, panelTraces, panelsFor, PALETTE, referenceLines, wallTimes } from "../traces.js";
+import { binnedTrace, extension, histogramTrace, lineLayout, matrixTrace, panelTraces, panelsFor, PALETTE, referenceLines, timelineTrace, timesAt } from "../traces.js";
 
 /** @typedef {import("../api.js").Run} Run */
 /** @typedef {import("../api.js").Series} Series */
@@ -19,6 +19,20 @@ const FLUSH_MS = 300;
 const CLIENT_VIEWS_MS = 3000;
 const MAX_LOCAL_POINTS = 4000;
 const PLOT_CONFIG = { responsive: true, displaylogo: false };
+/** The curves' x axes: key (a clock's series, or the round), its name in the address, its title. */
+const X_AXES = [
+  { key: "round", query: "", title: "round", option: "x = round" },
+  { key: "wall_s", query: "wall", title: "wall time (s)", option: "x = wall time" },
+  { key: "sim_time_s", query: "sim", title: "simulated time (s)", option: "x = simulated time" },
+];
+
+/**
+ * Whether a run keeps a simulated clock (a system model, or simulated time recorded).
+ * @param {Run} run @param {Map<string, Series>} series
+ */
+function timed(run, series) {
+  return (run.config?.system?.kind ?? "none") !== "none" || series.has("sim_time_s");
+}
 
 /**
  * Plotly.react into a div that may hold an empty-state box instead of a plot.
@@ -118,7 +132,8 @@ class RunView {
    * @param {import("../api.js").MetricSpec[]} catalogue the metric catalogue: panels, summary rows
    * @param {HTMLElement[]} plots every plot div, purged on unmount
    * @param {(v: RunView) => void} onReady
-   * @param {string|null} [x] the x axis the address asks for: `wall` (or `wall_s`) for wall time
+   * @param {string|null} [x] the x axis the address asks for: `wall` (or `wall_s`) for wall
+   *   time, `sim` (or `sim_time_s`) for simulated time
    * @param {boolean} [logY] a logarithmic y axis on every curve (`?logy=1`)
    */
   constructor(root, run, series, catalogue, plots, onReady, x = null, logY = false) {
@@ -131,8 +146,9 @@ class RunView {
     this.resampling = false;
     /** @type {HTMLElement|null} the open edit form (name, notes, tags), if any */
     this.editor = null;
-    /** x axis of the curves: `round` or `wall_s` (wall time); in the address as `?x=wall` */
-    this.xKey = x === "wall" || x === "wall_s" ? "wall_s" : "round";
+    this.timed = timed(run, series);
+    /** x axis of the curves: a key of X_AXES; in the address as `?x=wall` or `?x=sim` */
+    this.xKey = X_AXES.find((a) => a.key !== "round" && (x === a.query || x === a.key) && (a.key !== "sim_time_s" || this.timed))?.key ?? "round";
     /** @type {Map<string, {div: HTMLElement, traces: any[], metrics: string[]}>} */
     this.panels = new Map();
     this.head = h("div", { class: "run-head" });
@@ -144,8 +160,7 @@ class RunView {
       this.syncQuery();
       this.drawCurves();
     } } },
-      h("option", { value: "round" }, "x = round"),
-      h("option", { value: "wall_s" }, "x = wall time")));
+      X_AXES.filter((a) => a.key !== "sim_time_s" || this.timed).map((a) => h("option", { value: a.key }, a.option))));
     this.xSelect.value = this.xKey;
     /** a log y axis on every curve (the optimality gap's is always log) */
     this.logY = logY;
@@ -167,22 +182,28 @@ class RunView {
         h("label", { class: "check" }, this.histLog, "log counts (staleness distribution)")), this.clientBox),
       this.details);
     this.clientDivs = {
+      ...(this.timed ? { timeline: this.plotDiv("timeline") } : {}),
       availability: this.plotDiv("availability"),
       selection: this.plotDiv("selection"),
       staleness: this.plotDiv("staleness"),
       stalenessHist: this.plotDiv("staleness-hist"),
       clientAcc: this.plotDiv("client-acc"),
     };
-    replace(this.clientBox, Object.values(this.clientDivs).map((d) => h("div", { class: "plot-card" }, d)));
+    this.showClientCards();
     this.renderHead();
     this.renderDetails();
     this.drawCurves();
     onReady(this);
   }
 
+  /** The client views' cards (the timeline across the whole width). */
+  showClientCards() {
+    replace(this.clientBox, Object.entries(this.clientDivs).map(([k, d]) => h("div", { class: k === "timeline" ? "plot-card span-all" : "plot-card" }, d)));
+  }
+
   /** The x axis and the log y choice, in the address. */
   syncQuery() {
-    replaceQuery(`/runs/${this.run.id}`, { x: this.xKey === "wall_s" ? "wall" : "", logy: this.logY ? "1" : "" });
+    replaceQuery(`/runs/${this.run.id}`, { x: X_AXES.find((a) => a.key === this.xKey)?.query ?? "", logy: this.logY ? "1" : "" });
   }
 
   /** @param {string} name */
@@ -316,10 +337,10 @@ class RunView {
         this.panels.set(p.id, { div, traces: [], metrics: p.metrics });
       }
     }
-    const wall = this.series.get("wall_s");
-    const byWall = this.xKey === "wall_s" && wall !== undefined;
+    const clock = this.xKey === "round" ? undefined : this.series.get(this.xKey);
+    const axis = X_AXES.find((a) => a.key === (clock ? this.xKey : "round"));
     /** @type {(rounds: number[]) => number[]} */
-    const x = byWall ? (rounds) => wallTimes(wall, rounds) : (rounds) => rounds.slice();
+    const x = clock ? (rounds) => timesAt(clock, rounds) : (rounds) => rounds.slice();
     for (const p of panels) {
       const slot = /** @type {{div: HTMLElement, traces: any[], metrics: string[]}} */ (this.panels.get(p.id));
       slot.traces = panelTraces(p, this.series, x);
@@ -327,7 +348,7 @@ class RunView {
       const log = Boolean(p.log || this.logY);
       const layout = { yTitle: p.yTitle, log, uirevision: `run-${this.run.id}-${p.id}-${this.xKey}-${log}` };
       const refs = p.metrics.flatMap((m) => this.run.references[m] ?? []);
-      draw(slot.div, slot.traces, { ...lineLayout(p.title, { ...layout, xTitle: byWall ? "wall time (s)" : "round" }), ...referenceLines(refs) });
+      draw(slot.div, slot.traces, { ...lineLayout(p.title, { ...layout, xTitle: axis?.title }), ...referenceLines(refs) });
     }
   }
 
@@ -391,14 +412,13 @@ class RunView {
       replace(this.clientBox, empty("No client views: the run failed before its first round.", "Its error is shown above."));
       return;
     }
-    if (!this.clientBox.querySelector(".plot-card")) {  // it failed early, then was resumed
-      replace(this.clientBox, Object.values(this.clientDivs).map((d) => h("div", { class: "plot-card" }, d)));
-    }
-    const [avail, sel, stale, acc, spread] = await Promise.allSettled([
+    if (!this.clientBox.querySelector(".plot-card")) this.showClientCards();  // it failed early, then was resumed
+    const [avail, sel, stale, acc, spread, timeline] = await Promise.allSettled([
       api.matrix(id, "availability"), api.matrix(id, "selection"), api.matrix(id, "staleness"), api.clientAccuracy(id),
-      api.stalenessDistribution(id),
+      api.stalenessDistribution(id), this.timed ? api.timeline(id) : Promise.resolve(null),
     ]);
     const d = this.clientDivs;
+    if (d.timeline) drawTimeline(d.timeline, timeline);
     drawMatrix(d.availability, avail, "Availability: share of rounds each client was available", { zmin: 0, zmax: 1, colorscale: "Blues", zTitle: "share" });
     drawMatrix(d.selection, sel, "Selection: share of rounds each client trained", { zmin: 0, zmax: 1, colorscale: "Greens", zTitle: "share" });
     drawMatrix(d.staleness, stale, "Staleness heatmap (rounds since the client's update entered the model)", { zmin: 0, colorscale: "YlOrRd", zTitle: "rounds" });
@@ -512,6 +532,26 @@ function drawMatrix(div, result, title, opts) {
   const height = Math.min(520, Math.max(220, 14 * m.clients.length + 110));
   const layout = { ...lineLayout(title, { uirevision: title, height, legend: false }), hovermode: "closest", yaxis: { autorange: "reversed", type: "category", title: { text: "" } } };
   draw(div, [matrixTrace(m, opts)], layout);
+}
+
+/**
+ * The client timeline: each client (row) in simulated time, coloured by what it did.
+ * @param {HTMLElement} div @param {PromiseSettledResult<import("../api.js").ClientTimeline|null>} result
+ */
+function drawTimeline(div, result) {
+  const title = "Client timeline in simulated time: online, training, uploading; updates kept, partial or dropped";
+  if (result.status !== "fulfilled" || !result.value?.times.length) {
+    placeholder(div, result, "Client timeline", "Nothing recorded yet.");
+    return;
+  }
+  const t = result.value;
+  const height = Math.min(560, Math.max(240, 14 * t.clients.length + 110));
+  const layout = {
+    ...lineLayout(title, { xTitle: "simulated time (s)", uirevision: "timeline", height, legend: false }),
+    hovermode: "closest",
+    yaxis: { autorange: "reversed", type: "category", title: { text: "" } },
+  };
+  draw(div, [timelineTrace(t)], layout);
 }
 
 /**

@@ -53,6 +53,7 @@ class Facts:
     test_loss: Callable[[Tensor, Tensor], Tensor] = field(default=_not_provided)
     # () -> each client's local optimum F*_k (float64, N): `training/optimum.py`
     local_optima: Callable[[], Tensor] = field(default=_not_provided)
+    local_momentum: float = 0.0  # `client.momentum`
 
 
 @dataclass(frozen=True)
@@ -60,12 +61,20 @@ class Plan:
     """Who trains in a round: `selected` (long ids, ascending, on the CPU), or with
     `central` one virtual client holding every sample (the deltas then have one row);
     `correction`: a (K, d) term added to each selected client's gradients
-    (SCAFFOLD); `prox_mu`: the weight μ of the proximal term (μ/2)‖θ − w‖² (FedProx)."""
+    (SCAFFOLD); `prox_mu`: the weight μ of the proximal term (μ/2)‖θ − w‖² (FedProx).
+
+    The loop fills in the local work before `aggregate`: `planned`, each selected
+    client's local steps (`client.local_steps`, or its batches over that many epochs),
+    and `steps`, those it completed: fewer where a system model cut its time short
+    (`client.partial_work = keep`). With a system model `selected` then holds only the
+    clients whose update the round kept."""
 
     selected: Tensor
     central: bool = False
     correction: Tensor | None = None
     prox_mu: float = 0.0
+    planned: Tensor | None = None  # (K,) float, on the deltas' device
+    steps: Tensor | None = None  # (K,) float, on the deltas' device
 
 
 @dataclass

@@ -2,6 +2,10 @@
 
 `wait_for_all`: the classic variant that samples K of all N clients and waits (no model
 update) until every sampled client has been available and trained once.
+
+`rescale_partial` (Ruan et al., "Towards Flexible Device Participation in Federated
+Learning", AISTATS 2021): a client that completed s of its C planned local steps (a
+partial update, `client.partial_work = keep`) enters with its update times C/s.
 """
 
 from __future__ import annotations
@@ -27,6 +31,11 @@ from worker.engine.registry import algorithm
 class FedAvgParams(Params):
     wait_for_all: bool = Field(
         False, description="Wait until the K sampled clients have all been available."
+    )
+    rescale_partial: bool = Field(
+        False,
+        description="Scale a partial update of s of its C planned local steps by C/s "
+        "(Ruan et al. 2021).",
     )
 
 
@@ -57,6 +66,8 @@ class FedAvg(Algorithm):
         return self.pending[todo]
 
     def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
+        if self.params.rescale_partial and plan.steps is not None and plan.planned is not None:
+            deltas = deltas * (plan.planned / plan.steps)[:, None]
         if not self.params.wait_for_all:
             return self._average(plan.selected, deltas)
         slots = torch.searchsorted(self.pending, plan.selected)

@@ -1,7 +1,8 @@
 """SCAFFOLD with option II control variates (Karimireddy et al.).
 
 Client i trains with the gradient correction c − c_i, then
-c_i⁺ = c_i − c − Δ_i/(S·η_l) for its S local steps; the server applies
+c_i⁺ = c_i − c − Δ_i/(S·η_l) for its S local steps (those it completed, where a system
+model cut its time short); the server applies
 w ← w + η_s Σ_S α̃_i Δ_i and c ← c + Σ_S α_i (c_i⁺ − c_i) (= (1/N) Σ_S Δc_i for uniform α).
 With zero control variates a round is exactly a FedAvg round.
 """
@@ -55,7 +56,9 @@ class Scaffold(Algorithm):
     def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
         ids = plan.selected.to(self.facts.device)
         if len(ids):
-            change = -self.c - deltas / (self.facts.local_steps * lr)  # c_i⁺ − c_i
+            # c_i⁺ − c_i, over the steps each client completed
+            steps = self.facts.local_steps if plan.steps is None else plan.steps[:, None]
+            change = -self.c - deltas / (steps * lr)
             self.controls[ids] += change
             self.c = self.c + self.facts.alpha[ids] @ change
         return weighted_step(self.facts.n, ids, renormalised(self.facts.alpha, ids), deltas)

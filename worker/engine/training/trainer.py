@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -28,6 +29,7 @@ class Trainer:
         self.train_fn = BACKENDS[backend]
         self.starts = data.train_offsets[:-1]
         self.sizes = data.sizes
+        self.sizes_np = data.sizes.cpu().numpy().astype(np.int64)
         c = config.client
         kept = c.momentum > 0 and c.momentum_state == "keep"
         device = data.x_train.device
@@ -44,12 +46,18 @@ class Trainer:
         clients: Tensor,
         correction: Tensor | None = None,
         prox_mu: float = 0.0,
+        steps: Tensor | None = None,
     ) -> tuple[Tensor, Tensor]:
-        """Deltas (K, d) and mean train losses (K,) of `clients`; id -1 = all data."""
+        """Deltas (K, d) and mean train losses (K,) of `clients`; id -1 = all data.
+        `steps`: the local steps each client completes (≥ 1; None: all it planned),
+        its first ones."""
         starts, sizes = self._rows(clients)
         c = self.config.client
         gen = torch_gen(self.config.seed, "batches", t)
         batches = batch_indices(starts, sizes, c.local_steps, c.unit, c.batch_size, gen)
+        if steps is not None:
+            taken = torch.arange(batches.mask.shape[1]) < steps.cpu()[:, None]
+            batches.mask = batches.mask * taken
         kept = None if self.momentum is None or _central(clients) else self.momentum[clients]
         spec = LocalSpec(
             w=w,
@@ -67,6 +75,18 @@ class Trainer:
         if self.momentum is not None and kept is not None:
             self.momentum[clients] = kept  # the buffers of the clients' last steps
         return result
+
+    def work(self, clients: Tensor) -> tuple[np.ndarray, np.ndarray]:
+        """The local steps each client plans (int64) and the training samples they
+        take (float64): `local_steps` batches of B rows, or that many epochs of its
+        ⌈n/B⌉ batches over its n rows."""
+        c = self.config.client
+        if c.unit == "steps":
+            steps = np.full(len(clients), c.local_steps, dtype=np.int64)
+            return steps, (steps * c.batch_size).astype(np.float64)
+        sizes = self.sizes_np[clients.numpy()]
+        batches = -(-sizes // c.batch_size)
+        return batches * c.local_steps, (sizes * c.local_steps).astype(np.float64)
 
     @torch.no_grad()
     def probe_loss(self, w: Tensor, clients: Tensor, t: int) -> Tensor:

@@ -1,0 +1,99 @@
+"""Runs with a system model through the API: their files checked before anything is
+created, their simulated time recorded, and their client timeline served."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from tests.api.helpers import submit, wait_final
+from tests.engine.system.test_fedscale import Payload
+
+
+def timed(**system: Any) -> dict[str, Any]:
+    return {
+        "rounds": 4,
+        "device": "cpu",
+        "data": {"n_clients": 8},
+        "algorithm": {"participation": 4},
+        "system": system,
+        "round": {"deadline_s": 0.5},
+        "eval": {"target_acc": 0.5},
+    }
+
+
+def runs(client: TestClient) -> int:
+    count: int = client.get("/api/runs").json()["count"]
+    return count
+
+
+def test_a_pickle_that_would_run_code_is_refused_with_a_422(
+    client: TestClient, api_data_root: Path
+) -> None:
+    marker = api_data_root / "ran"
+    (api_data_root / "evil.pkl").write_bytes(pickle.dumps({1: Payload(marker)}))
+    before = runs(client)
+
+    response = client.post(
+        "/api/runs",
+        json={"config": timed(kind="fedscale", fedscale={"device_file": "evil.pkl"})},
+    )
+
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert error["loc"] == ["body", "config", "system", "fedscale", "device_file"]
+    assert error["msg"].startswith("file 'evil.pkl': holds builtins.exec, which is not a dict")
+    assert runs(client) == before and not marker.exists()
+
+
+def test_a_timed_run_records_its_clock_and_timeline(client: TestClient) -> None:
+    run = submit(client, timed(kind="profiles"))
+    done = wait_final(client, run["id"])
+
+    assert done["status"] == "succeeded"
+    series = client.get(f"/api/runs/{run['id']}/metrics").json()["series"]
+    ends = series["sim_time_s"]["last"]
+    assert len(ends) == 4 and ends == sorted(ends) and ends[-1] > 0
+    assert done["summary"]["sim_time_total_s"] == ends[-1]
+    assert done["summary"]["total_bytes"] > 0
+    timeline = client.get(f"/api/runs/{run['id']}/timeline", params={"max_buckets": 50}).json()
+    assert timeline["labels"][:3] == ["offline", "online", "training"]
+    assert timeline["clients"] == list(range(8)) and len(timeline["times"]) == 50
+    assert timeline["width_s"] * 50 == ends[-1]
+    seen = {s for row in timeline["states"] for s in row}
+    assert {1, 2, 4} <= seen  # online, training, kept
+
+
+def test_a_run_without_a_system_model_has_no_timeline(client: TestClient) -> None:
+    config = timed()
+    del config["round"]
+    run = submit(client, config)
+    done = wait_final(client, run["id"])
+
+    timeline = client.get(f"/api/runs/{run['id']}/timeline").json()
+
+    assert done["status"] == "succeeded" and done["summary"]["sim_time_total_s"] is None
+    assert timeline["times"] == [] and timeline["states"] == [[]] * 8
+
+
+def test_compare_against_simulated_time(client: TestClient) -> None:
+    timed_id = submit(client, timed(kind="profiles"))["id"]
+    plain = timed()
+    del plain["round"]
+    plain_id = submit(client, plain)["id"]
+    for run_id in (timed_id, plain_id):
+        wait_final(client, run_id)
+
+    c = client.get(
+        "/api/compare",
+        params={"runs": f"{timed_id},{plain_id}", "x": "sim_time_s", "group_by": "none"},
+    ).json()
+
+    ends = client.get(f"/api/runs/{timed_id}/metrics").json()["series"]["sim_time_s"]["last"]
+    by_run = {r["id"]: r for r in c["runs"]}
+    assert c["x"] == "sim_time_s"
+    assert by_run[timed_id]["x"] == ends and len(by_run[timed_id]["y"]) == 4
+    assert by_run[plain_id]["x"] == [] and by_run[plain_id]["y"] == []  # it has no clock

@@ -1,0 +1,62 @@
+"""The system-model interface: each client's compute time per sample and link
+bandwidths, and optionally its availability in seconds (`Sessions`)."""
+
+from __future__ import annotations
+
+from abc import ABC
+from dataclasses import dataclass
+from typing import Any
+
+from torch import Tensor
+
+from worker.engine.registry import SYSTEMS, selected, system
+from worker.engine.sections import RunSection
+from worker.engine.system.sessions import Sessions
+
+NONE = "none"
+
+
+@dataclass(frozen=True)
+class SystemFacts:
+    """What a system model is built from besides its params: the number of clients,
+    the run's seed and the folder of its data files (`data.root`, resolved by the
+    service to its place under the server's data root)."""
+
+    n: int
+    seed: int
+    root: str
+
+
+class SystemModel(ABC):
+    """Per client (N,) float64: `s_per_sample`, the seconds one training sample takes
+    (forward and backward); `down_bps` and `up_bps`, its downlink and uplink in bytes
+    per second. `sessions`: when each client is online, in seconds, where the model
+    says (None: availability stays with the round-based models, a client being there
+    for a whole round)."""
+
+    s_per_sample: Tensor
+    down_bps: Tensor
+    up_bps: Tensor
+    sessions: Sessions | None = None
+
+    @classmethod
+    def from_params(cls, params: Any, facts: SystemFacts) -> SystemModel | None:
+        """The model for a run (`cls(params, facts)`); None keeps no clock."""
+        return cls(params, facts)  # type: ignore[call-arg]
+
+
+@system(NONE, label="none (rounds take no time)")
+class NoSystem(SystemModel):
+    @classmethod
+    def from_params(cls, params: Any, facts: SystemFacts) -> SystemModel | None:
+        return None
+
+
+def build_system(config: RunSection, n_clients: int, root: str) -> SystemModel | None:
+    """The system model `config` selects for `n_clients` clients, its files read from
+    the data folder `root` (None: no clock); ConfigError for files it cannot use."""
+    entry, params = selected(config.system, SYSTEMS)
+    model: SystemModel | None = entry.component.from_params(
+        params, SystemFacts(n_clients, config.seed, root)
+    )
+    return model
