@@ -70,14 +70,16 @@ def run_figure(
             [{"loc": ["query", "names"], "msg": msg, "type": "value_error"}]
         )
     specs = metrics.by_name()
-    wall = dict(zip(*full_series(session, run.id, "wall_s"), strict=True))
+    clock = {} if x == "round" else dict(zip(*full_series(session, run.id, x), strict=True))
     panels: dict[str, dict[str, figures.Series]] = {}
     members: dict[str, list[MetricSpec]] = {}
     for name in wanted:
         spec = specs.get(name) or MetricSpec(name, name.replace("_", " "))
         rounds, values = full_series(session, run.id, name)
         keep = thin(len(rounds), MAX_POINTS).tolist() if rounds else []
-        xs = [float(rounds[i]) if x == "round" else float(wall.get(rounds[i]) or 0.0) for i in keep]
+        if x != "round":  # rounds without a time on that clock have no point
+            keep = [i for i in keep if clock.get(rounds[i]) is not None]
+        xs = [float(rounds[i]) if x == "round" else float(clock[rounds[i]] or 0.0) for i in keep]
         panels.setdefault(spec.panel, {})[name] = (xs, [values[i] for i in keep])
         members.setdefault(spec.panel, []).append(spec)
     axes = {p: panel_axis(p, members[p]) for p in panels}

@@ -1,5 +1,6 @@
-"""`fedwatch plot DIR | --url URL (--runs IDS | --experiment ID) [--metric M] [--x round|wall_s]
-[--band std|ci|none] [--width column|full] [--log] [--lines] [--out FILE]`.
+"""`fedwatch plot DIR | --url URL (--runs IDS | --experiment ID) [--metric M]
+[--x round|wall_s|sim_time_s] [--band std|ci|none] [--width column|full] [--log] [--lines]
+[--out FILE]`.
 
 A figure for a paper (PDF, SVG or PNG, by the suffix of `--out`) of a comparison's
 curves: each group's mean with its band. The runs come from a directory written by
@@ -41,7 +42,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="the server's API token (default: $FEDWATCH_TOKEN)",
     )
     p.add_argument("--metric", default="test_acc", help="the round metric (default: test_acc)")
-    p.add_argument("--x", choices=("round", "wall_s"), default="round", help="the x axis")
+    p.add_argument(
+        "--x",
+        choices=("round", "wall_s", "sim_time_s"),
+        default="round",
+        help="the x axis: round, wall time, or simulated time (runs with a system model)",
+    )
     p.add_argument(
         "--band",
         choices=("std", "ci", "none"),
@@ -128,6 +134,7 @@ def read_curves(directory: Path, metric: str) -> list[RunCurve]:
         algorithm = record.get("algorithm") or record["config"]["algorithm"]["name"]
         group = " ".join(x for x in (record.get("variant", ""), algorithm) if x)
         rows = [r for r in record["rounds"] if r.get(metric) is not None]
+        clocked = all("sim_time_s" in r for r in rows)
         out.append(
             RunCurve(
                 id=i,
@@ -136,6 +143,7 @@ def read_curves(directory: Path, metric: str) -> list[RunCurve]:
                 rounds=np.array([r["round"] for r in rows], dtype=np.int64),
                 y=np.array([r[metric] for r in rows], dtype=np.float64),
                 wall_s=np.array([r["wall_s"] for r in rows], dtype=np.float64),
+                sim_time_s=np.array([r["sim_time_s"] for r in rows] if clocked else [], float),
             )
         )
     return sorted(out, key=lambda c: table_order(directory).get(c.group, len(out)))

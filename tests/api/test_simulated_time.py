@@ -97,3 +97,11 @@ def test_compare_against_simulated_time(client: TestClient) -> None:
     assert c["x"] == "sim_time_s"
     assert by_run[timed_id]["x"] == ends and len(by_run[timed_id]["y"]) == 4
     assert by_run[plain_id]["x"] == [] and by_run[plain_id]["y"] == []  # it has no clock
+    # the figures draw the same axis: a run's, and the comparison's
+    figure = client.get(f"/api/runs/{timed_id}/figure.svg", params={"x": "sim_time_s"})
+    compared = client.get(
+        "/api/compare/figure.svg",
+        params={"runs": f"{timed_id},{plain_id}", "x": "sim_time_s", "group_by": "none"},
+    )
+    assert figure.status_code == compared.status_code == 200
+    assert "simulated time (s)" in figure.text and "simulated time (s)" in compared.text
