@@ -48,8 +48,19 @@ def test_panels_follow_the_recorded_metrics(modules_page: Any) -> None:
     # config), with a plug-in's metric in the same panel as theirs.
     assert RunConfig.model_fields  # the registries are loaded
     extra = MetricSpec("plugin_value", "a plug-in's value", panel="algorithm")
-    catalogue = json.dumps([s.to_json() for s in (*metrics.catalogue(), extra)])
-    panels = js(modules_page, "traces.js", f"m => m.panelsFor({example1}, {catalogue})")
+    metrics.register([extra])
+    try:
+        catalogue = json.dumps([s.to_json() for s in metrics.catalogue()])
+        specs = json.dumps(  # as api.js reads `GET /api/metrics/panels`
+            [
+                {"name": p.name, "title": p.title, "yTitle": p.y_title, "log": p.log}
+                for p in metrics.panels()
+            ]
+        )
+    finally:
+        metrics.unregister([extra.name])
+    call = f"m => m.panelsFor({example1}, {catalogue}, {specs})"
+    panels = js(modules_page, "traces.js", call)
     assert [p["id"] for p in panels] == [
         "param",
         "gap",

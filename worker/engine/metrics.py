@@ -50,6 +50,44 @@ class MetricSpec:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class PanelSpec:
+    """A chart of the run page and of a run's figure: the round metrics whose `panel` it
+    is, under `title`, their y axis titled `y_title` (log-scaled with `log`)."""
+
+    name: str
+    title: str
+    y_title: str = ""
+    log: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# The built-in panels, in display order; a plug-in's panel (such as "algorithm") comes
+# after them, titled "<Panel> metrics" (`panels`).
+PANELS: tuple[PanelSpec, ...] = (
+    PanelSpec("accuracy", "Test accuracy", "accuracy"),
+    PanelSpec("param", "Parameter x", "x"),
+    PanelSpec("gap", "Optimality gap (x − x*)²", log=True),
+    PanelSpec("loss", "Loss", "loss"),
+    PanelSpec("per-client", "Per-client accuracy", "accuracy"),
+    PanelSpec("per-client-var", "Per-client accuracy variance", "variance"),
+    PanelSpec("bias", "Bias: TV distance between target α and effective weights p", "TV"),
+    PanelSpec(
+        "staleness", "Staleness (rounds since a client's update entered the model)", "rounds"
+    ),
+    PanelSpec("staleness-s", "Staleness in simulated seconds", "s"),
+    PanelSpec("clients", "Participation", "clients"),
+    PanelSpec("sim-time", "Simulated time at the end of each round", "s"),
+    PanelSpec("round-time", "Round time (simulated)", "s"),
+    PanelSpec("updates", "Updates dropped or partial", "updates"),
+    PanelSpec("wasted", "Client compute spent on dropped updates", "s"),
+    PanelSpec("traffic", "Traffic per round", "bytes"),
+    PanelSpec("traffic-total", "Traffic, cumulative", "bytes"),
+)
+
+
 def summary_name(round_metric: str) -> str:
     """The summary value that averages a round metric declared with `summary=True`."""
     return f"{round_metric}_avg"
@@ -320,6 +358,18 @@ def unregister(names: Iterable[str]) -> None:
     """Remove registered round metrics (a plug-in that failed after registering)."""
     drop = set(names)
     _registered[:] = [s for s in _registered if s.name not in drop]
+
+
+def panels() -> list[PanelSpec]:
+    """Every panel a round metric of the catalogue is in: the built-in ones in display
+    order, then the others (plug-ins') in catalogue order, titled "<Panel> metrics"."""
+    used = [s.panel for s in catalogue() if s.kind == "round"]
+    known = {p.name for p in PANELS}
+    extra = [name for name in dict.fromkeys(used) if name not in known]
+    return [
+        *(p for p in PANELS if p.name in used),
+        *(PanelSpec(name, f"{name[:1].upper()}{name[1:]} metrics") for name in extra),
+    ]
 
 
 def compared() -> list[MetricSpec]:
