@@ -171,6 +171,7 @@ export function extension(traces, rows, xKey = "round") {
  * @param {string} title
  * @param {{xTitle?: string, yTitle?: string, log?: boolean, uirevision?: string, height?: number,
  *   legend?: boolean}} [o] the legend sits under the x axis unless `legend: false`
+ * @returns {Record<string, any>} a Plotly layout, which callers extend
  */
 export function lineLayout(title, o = {}) {
   return {

@@ -106,7 +106,7 @@ export function mount(root, route) {
 
   api.schema().then((schema) => {
     const names = schema.$defs?.AlgorithmConfig?.properties?.name?.enum ?? [];
-    addOptions(algorithm, names.map((n) => [n, n]));
+    addOptions(algorithm, names.map((/** @type {string} */ n) => [n, n]));
     algorithm.value = filters.algorithm;
   }).catch(() => {});
   loadStatuses().then((statuses) => {
