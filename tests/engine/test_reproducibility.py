@@ -113,7 +113,7 @@ def test_should_stop_ends_between_rounds() -> None:
 
     summary = simulate(config("fedlaavg-markov"), sink, should_stop=lambda: len(sink.records) >= 3)
 
-    assert summary.stopped and len(sink.records) == 3 and summary.rounds_done == 3
+    assert summary.stopped and len(sink.records) == 3 and summary["rounds_done"] == 3
 
 
 class CopyingSink(ListSink):

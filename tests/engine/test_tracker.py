@@ -35,9 +35,9 @@ def test_summary_by_hand() -> None:
 
     s = tracker.summary(rounds=4, wall_s=2.0, stopped=False)
 
-    assert (s.best_test_acc, s.final_test_acc) == (0.9, 0.9)
-    assert s.time_avg_test_acc == pytest.approx(0.575)
+    assert (s["best_test_acc"], s["final_test_acc"]) == (0.9, 0.9)
+    assert s["time_avg_test_acc"] == pytest.approx(0.575)
     # rounds completed 2..4 (≥ 4 / 2): (0.7, 0.5, 0.9), mean 0.7, variance 0.08 / 3
-    assert s.std_test_acc_second_half == pytest.approx(math.sqrt(0.08 / 3))
-    assert s.rounds_to_target == 2
-    assert s.final_test_loss == pytest.approx(0.1)
+    assert s["std_test_acc_second_half"] == pytest.approx(math.sqrt(0.08 / 3))
+    assert s["rounds_to_target"] == 2
+    assert s["final_test_loss"] == pytest.approx(0.1)

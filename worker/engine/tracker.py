@@ -53,8 +53,7 @@ class Tracker:
     def summary(
         self, rounds: int, wall_s: float, stopped: bool, startup_s: float | None = None
     ) -> Summary:
-        values = self.summary_tracker.summary(rounds, wall_s, startup_s)
-        return Summary.of(values, stopped)
+        return Summary(self.summary_tracker.summary(rounds, wall_s, startup_s), stopped)
 
     def state_dict(self) -> dict[str, Any]:
         return {
