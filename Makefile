@@ -12,10 +12,12 @@ PORT   ?= 8000
 
 .PHONY: run test test-flower test-js fuzz lint typecheck docs unit bench clean
 
-$(STAMP): pyproject.toml
+# The tests' environment holds the example plug-in too, installed as a user installs one.
+$(STAMP): pyproject.toml examples/fedau/pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q --no-deps -e examples/fedau
 	touch $(STAMP)
 
 $(NODE): package.json package-lock.json
