@@ -3,8 +3,8 @@ register decorators and the helpers the built-in components use.
 
 A plug-in is a distribution with an entry point in one of the groups
 `fedwatch.algorithms`, `fedwatch.availability`, `fedwatch.systems`, `fedwatch.datasets`,
-`fedwatch.models`; the entry point's name is the component's name and its object the
-registered component. The API, the workers and the `fedwatch` command load every
+`fedwatch.models`, `fedwatch.schedules`; the entry point's name is the component's name
+and its object the registered component. The API, the workers and the `fedwatch` command load every
 installed plug-in at start (`fedwatch plugins` lists them); one that fails to load is
 skipped with a one-line warning naming its entry point and the reason.
 
@@ -102,10 +102,12 @@ from worker.engine.registry import (
     availability,
     dataset,
     model,
+    schedule,
     system,
 )
 from worker.engine.rng import torch_gen
-from worker.engine.sections import DataSection, ModelSection
+from worker.engine.schedules import Schedule
+from worker.engine.sections import DataSection, EvalSection, ModelSection
 from worker.engine.system.base import SystemFacts, SystemModel
 from worker.engine.system.sessions import Sessions
 
@@ -117,6 +119,7 @@ __all__ = [
     "ClientMemory",
     "DataSection",
     "DatasetFacts",
+    "EvalSection",
     "Facts",
     "Failed",
     "FederatedData",
@@ -131,6 +134,7 @@ __all__ = [
     "Pool",
     "RegistrationError",
     "RunShape",
+    "Schedule",
     "Sessions",
     "Step",
     "SystemFacts",
@@ -143,6 +147,7 @@ __all__ = [
     "renormalised",
     "report",
     "scatter",
+    "schedule",
     "system",
     "torch_gen",
     "uniform_sample",

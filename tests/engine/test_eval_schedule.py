@@ -1,12 +1,16 @@
-"""The eval schedule: CA-Fed's log rounds (the initial model, then the authors' log
-rounds) and the time-average over them, the paper's definition."""
+"""The eval schedules (a registry, `worker/engine/schedules.py`): CA-Fed's log rounds
+(the initial model, then the authors' log rounds) and the time-average over them, the
+paper's definition; a registered schedule."""
 
 from __future__ import annotations
 
 import pytest
 
-from worker.engine import ListSink, build_config, simulate
+from worker.engine import ListSink, build_config, registry, simulate
+from worker.engine.config import build_run_config
 from worker.engine.loop import evaluated
+from worker.engine.registry import schedule
+from worker.engine.schedules import Schedule
 from worker.engine.summary import summarise
 
 # The CA-Fed code's 28 logged points over 150 rounds, as rounds completed (0 = initial).
@@ -57,3 +61,28 @@ def test_a_run_on_the_log_schedule_evaluates_28_points() -> None:
     points = [sink.records[0].metrics["initial_test_acc"]]
     points += [r.metrics["test_acc"] for r in sink.records if "test_acc" in r.metrics]
     assert summary["time_avg_test_acc"] == pytest.approx(sum(points) / 28)
+
+
+def test_a_registered_schedule_is_one_more_choice_of_a_rebuilt_run_config() -> None:
+    before = registry.snapshot()
+    schedule("odd", label="after odd rounds")(Schedule(lambda ev, t: t % 2 == 1))
+    try:
+        run_config = build_run_config()
+        enum = run_config.model_json_schema()["$defs"]["EvalConfig"]["properties"]["schedule"]
+        config = run_config.model_validate(
+            {
+                "data": {"n_clients": 4},
+                "algorithm": {"participation": 2},
+                "rounds": 6,
+                "eval": {"schedule": "odd"},
+            }
+        )
+        sink = ListSink()
+        simulate(config, sink)
+    finally:
+        registry.rollback(before)
+
+    assert enum["x-labels"]["odd"] == "after odd rounds"
+    # after rounds 1 and 3 (0-based), and the last one, 5; no initial model
+    assert [r.round for r in sink.records if "test_acc" in r.metrics] == [1, 3, 5]
+    assert "initial_test_acc" not in sink.records[0].metrics

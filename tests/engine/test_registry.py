@@ -17,7 +17,7 @@ from worker.engine.algorithms.memory import MEMORY_FILLED
 from worker.engine.config import build_run_config
 from worker.engine.metrics import MetricSpec
 from worker.engine.params import Params
-from worker.engine.registry import ALGORITHMS, RegistrationError, algorithm, selected
+from worker.engine.registry import ALGORITHMS, SCHEDULES, RegistrationError, algorithm, selected
 
 HERE = __file__
 
@@ -100,7 +100,9 @@ def test_names_are_config_keys_and_not_the_sections_own_fields() -> None:
     with pytest.raises(RegistrationError, match=r"Python identifier"):
         algorithm("my-algo")(Noop)
     with pytest.raises(RegistrationError, match=r"a field of algorithm"):
-        algorithm("participation")(Noop)
+        algorithm("participation", params=Damping)(Noop)  # algorithm.participation: both
+    # Without params there is no sub-object to clash with: eval.schedule = every
+    assert SCHEDULES.get("every").params is None
 
 
 def test_the_memory_methods_share_one_metric_and_algorithms_add_theirs() -> None:

@@ -34,6 +34,7 @@ import worker.engine.algorithms
 import worker.engine.availability
 import worker.engine.data
 import worker.engine.models
+import worker.engine.schedules
 import worker.engine.system  # noqa: F401  (the built-ins register on import)
 from worker.engine import plugins
 from worker.engine.data.partitions import without_data
@@ -44,6 +45,7 @@ from worker.engine.registry import (
     DATASETS,
     MODELS,
     POOL_PARTITIONS,
+    SCHEDULES,
     SYSTEMS,
     DatasetFacts,
     ModelFacts,
@@ -56,7 +58,7 @@ from worker.engine.sections import (
     AvailabilitySection,
     ClientConfig,
     DataSection,
-    EvalConfig,
+    EvalSection,
     ModelSection,
     RoundConfig,
     RunSection,
@@ -410,6 +412,7 @@ def build_run_config() -> type[RunSection]:
         "availability": _section("AvailabilityConfig", AvailabilitySection, AVAILABILITY),
         "system": _section("SystemConfig", SystemSection, SYSTEMS),
         "algorithm": _section("AlgorithmConfig", AlgorithmSection, ALGORITHMS),
+        "eval": _section("EvalConfig", EvalSection, SCHEDULES),
     }
     fields: dict[str, Any] = {
         key: (cls, Field(default_factory=cls)) for key, cls in sections.items()
@@ -426,6 +429,7 @@ if TYPE_CHECKING:
     AvailabilityConfig = AvailabilitySection
     SystemConfig = SystemSection
     AlgorithmConfig = AlgorithmSection
+    EvalConfig = EvalSection
     RunConfig = RunSection
 else:
     RunConfig = build_run_config()
@@ -434,6 +438,7 @@ else:
     AvailabilityConfig = RunConfig.model_fields["availability"].annotation
     SystemConfig = RunConfig.model_fields["system"].annotation
     AlgorithmConfig = RunConfig.model_fields["algorithm"].annotation
+    EvalConfig = RunConfig.model_fields["eval"].annotation
 
 # The registered names, as Literal types (parametrised tests read them with get_args).
 AlgorithmName: Any = Literal[ALGORITHMS.names()]

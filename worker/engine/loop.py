@@ -22,9 +22,9 @@ from worker.engine.data import FederatedData, load_data
 from worker.engine.errors import ConfigError
 from worker.engine.models import build_model, has_buffers, objective
 from worker.engine.records import ClientTimeline, ClientWeights, RoundRecord, Summary
-from worker.engine.registry import ALGORITHMS, AVAILABILITY, selected
+from worker.engine.registry import ALGORITHMS, AVAILABILITY, SCHEDULES, selected
 from worker.engine.rng import torch_gen
-from worker.engine.sections import EvalConfig
+from worker.engine.sections import EvalSection
 from worker.engine.server import ServerOptimizer
 from worker.engine.sink import Sink
 from worker.engine.system import build_system
@@ -88,12 +88,12 @@ def target_weights(config: RunConfig, data: FederatedData) -> Tensor:
     return sizes / sizes.sum()
 
 
-def evaluated(ev: EvalConfig, t: int) -> bool:
+def evaluated(ev: EvalSection, t: int) -> bool:
     """Whether the schedule evaluates the model after round t (0-based); the engine
     also evaluates after the last round."""
-    if ev.schedule == "cafed_log":
-        return (t < 40 and t % 3 == 1) or t % 10 == 9
-    return t == 0 or (t + 1) % ev.every == 0
+    entry, params = selected(ev, SCHEDULES)
+    evaluates: bool = entry.component.evaluates(params, ev, t)
+    return evaluates
 
 
 class Simulation:
@@ -297,7 +297,7 @@ class Simulation:
     def evaluate_initial(self, metrics: dict[str, float]) -> None:
         """The model before round 0, where the schedule evaluates it (`initial_test_acc`
         in round 0's record)."""
-        if self.config.eval.schedule != "cafed_log":
+        if not selected(self.config.eval, SCHEDULES)[0].component.initial:
             return
         batch = self.config.eval.batch_size
         result = evaluate(self.model, self.w, self.data.x_test, self.data.y_test, batch)

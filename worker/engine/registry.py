@@ -28,6 +28,7 @@ from worker.engine.sections import (
     AlgorithmSection,
     AvailabilitySection,
     DataSection,
+    EvalSection,
     ModelSection,
     SystemSection,
 )
@@ -151,7 +152,8 @@ AVAILABILITY = Registry(
 SYSTEMS = Registry("fedwatch.systems", "system", "kind", frozenset(SystemSection.model_fields))
 DATASETS = Registry("fedwatch.datasets", "data", "dataset", frozenset(DataSection.model_fields))
 MODELS = Registry("fedwatch.models", "model", "name", frozenset(ModelSection.model_fields))
-REGISTRIES = (ALGORITHMS, AVAILABILITY, SYSTEMS, DATASETS, MODELS)
+SCHEDULES = Registry("fedwatch.schedules", "eval", "schedule", frozenset(EvalSection.model_fields))
+REGISTRIES = (ALGORITHMS, AVAILABILITY, SYSTEMS, DATASETS, MODELS, SCHEDULES)
 
 
 def selected(section: Params, registry: Registry) -> tuple[Entry, Any]:
@@ -260,7 +262,8 @@ def register(
         raise RegistrationError(
             f"{where}: the name is already registered by {registry.get(name).source}"
         )
-    if name in registry.reserved:
+    if name in registry.reserved and params is not None and params.model_fields:
+        # its params would be the sub-object `<section>.<name>`, where the field is
         raise RegistrationError(f"{where}: the name is a field of {registry.section}")
     _check_params(params, where)
     specs = _metric_specs(component, where) if registry is ALGORITHMS else []
@@ -359,3 +362,12 @@ def model(
     return _decorator(
         MODELS, name, _callable, params=params, label=label, facts=facts or ModelFacts()
     )
+
+
+def schedule(
+    name: str, *, params: type[Params] | None = None, label: str | None = None
+) -> Callable[[T], T]:
+    """Register an evaluation schedule as `eval.schedule = name`: an object with
+    `evaluates(params, eval, t) -> bool` (after round t, 0-based) and `initial` (whether
+    it evaluates the model before round 0 too)."""
+    return _decorator(SCHEDULES, name, _has("evaluates"), params=params, label=label)

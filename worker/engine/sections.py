@@ -241,13 +241,12 @@ class ServerConfig(Params):
     )
 
 
-class EvalConfig(Params):
+class EvalSection(Params):
     every: int = Field(1, ge=1, description="Evaluate the global model every this many rounds.")
-    schedule: Literal["every", "cafed_log"] = Field(
+    schedule: str = Field(
         "every",
-        description="every: after round 0, every `every` rounds and the last; cafed_log: "
-        "the CA-Fed authors' log rounds (the initial model, then after rounds t with t < 40 "
-        "and t mod 3 = 1, or t mod 10 = 9), whose mean is the paper's time-average.",
+        description="When the global model is evaluated (the registered schedules, "
+        "`worker/engine/schedules.py`); the engine also evaluates after the last round.",
     )
     client_every: int = Field(
         0, ge=0, description="Per-client accuracy every this many rounds (0 = never)."
@@ -278,7 +277,7 @@ class RunSection(Params):
     client: ClientConfig = Field(default_factory=ClientConfig)
     round: RoundConfig = Field(default_factory=RoundConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
-    eval: EvalConfig = Field(default_factory=EvalConfig)
+    eval: EvalSection = Field(default_factory=EvalSection)
 
     def n_selected(self) -> int:
         """K as a client count."""
