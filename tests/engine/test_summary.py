@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from tests.engine.sinks import CheckpointsSink
-from worker.engine import ListSink, build_config, metrics, simulate
+from worker.engine import ListSink, build_config, checkpoint, metrics, simulate
 from worker.engine.clock import process_age_s
 from worker.engine.metrics import MetricSpec
 from worker.engine.summary import SummaryTracker, std_second_half, summarise
@@ -172,7 +172,9 @@ def test_state_round_trip_and_the_earlier_checkpoint_format() -> None:
         "last_loss": 0.9,
         "updates": 5,
     }
-    earlier.load_state_dict(legacy)
+    fresh = {"tracker": earlier.state_dict()}  # a version-1 checkpoint, upgraded
+    upgraded = checkpoint.upgrade({"version": 1, "tracker": legacy}, lambda: fresh, "fedavg")
+    earlier.load_state_dict(upgraded["tracker"])
     for t, values in ROUNDS[2:]:
         resumed.observe(t, values)
         earlier.observe(t, values)

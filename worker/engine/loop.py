@@ -7,12 +7,14 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
 import torch
 from torch import Tensor
 
+from worker.engine import checkpoint
 from worker.engine.algorithms import Algorithm, Facts, Plan
 from worker.engine.artifact import ModelFile, model_file
 from worker.engine.availability import Availability, AvailabilityFacts
@@ -33,8 +35,6 @@ from worker.engine.tracker import Tracker
 from worker.engine.training.evaluate import evaluate, per_client_accuracy
 from worker.engine.training.flat import FlatModel
 from worker.engine.training.trainer import Trainer
-
-CHECKPOINT_VERSION = 1
 
 
 def resolve_device(name: str) -> torch.device:
@@ -306,7 +306,7 @@ class Simulation:
 
     def state_dict(self, next_round: int) -> dict[str, Any]:
         return {
-            "version": CHECKPOINT_VERSION,
+            "version": checkpoint.VERSION,
             "round": next_round,
             "w": self.w.detach().cpu().clone(),
             "buffers": {n: b.detach().cpu().clone() for n, b in self.model.buffers.items()},
@@ -319,15 +319,18 @@ class Simulation:
             **({} if self.clock is None else {"clock": self.clock.state_dict()}),
         }
 
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        if state.get("version") != CHECKPOINT_VERSION:
-            raise ConfigError("checkpoint: written by an incompatible engine version")
+    def load_state_dict(self, saved: dict[str, Any]) -> None:
+        """A checkpoint of any version that loads (`worker/engine/checkpoint.py`), into a
+        simulation that has run no round: the parts an older checkpoint lacks start as
+        this one's."""
+        fresh = partial(self.state_dict, 0)
+        state = checkpoint.upgrade(saved, fresh, self.config.algorithm.name)
         self.start_round = int(state["round"])
         self.w = state["w"].to(self.device)
         for n, b in self.model.buffers.items():  # batch-norm statistics
             b.copy_(state["buffers"][n])
-        self.server.load_state_dict(state.get("server", {}))  # absent: from before them
-        self.trainer.load_state_dict(state.get("trainer", {}))
+        self.server.load_state_dict(state["server"])
+        self.trainer.load_state_dict(state["trainer"])
         self.algorithm.load_state_dict(state["algorithm"])
         self.availability.load_state_dict(state["availability"])
         self.tracker.load_state_dict(state["tracker"])

@@ -43,7 +43,5 @@ class ServerOptimizer:
         return {} if self.buf is None else {"momentum": self.buf.detach().cpu().clone()}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """A state without a momentum buffer (an older checkpoint) leaves it at zero."""
         if self.buf is not None:
-            saved = state.get("momentum")
-            self.buf.copy_(torch.zeros_like(self.buf) if saved is None else saved)
+            self.buf.copy_(state["momentum"])

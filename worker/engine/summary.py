@@ -149,20 +149,12 @@ class SummaryTracker:
         }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Also loads the state of the engine's tracker before this module existed
-        (`acc`, `last_loss`, `updates`): averages then cover the rounds after the resume."""
         self.acc = [(int(t), float(a)) for t, a in state["acc"]]
-        self.acc_time = {int(t): float(v) for t, v in state.get("acc_time", {}).items()}
-        self.initial = state.get("initial")
+        self.acc_time = {int(t): float(v) for t, v in state["acc_time"].items()}
+        self.initial = state["initial"]
         self.updates = float(state["updates"])
-        # Absent from checkpoints written before it: the period fills again after the resume.
-        self.window = deque((int(t), float(v)) for t, v in state.get("param_window", []))
-        self.first_param = state.get("first_param")
-        if "last_values" not in state:
-            loss = state["last_loss"]
-            self.last = {} if loss is None else {"test_loss": float(loss)}
-            self.sums, self.counts = {}, {}
-            return
+        self.window = deque((int(t), float(v)) for t, v in state["param_window"])
+        self.first_param = state["first_param"]
         self.last = dict(state["last_values"])
         self.sums, self.counts = dict(state["sums"]), dict(state["counts"])
 

@@ -66,11 +66,9 @@ class Tracker:
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.last, self.p_sum = state["last"].clone(), state["p_sum"].clone()
-        self.last_s = state.get("last_s", torch.zeros_like(self.last_s)).clone()
+        self.last_s = state["last_s"].clone()
         self.p_rounds = state["p_rounds"]
-        # Checkpoints written before the summary had a tracker of its own hold its state
-        # at the top level.
-        self.summary_tracker.load_state_dict(state.get("summary", state))
+        self.summary_tracker.load_state_dict(state["summary"])
 
 
 def _spread(prefix: str, stale: Tensor) -> dict[str, float]:

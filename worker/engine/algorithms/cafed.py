@@ -19,7 +19,7 @@ The available clients with q_k > 0 train and enter with weight q_k (unnormalised
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import torch
 from pydantic import Field
@@ -134,11 +134,6 @@ class CaFed(Algorithm):
         gap = self.loss - self.floor() if self.started else torch.zeros_like(self.loss)
         self.q = allocation(alpha, pi, lam, gap, self.params.tau, self.params.accept_ties)
         return Plan(ids[self.q[ids] > 0])
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        if "started" not in state:  # checkpoints from before `started`: a reported mask
-            state = {**state, "started": bool(state["reported"].any())}
-        super().load_state_dict(state)
 
     def probe(self, w: Tensor, ids: Tensor, t: int) -> Tensor:
         if self.params.loss_probe == "batch":

@@ -127,10 +127,8 @@ class Trainer:
         return {} if self.momentum is None else {"momentum": self.momentum.detach().cpu().clone()}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """A state without kept buffers (an older checkpoint) leaves them at zero."""
         if self.momentum is not None:
-            saved = state.get("momentum")
-            self.momentum.copy_(torch.zeros_like(self.momentum) if saved is None else saved)
+            self.momentum.copy_(state["momentum"])
 
     def _rows(self, clients: Tensor) -> tuple[Tensor, Tensor]:
         if _central(clients):
