@@ -38,6 +38,7 @@ const PANEL_VIEWS = {
   bias: { title: "Bias: TV distance between target α and effective weights p", yTitle: "TV" },
   staleness: { title: "Staleness (rounds since a client's update entered the model)", yTitle: "rounds" },
   "staleness-s": { title: "Staleness in simulated seconds", yTitle: "s" },
+  versions: { title: "Staleness of the arriving updates, in model versions (async runs)", yTitle: "versions" },
   clients: { title: "Participation", yTitle: "clients" },
   "sim-time": { title: "Simulated time at the end of each round", yTitle: "s" },
   "round-time": { title: "Round time (simulated)", yTitle: "s" },
