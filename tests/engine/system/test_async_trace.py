@@ -180,3 +180,31 @@ def test_vectorised_and_one_client_at_a_time_agree() -> None:
     assert column(stacked, "update_staleness_max")[-1] > 0  # versions differ in a batch
     for name in ("train_loss", "test_loss", "test_acc"):
         assert column(stacked, name) == pytest.approx(column(one_by_one, name), rel=1e-4, abs=1e-5)
+
+
+def test_both_learn_digits_from_the_same_arrivals() -> None:
+    # 50 clients of lognormal speeds, 10 training at once: 300 arrivals make 60 FedBuff
+    # updates of 5 or 300 FedAsync ones. Training does not change when clients arrive,
+    # so both end at the same simulated time; both learn the digits.
+    def final(algorithm: str, rounds: int, *extra: str) -> dict[str, float]:
+        cfg = build_config(
+            {"rounds": rounds, "data": {"dataset": "digits", "n_clients": 50}},
+            [
+                "model.name=linear",
+                f"algorithm.name={algorithm}",
+                f"algorithm.{algorithm}.concurrency=10",
+                "system.kind=profiles",
+                "client.local_steps=5",
+                "client.batch_size=16",
+                "client.lr=0.05",
+                "eval.every=1000",
+                *extra,
+            ],
+        )
+        return run(cfg).records[-1].metrics
+
+    buffered = final("fedbuff", 60, "algorithm.fedbuff.buffer=5")
+    mixed = final("fedasync", 300)
+
+    assert buffered["sim_time_s"] == mixed["sim_time_s"]
+    assert buffered["test_acc"] > 0.75 and mixed["test_acc"] > 0.75
