@@ -36,7 +36,7 @@ import worker.engine.data
 import worker.engine.models
 import worker.engine.system  # noqa: F401  (the built-ins register on import)
 from worker.engine import plugins
-from worker.engine.algorithms.asynchronous import AsyncAlgorithm
+from worker.engine.algorithms.asynchronous import runs_async
 from worker.engine.data.partitions import without_data
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import (
@@ -261,7 +261,7 @@ def run_shape(c: RunSection) -> RunShape:
 
 
 def _check_participation(c: RunSection) -> None:
-    if issubclass(ALGORITHMS.get(c.algorithm.name).component, AsyncAlgorithm):
+    if runs_async(c.algorithm.name):
         return  # its own concurrency says how many train
     if c.algorithm.participation >= 1 and c.n_selected() > c.data.n_clients:
         raise ValueError(
@@ -347,7 +347,7 @@ def _time_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None
             )
 
     def rounds() -> None:
-        if not issubclass(ALGORITHMS.get(c.algorithm.name).component, AsyncAlgorithm):
+        if not runs_async(c.algorithm.name):
             return
         for path, value, default in (
             ("round.deadline_s", c.round.deadline_s, None),

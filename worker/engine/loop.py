@@ -14,7 +14,7 @@ import torch
 from torch import Tensor
 
 from worker.engine.algorithms import Algorithm, Facts, Plan, Step
-from worker.engine.algorithms.asynchronous import AsyncAlgorithm
+from worker.engine.algorithms.asynchronous import AsyncAlgorithm, runs_async
 from worker.engine.artifact import ModelFile, model_file
 from worker.engine.availability import Availability, AvailabilityFacts
 from worker.engine.clock import process_age_s
@@ -83,7 +83,7 @@ def build_clock(config: RunConfig, data: FederatedData, dim: int) -> Clock | Non
 
 def asynchronous(config: RunConfig) -> bool:
     """Whether the run's algorithm runs in async mode (`algorithms/asynchronous.py`)."""
-    return issubclass(ALGORITHMS.get(config.algorithm.name).component, AsyncAlgorithm)
+    return runs_async(config.algorithm.name)
 
 
 def selection_size(config: RunConfig) -> int:
@@ -252,7 +252,7 @@ class Simulation:
             )
         metrics.update(step.metrics)
         now = None if self.clock is None else self.clock.now
-        metrics.update(self.tracker.client_metrics(t, selected, step.weights, now))
+        metrics.update(self.tracker.client_metrics(t, available, selected, step.weights, now))
         client_acc = self.evaluate(t, metrics)
         self.tracker.observe(t, metrics)
         entered = step.weights.nonzero().flatten()

@@ -269,6 +269,16 @@ SUMMARY_VALUES: tuple[MetricSpec, ...] = (
         **HIGHER,
         **TABLE,
     ),
+    _summary(
+        "participation_bias",
+        "participation bias",
+        short="part. bias",
+        **TABLE,
+        description="Correlation over the clients between their share of rounds available "
+        "and their share of the updates that entered the model (in an async run, of the "
+        "server updates); near 1, the rarely available clients weigh little. None where "
+        "availability or participation does not vary.",
+    ),
 )
 
 _registered: list[MetricSpec] = []

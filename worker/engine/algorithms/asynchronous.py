@@ -27,6 +27,7 @@ from worker.engine.algorithms.base import Algorithm, Footprint, Plan, Step
 from worker.engine.algorithms.selection import uniform_sample
 from worker.engine.metrics import MetricSpec
 from worker.engine.params import Params, RunShape
+from worker.engine.registry import ALGORITHMS
 
 ASYNC = "async"
 
@@ -135,3 +136,9 @@ class AsyncAlgorithm(Algorithm):
             return Step(None, weights)
         weights.index_add_(0, plan.selected.to(self.facts.device), a)
         return Step(direction, weights)
+
+
+def runs_async(name: str) -> bool:
+    """Whether the algorithm registered as `name` runs in async mode (False for a name
+    not registered: an external run's, or a plug-in's that is gone)."""
+    return name in ALGORITHMS.names() and issubclass(ALGORITHMS.get(name).component, AsyncAlgorithm)
