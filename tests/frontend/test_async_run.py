@@ -43,6 +43,7 @@ def test_async_run_page_shows_versions_and_participation(page: Any, server: str)
     )
     assert any("update staleness max" in str(name) for name in shown)
 
+    page.wait_for_selector("[data-plot=timeline] >> text=an asynchronous run records no rounds")
     points = "() => document.querySelector('[data-plot=participation]')?.data?.[0]"
     page.wait_for_function(f"() => ({points})()?.x?.length === 12")
     trace = page.evaluate(points)

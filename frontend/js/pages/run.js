@@ -564,7 +564,7 @@ function drawParticipation(div, result) {
 function drawTimeline(div, result) {
   const title = "Client timeline in simulated time: online, training, uploading; updates kept, partial or dropped";
   if (result.status !== "fulfilled" || !result.value?.times.length) {
-    placeholder(div, result, "Client timeline", "Nothing recorded yet.");
+    placeholder(div, result, "Client timeline", "Nothing recorded yet (an asynchronous run records no rounds to draw).");
     return;
   }
   const t = result.value;

@@ -34,7 +34,7 @@ ASYNC = "async"
 STALE = "Model versions between the one a kept update started from and the one it entered."
 ASYNC_METRICS: tuple[MetricSpec, ...] = (
     MetricSpec("update_staleness_mean", "update staleness mean", panel="versions",
-               unit="versions", description=STALE),
+               unit="versions", summary=True, better="lower", description=STALE),
     MetricSpec("update_staleness_p90", "update staleness p90", panel="versions",
                unit="versions", description=STALE),
     MetricSpec("update_staleness_max", "update staleness max", panel="versions",
