@@ -28,6 +28,7 @@ ROUNDS: list[tuple[int, dict[str, float]]] = [
             "n_selected": 1,
             "sim_time_s": 7.5,
             "round_time_s": 2.5,
+            "update_staleness_mean": 1.5,
             "test_acc": 0.7,
             "test_loss": 0.4,
             "client_acc_mean": 0.6,
