@@ -23,9 +23,15 @@ from worker.engine.config import RunConfig
 MEANS = (1.0, 2.0, 4.0)
 
 
-def config(folder: Path, algorithm: str, *extra: str, rounds: int = 4) -> RunConfig:
+def config(
+    folder: Path,
+    algorithm: str,
+    *extra: str,
+    rounds: int = 4,
+    sessions: dict[int, list[tuple[float, float]]] = ALWAYS,
+) -> RunConfig:
     device_file = files.devices(folder, SPEEDS)
-    trace_file = files.trace(folder, ALWAYS, period=2e6)
+    trace_file = files.trace(folder, sessions, period=2e6)
     data = {"dataset": "mean_estimation", "n_clients": 3, "root": str(folder), "means": MEANS}
     return build_config(
         {"rounds": rounds, "data": data},
@@ -117,6 +123,35 @@ def test_fedasync_mixes_each_arrival(tmp_path: Path) -> None:
     expected = [{0: 0.5}, {1: 0.5 * f(1)}, {0: 0.5 * f(1)}, {1: 0.5 * f(1)}]
     for got, want in zip(weights(sink), expected, strict=True):
         assert got == pytest.approx(want, rel=1e-6)
+
+
+@pytest.mark.parametrize("work", ["drop", "keep"])
+def test_a_client_that_leaves_mid_training(tmp_path: Path, work: str) -> None:
+    # Client 2 (download 2 s, two steps of 2.5 s, upload 2 s) is online until 6.5 s only.
+    # keep: it does the one step whose upload arrives by then, a partial update at 6.5 s
+    # from v0 entering update 1 with c0's (6 s); drop: it returns nothing, and update 1
+    # waits for c1 (8 s, from v1), and update 2 for c0 (9 s) and c1 (12 s). Either way
+    # it never starts again: its session ends as it stops.
+    sessions = {**ALWAYS, 2: [(0.0, 6.5)]}
+    cfg = config(
+        tmp_path,
+        "fedbuff",
+        "algorithm.fedbuff.buffer=2",
+        f"client.partial_work={work}",
+        rounds=3,
+        sessions=sessions,
+    )
+    sink = run(cfg)
+
+    if work == "keep":
+        assert column(sink, "sim_time_s") == [4.0, 6.5, 9.0]  # then c1 (8 s), c0 (9 s)
+        assert column(sink, "partial_updates") == [0.0, 1.0, 0.0]
+        assert weights(sink)[1] == pytest.approx({0: f(1) / 2, 2: f(1) / 2})
+    else:
+        assert column(sink, "sim_time_s") == [4.0, 8.0, 12.0]
+        assert column(sink, "dropped_updates") == [0.0, 1.0, 0.0]
+        assert weights(sink)[1] == pytest.approx({0: f(1) / 2, 1: 0.5})
+    assert all(2 not in r.selected for r in sink.records[2:])
 
 
 @pytest.mark.parametrize(("kind", "expected"), [("constant", 1.0), ("hinge", 1 / (0.5 * 1 + 1))])

@@ -12,7 +12,9 @@ update applies them, all at once, from the versions they started from.
 
 Availability: a client may start during server update u when the round-based model
 has it available in round u (and its session, where the system model gives sessions,
-has it online then); once started it trains until it arrives or its session ends.
+has it online then, in a session that does not end that instant: a client that stopped
+as its session ended is not started again in it); once started it trains until it
+arrives or its session ends.
 """
 
 from __future__ import annotations
@@ -135,8 +137,11 @@ class FlightDeck:
         idle = allowed.cpu().clone()
         idle[torch.from_numpy(self.flying.ids)] = False
         sessions = self.clock.model.sessions
-        if sessions is not None:
+        if sessions is not None:  # online, in a session that does not end now
             idle &= sessions.online(self.clock.now)
+            ids = idle.nonzero().flatten()
+            ending = sessions.session_end(ids.numpy(), self.clock.now) <= self.clock.now
+            idle[ids[torch.from_numpy(ending)]] = False
         if not bool(idle.any()):
             return 0
         ids = start(idle, free, gen(self.starts))
