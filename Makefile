@@ -2,19 +2,27 @@
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# The front end's tools (package.json): tsc over the JSDoc types, prettier, node --test.
+NODE   := node_modules/.installed
 # The Flower tests run where a user of the extra would: `pip install 'fedwatch[flower]'`
 # in an environment of its own (flwr pins fastapi, starlette and uvicorn below .venv's).
 FLOWER := .venv-flower
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test test-flower fuzz lint typecheck docs unit bench clean
+.PHONY: run test test-flower test-js fuzz lint typecheck docs unit bench clean
 
-$(STAMP): pyproject.toml
+# The tests' environment holds the example plug-in too, installed as a user installs one.
+$(STAMP): pyproject.toml examples/fedau/pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q --no-deps -e examples/fedau
 	touch $(STAMP)
+
+$(NODE): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
 
 $(FLOWER)/.installed: pyproject.toml
 	test -x $(FLOWER)/bin/python || python3 -m venv $(FLOWER)
@@ -25,8 +33,12 @@ $(FLOWER)/.installed: pyproject.toml
 run: $(STAMP) docs
 	$(VENV)/bin/fedwatch serve --host $(HOST) --port $(PORT)
 
-test: $(STAMP) lint typecheck docs test-flower
+test: $(STAMP) lint typecheck docs test-js test-flower
 	$(PY) -m pytest
+
+# The front end's pure modules, without a browser (tests/js).
+test-js: $(NODE)
+	node --test tests/js/
 
 test-flower: $(FLOWER)/.installed
 	$(FLOWER)/bin/python -m pytest -p no:cacheprovider tests/flower
@@ -35,12 +47,13 @@ test-flower: $(FLOWER)/.installed
 fuzz: $(STAMP)
 	$(PY) -m pytest -m fuzz -s tests/api/test_fuzz.py
 
-lint: $(STAMP)
+lint: $(STAMP) $(NODE)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-typecheck: $(STAMP)
+typecheck: $(STAMP) $(NODE)
 	$(VENV)/bin/mypy
+	node_modules/.bin/tsc -p tsconfig.json
 
 # The manual (mkdocs.yml), offline; strict: a broken link or anchor fails the build.
 docs: $(STAMP)
@@ -53,4 +66,4 @@ bench: $(STAMP)
 	$(PY) bench/engine.py
 
 clean:
-	rm -rf $(VENV) $(FLOWER) var .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(FLOWER) node_modules var .mypy_cache .ruff_cache .pytest_cache

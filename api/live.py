@@ -22,9 +22,11 @@ import anyio
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from api.progress import shown_run
 from api.schemas.runs import RunItem, without_config
 from db.metrics import last_round, round_rows
-from db.models import FINAL_STATUSES, Run
+from db.models import Run
+from db.status import FINAL
 
 BATCH = 500  # rounds per event burst and per history read
 CACHE = 2000  # latest rounds kept per watched run, for the viewers that follow it
@@ -82,7 +84,7 @@ class LiveFeed:
     def __init__(self, sessions: sessionmaker[Session], poll_s: float, stall_s: float) -> None:
         self.sessions = sessions
         self.poll_s = poll_s
-        self.shown = {"stall_s": stall_s}  # the context of `RunItem`
+        self.stall_s = stall_s
         self.watches: dict[int, Watch] = {}
         self.closed = False
         self.wake = asyncio.Event()
@@ -136,9 +138,8 @@ class LiveFeed:
                 if run is None:
                     out[run_id] = (None, [], after)
                     continue
-                status = without_config(RunItem.model_validate(run, context=self.shown)).model_dump(
-                    mode="json"
-                )
+                item = without_config(shown_run(RunItem, run, self.stall_s))
+                status = item.model_dump(mode="json")
                 if run_id in fresh:
                     last = last_round(session, run_id)
                     out[run_id] = (status, [], -1 if last is None else last)
@@ -181,7 +182,7 @@ class LiveFeed:
                     yield event("status", status)
                 if len(rows) == BATCH:
                     continue
-                if status["status"] in FINAL_STATUSES and after >= watch.last:
+                if status["status"] in FINAL and after >= watch.last:
                     return
                 with anyio.move_on_after(KEEPALIVE_S) as waited:
                     await changed.wait()

@@ -1,4 +1,6 @@
-"""The runs' standings (speed, queue position, ETA: `db.progress`) as the API shows them."""
+"""A run as the API shows it: its shown status (`db.status.shown`) and its standing
+(speed, queue position, ETA: `db.progress`). Every route and the live feed build a run's
+answer here, so a created, edited or cancelled run shows what a read one does."""
 
 from __future__ import annotations
 
@@ -8,9 +10,10 @@ from typing import TypeVar
 from sqlalchemy.orm import Session
 
 from api.schemas.runs import RunItem
-from db.models import Run
+from db.models import EXTERNAL, Run, utcnow
 from db.progress import Board, standings
 from db.settings import Settings
+from db.status import shown
 
 Item = TypeVar("Item", bound=RunItem)
 
@@ -22,6 +25,9 @@ def board(session: Session, settings: Settings) -> Board:
     return standings(session, slots)
 
 
-def with_standing(item: Item, run: Run, on: Board) -> Item:
-    """`item` (a run as the API shows it) with the run's speed, queue position and ETA."""
-    return item.model_copy(update=asdict(on.of(run.id, run.status, run.summary)))
+def shown_run(item: type[Item], run: Run, stall_s: float, on: Board | None = None) -> Item:
+    """`run` as `item`, with the status it shows (`stalled` once an external run is
+    silent for `stall_s`) and, given the board `on`, its speed, queue position and ETA."""
+    status = shown(run.status, run.source == EXTERNAL, run.heartbeat_at, utcnow(), stall_s)
+    update = {"status": status, **(asdict(on.of(run.id, run.status, run.summary)) if on else {})}
+    return item.model_validate(run).model_copy(update=update)

@@ -34,7 +34,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: bench, tests
 
-from bench.load import FINAL, start, stop
+from bench.load import start, stop
 from db.migrate import upgrade
 from db.runs import new_run
 from db.session import make_engine, make_sessionmaker
@@ -95,7 +95,7 @@ def cancel_latency(api: httpx.Client, config: dict[str, Any], wait: Callable[[in
     run_id = submit(api, config)
     wait(run_id)
     api.post(f"/api/runs/{run_id}/cancel").raise_for_status()
-    latency = until(lambda: status(api, run_id)["status"] in FINAL)
+    latency = until(lambda: status(api, run_id)["active"] is False)
     assert status(api, run_id)["status"] == "cancelled"
     return latency
 
@@ -179,9 +179,9 @@ def main() -> None:
             heavy = submit(api, MANY_CLIENTS)
             until(lambda: status(api, heavy)["status"] == "running")
             quick = submit(api, {**preset_config("cafed-synthetic"), "rounds": 200})
-            beside = until(lambda: status(api, quick)["status"] in FINAL)
+            beside = until(lambda: status(api, quick)["active"] is False)
             api.post(f"/api/runs/{heavy}/cancel").raise_for_status()
-            heavy_cancel = until(lambda: status(api, heavy)["status"] in FINAL)
+            heavy_cancel = until(lambda: status(api, heavy)["active"] is False)
             rows += [
                 ("cancel between short rounds (example1)", spread(between), "<= 2 s"),
                 ("cancel in the middle of a round of minutes", spread(mid), "<= 2 s"),
@@ -195,11 +195,11 @@ def main() -> None:
         process, api = serve(folder, args.port, FEDWATCH_MAX_RUN_MEMORY_MB="1024")
         try:
             before = resident_mb(process.pid)
-            took = until(lambda: status(api, over)["status"] in FINAL)
+            took = until(lambda: status(api, over)["active"] is False)
             failed = status(api, over)
             after = resident_mb(process.pid)
             ok = submit(api, {**preset_config("cafed-synthetic"), "rounds": 20})
-            until(lambda: status(api, ok)["status"] in FINAL)
+            until(lambda: status(api, ok)["active"] is False)
             rows += [
                 ("run past its 1024 MB cap: status", failed["status"], "failed"),
                 ("  its error", failed["error"][:90] + "…", ""),

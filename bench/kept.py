@@ -40,10 +40,7 @@ def startups(tmp: Path, root: Path, runs: int, keep_mb: str) -> list[float]:
             created = client.post("/api/runs", json={"config": config})
             created.raise_for_status()
             run_id = created.json()["id"]
-            while (run := client.get(f"/api/runs/{run_id}").json())["status"] not in (
-                "succeeded",
-                "failed",
-            ):
+            while (run := client.get(f"/api/runs/{run_id}").json())["active"]:
                 time.sleep(0.1)
             if run["status"] != "succeeded":
                 sys.exit(f"run {run_id} failed: {run['error']}")

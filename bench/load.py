@@ -58,7 +58,6 @@ from bench.service import server_cpu_s
 from db.scratch import create_database, drop_database
 
 ROUND_ID = re.compile(rb"\nid: (\d+)\n")
-FINAL = ("succeeded", "failed", "cancelled")
 
 
 def workload(rounds: int) -> dict[str, Any]:
@@ -129,7 +128,7 @@ async def poll(
 
 
 async def until_final(client: httpx.AsyncClient, run_id: int, every_s: float) -> None:
-    while (await client.get(f"/api/runs/{run_id}")).json()["status"] not in FINAL:
+    while (await client.get(f"/api/runs/{run_id}")).json()["active"]:
         await asyncio.sleep(every_s)
 
 
@@ -230,7 +229,7 @@ def execute(
     if loaded:
         base = str(api.base_url).rstrip("/")
         load, load_cpu = load_elsewhere(args, base, run["id"], rounds)
-    while (run := api.get(f"/api/runs/{run['id']}").json())["status"] not in FINAL:
+    while (run := api.get(f"/api/runs/{run['id']}").json())["active"]:
         time.sleep(0.2)
     elapsed = time.monotonic() - started
     api_cpu, database_cpu = cpu_s(server) - api_cpu, server_cpu_s() - database_cpu

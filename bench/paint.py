@@ -80,8 +80,8 @@ def finished_run(url: str) -> int:
         config["device"] = "cpu"
         run_id: int = api.post("/api/runs", json={"config": config}).json()["id"]
         deadline = time.monotonic() + 300
-        while (status := api.get(f"/api/runs/{run_id}").json()["status"]) != "succeeded":
-            assert status in ("queued", "running") and time.monotonic() < deadline, status
+        while (run := api.get(f"/api/runs/{run_id}").json())["status"] != "succeeded":
+            assert run["active"] and time.monotonic() < deadline, run["status"]
             time.sleep(0.5)
         return run_id
 

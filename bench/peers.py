@@ -233,7 +233,7 @@ def fedwatch_child(data: Path, out: Path, threads: int) -> None:
     walls = [0.0] + [r.wall_s for r in sink.records]
     result = {
         "round_s": [b - a for a, b in itertools.pairwise(walls)],
-        "final_acc": summary.final_test_acc,
+        "final_acc": summary["final_test_acc"],
         "init_gap": init_gap,
         "backend": sim.backend,
     }

@@ -29,8 +29,6 @@ from sqlalchemy import (
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-STATUSES = ("queued", "running", "succeeded", "failed", "cancelled")
-FINAL_STATUSES = ("succeeded", "failed", "cancelled")
 # Where a run's rounds come from: the engine, or any FL code through the ingest API.
 SIMULATED, EXTERNAL = "simulated", "external"
 

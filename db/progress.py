@@ -29,8 +29,7 @@ from sqlalchemy.orm import Session
 
 from db.models import EXTERNAL, QUEUE_ORDER, MetricChunk, Run
 from db.series import unpack_chunks
-
-ACTIVE = ("queued", "running")
+from db.status import ACTIVE
 
 
 @dataclass(frozen=True)

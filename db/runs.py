@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 import uuid
 from datetime import timedelta
 from typing import Any
@@ -12,6 +13,7 @@ from sqlalchemy import ColumnElement, and_, case, delete, func, or_, select, upd
 from sqlalchemy.orm import Session
 
 from db.models import EXTERNAL, QUEUE_ORDER, SIMULATED, Checkpoint, Run, RunTag, utcnow
+from db.status import ACTIVE, RESUMABLE, Status
 from db.upsert import upsert
 
 
@@ -219,20 +221,22 @@ def list_runs(
     tag: str | None = None,
     by_activity: bool = False,
     archived: bool | None = False,
+    stall_s: float = math.inf,
 ) -> tuple[list[Run], int]:
     """Newest first, or best first by the summary value `rank_by` (highest first when
     `higher_is_better`, the direction the metric catalogue gives it; runs without it last,
     newest first among equals), or `by_activity` (without `rank_by`): running runs, then
     queued ones in the order they start (`QUEUE_ORDER`), then the rest newest first. `q`
     matches name or notes, case-insensitively; `tag` one tag exactly; `archived`: the runs
-    archived or not (None: both)."""
+    archived or not (None: both); `status` the runs that show it (`db.status.shown`, with
+    `stall_s`)."""
     where: list[ColumnElement[bool]] = []
     if archived is not None:
         where.append(Run.archived.is_(archived))
     if tag:
         where.append(Run.id.in_(select(RunTag.run_id).where(RunTag.tag == tag)))
     if status:
-        where.append(Run.status == status)
+        where.append(_shows(status, stall_s))
     if algorithm:
         where.append(Run.algorithm == algorithm)
     if experiment_id is not None:
@@ -243,7 +247,7 @@ def list_runs(
     count = session.scalar(select(func.count()).select_from(Run).where(*where)) or 0
     order = [Run.id.desc()]
     if by_activity and rank_by is None:
-        active = Run.status.in_(("running", "queued"))
+        active = Run.status.in_(ACTIVE)
         stage = case((Run.status == "running", 0), (Run.status == "queued", 1), else_=2)
         in_queue = case((Run.status == "queued", Run.queued_at))  # NULL for the others
         order = [stage.asc(), in_queue.asc(), case((active, Run.id), else_=-Run.id).asc()]
@@ -253,6 +257,20 @@ def list_runs(
         order.insert(0, best.nulls_last())
     runs = session.scalars(select(Run).where(*where).order_by(*order).limit(limit).offset(offset))
     return list(runs), count
+
+
+def _shows(status: str, stall_s: float) -> ColumnElement[bool]:
+    """The runs whose shown status (`db.status.shown`) is `status`, in SQL."""
+    if status not in (Status.RUNNING, Status.STALLED):
+        return Run.status == status
+    cutoff = utcnow() - timedelta(seconds=min(stall_s, 1e9))
+    stalled = and_(
+        Run.status == Status.RUNNING,
+        Run.source == EXTERNAL,
+        Run.heartbeat_at.is_not(None),
+        Run.heartbeat_at < cutoff,
+    )
+    return stalled if status == Status.STALLED else and_(Run.status == Status.RUNNING, ~stalled)
 
 
 def edit_run(
@@ -297,9 +315,6 @@ def cancel_run(session: Session, run: Run, lease_s: float) -> bool:
         run.cancel_requested = True
         return True
     return False
-
-
-RESUMABLE = ("failed", "cancelled")
 
 
 def resume_run(session: Session, run: Run) -> bool:

@@ -1,5 +1,5 @@
 """What can be run and measured: the run-config JSON Schema, the paper presets, the
-datasets on this server and the metric catalogue."""
+datasets on this server, the metric catalogue and its panels, and the run statuses."""
 
 from __future__ import annotations
 
@@ -9,8 +9,17 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.exceptions import RequestValidationError
 
 from api.deps import NO_NUL, SettingsDep
-from api.schemas.catalog import DatasetStatusPublic, MetricSpecPublic, PresetDetail, PresetPublic
+from api.schemas.catalog import (
+    DatasetStatusPublic,
+    MetaPublic,
+    MetricSpecPublic,
+    PanelPublic,
+    PresetDetail,
+    PresetPublic,
+    StatusPublic,
+)
 from api.schemas.errors import NOT_FOUND
+from db import status
 from worker.data_root import DEFAULT_ROOT, data_status
 from worker.engine import ConfigError, RunConfig, metrics
 from worker.engine.presets import PRESETS, Preset
@@ -84,3 +93,16 @@ def metric_catalog() -> list[MetricSpecPublic]:
     """Every metric, in catalogue order: name, label, unit, chart panel, better direction,
     and membership of the summary, the comparison tables and the rankings."""
     return [MetricSpecPublic(**spec.to_json()) for spec in metrics.catalogue()]
+
+
+@router.get("/metrics/panels")
+def metric_panels() -> list[PanelPublic]:
+    """The run page's charts in display order: each panel's title and y axis; a round
+    metric names its panel (`panel` in `/api/metrics/catalog`)."""
+    return [PanelPublic(**panel.to_json()) for panel in metrics.panels()]
+
+
+@router.get("/meta")
+def meta() -> MetaPublic:
+    """The run statuses with their flags (active, final, resumable), in lifecycle order."""
+    return MetaPublic(statuses=[StatusPublic(**s) for s in status.table()])

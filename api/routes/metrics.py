@@ -11,6 +11,7 @@ from fastapi.responses import StreamingResponse
 from api.bundle import bundle_json, bundle_zip, rounds_csv
 from api.deps import MAX_INT, NO_NUL, RunDep, SessionDep, SessionsDep, SettingsDep
 from api.files import disposition
+from api.progress import shown_run
 from api.schemas.errors import NOT_FOUND
 from api.schemas.runs import RunItem, without_config
 from api.schemas.series import MetricsPublic, RoundsPublic, SeriesPublic
@@ -88,7 +89,7 @@ def export_csv(run: RunDep, sessions: SessionsDep) -> StreamingResponse:
 def export_bundle(
     fmt: Literal["zip", "json"], run: RunDep, settings: SettingsDep, sessions: SessionsDep
 ) -> StreamingResponse:
-    item = without_config(RunItem.model_validate(run, context={"stall_s": settings.stall_s}))
+    item = without_config(shown_run(RunItem, run, settings.stall_s))
     info = {**item.model_dump(mode="json"), "metric_names": list(run.metric_names)}
     config = dict(run.config or {})
     headers = disposition(f"run-{run.id}.{fmt}")

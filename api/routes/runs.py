@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Response
+from sqlalchemy.orm import Session
 
 from api.admission import admit
 from api.deps import MAX_INT, NO_NUL, DispatcherDep, Offset, RunDep, SessionDep, SettingsDep
 from api.external import create_external
-from api.progress import board, with_standing
+from api.progress import board, shown_run
 from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
 from api.schemas.ingest import ExternalRunCreate
 from api.schemas.runs import (
@@ -21,13 +22,14 @@ from api.schemas.runs import (
     RunsBulk,
     RunsBulkDone,
     RunsPublic,
-    Status,
     without_config,
 )
 from db.bulk import archive_runs, delete_runs, existing, tag_runs
-from db.models import EXTERNAL
+from db.models import EXTERNAL, Run
 from db.run_models import model_size
 from db.runs import cancel_run, edit_run, list_runs, new_run, resume_run
+from db.settings import Settings
+from db.status import Status
 from worker.dispatch import queue_for
 from worker.engine import RunConfig, metrics
 
@@ -44,14 +46,18 @@ def create_run(
     """A config the engine simulates, or (`"source": "external"`) an external run that
     takes its rounds through `POST /api/runs/{id}/rounds`."""
     if isinstance(body, ExternalRunCreate):
-        return RunPublic.model_validate(create_external(session, body))
+        return _shown(create_external(session, body), session, settings)
     config = body.config
     admit(config, settings)
     run = new_run(config.model_dump(mode="json"), queue=queue_for(config), notes=body.notes)
     session.add(run)
     session.commit()
     dispatcher.submit(run.id, run.queue)
-    return RunPublic.model_validate(run)
+    return _shown(run, session, settings)
+
+
+def _shown(run: Run, session: Session, settings: Settings) -> RunPublic:
+    return shown_run(RunPublic, run, settings.stall_s, board(session, settings))
 
 
 @router.get("", responses=error_responses(422))
@@ -97,10 +103,10 @@ def read_runs(
         by_activity=order == "activity",
         archived={"no": False, "yes": True, "any": None}[archived],
         higher_is_better=rank_by is not None and metrics.by_name()[rank_by].better == "higher",
+        stall_s=settings.stall_s,
     )
-    shown = {"stall_s": settings.stall_s}
     on = board(session, settings)
-    data = [with_standing(RunItem.model_validate(r, context=shown), r, on) for r in runs]
+    data = [shown_run(RunItem, r, settings.stall_s, on) for r in runs]
     if not config:
         data = [without_config(item) for item in data]
     return RunsPublic(data=data, count=count)
@@ -108,19 +114,19 @@ def read_runs(
 
 @router.get("/{run_id}", responses=NOT_FOUND)
 def read_run(run: RunDep, session: SessionDep, settings: SettingsDep) -> RunPublic:
-    item = RunPublic.model_validate(run, context={"stall_s": settings.stall_s})
+    item = _shown(run, session, settings)
     item.model_bytes = model_size(session, run.id)
-    return with_standing(item, run, board(session, settings))
+    return item
 
 
 @router.patch("/{run_id}", responses=NOT_FOUND | WITH_BODY)
-def edit(run: RunDep, body: RunEdit, session: SessionDep) -> RunPublic:
+def edit(run: RunDep, body: RunEdit, session: SessionDep, settings: SettingsDep) -> RunPublic:
     """Rename a run, replace its notes or its tags, archive it or bring it back; fields
     left out stay as they are."""
     edit_run(run, body.name, body.notes, body.tags, body.archived)
     session.commit()
     session.refresh(run)
-    return RunPublic.model_validate(run)
+    return _shown(run, session, settings)
 
 
 @router.post("/{run_id}/cancel", responses=CONFLICT)
@@ -131,7 +137,7 @@ def cancel(run: RunDep, session: SessionDep, settings: SettingsDep) -> RunPublic
         raise HTTPException(409, f"run {run.id} already {run.status}")
     session.commit()
     session.refresh(run)
-    return RunPublic.model_validate(run)
+    return _shown(run, session, settings)
 
 
 @router.post("/{run_id}/resume", responses=CONFLICT)
@@ -149,7 +155,7 @@ def resume(
     session.commit()
     session.refresh(run)
     dispatcher.submit(run.id, run.queue)
-    return RunPublic.model_validate(run)
+    return _shown(run, session, settings)
 
 
 @router.delete("/{run_id}", status_code=204, responses=NOT_FOUND)

@@ -81,3 +81,29 @@ class DatasetStatusPublic(BaseModel):
     advice: str | None = Field(
         description="What to do where files are missing, naming only what this server accepts."
     )
+
+
+class PanelPublic(BaseModel):
+    """A chart of the run page (`worker.engine.metrics.PanelSpec`), in display order."""
+
+    name: str = Field(description="What the round metrics' `panel` names.")
+    title: str
+    y_title: str
+    log: bool = Field(description="A log-scaled y axis.")
+
+
+class StatusPublic(BaseModel):
+    """A run status (`db.status`) and what it means."""
+
+    name: str
+    description: str
+    stored: bool = Field(description="False for `stalled`: shown, never stored.")
+    active: bool = Field(description="Queued or executing: it may still record rounds.")
+    final: bool
+    resumable: bool = Field(description="A simulated run in it can be resumed.")
+
+
+class MetaPublic(BaseModel):
+    """What the browser reads once: the run statuses, in lifecycle order."""
+
+    statuses: list[StatusPublic]

@@ -6,6 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints
 
+from db.status import Status
+
 # Client ids and rounds are stored in 32-bit integers (see `api.deps.MAX_INT`).
 MAX_INT = 2**31 - 1
 MAX_CLIENTS = 100_000  # as simulated runs: a staleness mark holds 12 bytes per client
@@ -92,5 +94,5 @@ class RoundsStored(BaseModel):
 class FinishIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    status: Literal["succeeded", "failed"] = "succeeded"
+    status: Literal[Status.SUCCEEDED, Status.FAILED] = Status.SUCCEEDED
     message: str | None = Field(None, max_length=20_000, description="Why it failed.")

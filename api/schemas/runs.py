@@ -13,7 +13,7 @@ from pydantic import (
     Field,
     GetJsonSchemaHandler,
     StringConstraints,
-    ValidationInfo,
+    computed_field,
     model_validator,
 )
 from pydantic import Tag as UnionTag
@@ -22,13 +22,11 @@ from pydantic_core import CoreSchema
 
 from api.schemas.catalog import REFERENCES_DESCRIPTION, ReferencePublic
 from api.schemas.ingest import ExternalRunCreate
-from db.models import EXTERNAL, utcnow
+from db.models import EXTERNAL
+from db.status import ACTIVE, RESUMABLE, Status
 from worker.engine import RunConfig, metrics
 from worker.engine.presets import references_for
 
-Status = Literal["queued", "running", "succeeded", "failed", "cancelled"]
-# What a run shows: its status, or `stalled` for a running external run gone silent.
-ShownStatus = Literal["queued", "running", "stalled", "succeeded", "failed", "cancelled"]
 Source = Literal["simulated", "external"]
 
 
@@ -70,14 +68,14 @@ class RunCreate(BaseModel):
 
 class RunItem(BaseModel):
     """A run (list views, status events), its config only where asked for (`without_config`
-    leaves it out). Validated with the context `{"stall_s": ...}`, a running external run
-    silent that long shows as `stalled`."""
+    leaves it out). Built by `api.progress.shown_run`, the one place that sets what a run
+    shows: `stalled`, its speed, queue place and ETA."""
 
     model_config = ConfigDict(from_attributes=True)
 
     id: int
     name: str
-    status: ShownStatus
+    status: Status = Field(description="`GET /api/meta` lists the statuses and their flags.")
     source: Source = Field(
         "simulated", description="`external`: its rounds come through the ingest API."
     )
@@ -118,22 +116,21 @@ class RunItem(BaseModel):
         description="An active run's estimated seconds until it finishes, from the measured "
         "speeds and the runs queued ahead of it; null until they are measured.",
     )
-    heartbeat_at: datetime | None = Field(None, exclude=True)
     config: dict[str, Any] | None = Field(
         None,
         description="The run's config: in the runs list with `config=true` (null otherwise); "
         "always in `GET /api/runs/{id}`.",
     )
 
-    @model_validator(mode="after")
-    def _stalled(self, info: ValidationInfo) -> Self:
-        stall_s = (info.context or {}).get("stall_s")
-        if stall_s is None or self.heartbeat_at is None:
-            return self
-        silent_s = (utcnow() - self.heartbeat_at).total_seconds()
-        if self.source == EXTERNAL and self.status == "running" and silent_s > stall_s:
-            self.status = "stalled"
-        return self
+    @computed_field(description="Queued, running or stalled (`GET /api/meta`).")  # type: ignore[prop-decorator]
+    @property
+    def active(self) -> bool:
+        return self.status in ACTIVE
+
+    @computed_field(description="`POST /api/runs/{id}/resume` queues it again.")  # type: ignore[prop-decorator]
+    @property
+    def resumable(self) -> bool:
+        return self.source != EXTERNAL and self.status in RESUMABLE
 
 
 Tag = Annotated[

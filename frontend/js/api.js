@@ -2,14 +2,14 @@
 // pages never read wire field names.
 
 /**
- * @typedef {"queued"|"running"|"stalled"|"succeeded"|"failed"|"cancelled"} RunStatus
+ * @typedef {string} RunStatus one of `GET /api/meta`'s statuses (statuses.js)
  * @typedef {{
  *   id: number, name: string, status: RunStatus, progress: number, roundsDone: number,
  *   roundsTotal: number, algorithm: string, dataset: string, availability: string,
  *   seed: number, experimentId: number|null, notes: string, createdAt: Date|null,
  *   startedAt: Date|null, finishedAt: Date|null, summary: Record<string, any>|null,
  *   error: string|null, worker: string|null, config: Record<string, any>|null,
- *   external: boolean, nClients: number, active: boolean, cancelling: boolean, tags: string[],
+ *   external: boolean, nClients: number, active: boolean, resumable: boolean, cancelling: boolean, tags: string[],
  *   roundsPerS: number|null, queuePosition: number|null, etaS: number|null,
  *   references: Record<string, Reference[]>, modelBytes: number|null, archived: boolean
  * }} Run roundsPerS: measured speed; queuePosition: 1 = starts next; etaS: seconds to finish (the server's estimate)
@@ -32,9 +32,6 @@
  * @typedef {{path: string, message: string}} FieldError
  */
 
-export const FINAL_STATUSES = ["succeeded", "failed", "cancelled"];
-/** Statuses from which `POST /api/runs/{id}/resume` queues a run again. */
-export const RESUMABLE_STATUSES = ["failed", "cancelled"];
 const TOKEN_KEY = "fedwatch.token";
 
 export class ApiError extends Error {
@@ -186,8 +183,9 @@ export function toRun(w) {
     config: w.config ?? null,
     external: w.source === "external",
     nClients: w.n_clients ?? 0,
-    active: !FINAL_STATUSES.includes(w.status),
-    cancelling: !FINAL_STATUSES.includes(w.status) && Boolean(w.cancel_requested),
+    active: Boolean(w.active),
+    resumable: Boolean(w.resumable),
+    cancelling: Boolean(w.active) && Boolean(w.cancel_requested),
     tags: w.tags ?? [],
     archived: Boolean(w.archived),
     roundsPerS: w.rounds_per_s ?? null,
@@ -306,6 +304,9 @@ function toMatrix(w) {
  * @typedef {{name: string, label: string, short: string, kind: "round"|"summary", unit: string,
  *   scale: number, panel: string, better: "higher"|"lower"|null, summary: boolean,
  *   compare: boolean, rank: boolean, description: string}} MetricSpec
+ * @typedef {{name: string, title: string, yTitle: string, log: boolean}} PanelSpec a chart of the run page
+ * @typedef {{name: string, description: string, stored: boolean, active: boolean, final: boolean,
+ *   resumable: boolean}} StatusSpec
  */
 
 /** @param {any} w @returns {Comparison} */
@@ -398,6 +399,14 @@ export const api = {
   schema: () => request("GET", "/api/schema/run-config"),
   /** The metric catalogue; pages read it through catalog.js. @returns {Promise<MetricSpec[]>} */
   metricCatalog: async () => (await request("GET", "/api/metrics/catalog")).map(toMetricSpec),
+  /** The run page's charts in display order; read through catalog.js. @returns {Promise<PanelSpec[]>} */
+  metricPanels: async () =>
+    (await request("GET", "/api/metrics/panels")).map((/** @type {any} */ w) => ({ name: w.name, title: w.title, yTitle: w.y_title ?? "", log: Boolean(w.log) })),
+  /** The run statuses in lifecycle order; read through statuses.js. @returns {Promise<StatusSpec[]>} */
+  statuses: async () =>
+    (await request("GET", "/api/meta")).statuses.map((/** @type {any} */ w) => ({
+      name: w.name, description: w.description ?? "", stored: Boolean(w.stored), active: Boolean(w.active), final: Boolean(w.final), resumable: Boolean(w.resumable),
+    })),
   /**
    * Whether a dataset's files are on this server, where they must go and what works here.
    * @param {string} name @param {string} root `data.root`

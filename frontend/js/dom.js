@@ -6,10 +6,11 @@ import { setToken } from "./api.js";
  * properties that exist on the element (value, checked, disabled, ...), else attributes.
  * Children are appended before the attributes are set.
  * Children: nodes, strings (text nodes), null/false (skipped), or arrays of those.
- * @param {string} tag
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
  * @param {Record<string, any>} [attrs]
  * @param {...any} children
- * @returns {HTMLElement}
+ * @returns {HTMLElementTagNameMap[K]}
  */
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);

@@ -66,9 +66,11 @@ function setError(el, error, message) {
  */
 export function sweepEditor(leaves, onChange) {
   const sweepable = leaves.filter((l) => l.type.kind !== "list");
-  /** @type {{path: () => string, values: () => any[], problem: () => string|null, el: HTMLElement, error: HTMLElement}[]} */
+  /** @typedef {{path: () => string, values: () => any[], problem: () => string|null, el: HTMLElement, error: HTMLElement}} Row */
+  /** @typedef {{cell: Cell, el: HTMLElement, error: HTMLElement}} CellEntry */
+  /** @type {Row[]} */
   let rows = [];
-  /** @type {{cell: Cell, el: HTMLElement, error: HTMLElement}[]} */
+  /** @type {CellEntry[]} */
   let cells = [];
   const cellList = h("div", { class: "sweep-cells" });
   const cellBox = h("div", { class: "sweep-cells-box", hidden: true },
@@ -149,7 +151,7 @@ export function sweepEditor(leaves, onChange) {
     build(initial);
   }
 
-  /** @param {(typeof rows)[number]} row */
+  /** @param {Row} row */
   function remove(row) {
     rows = rows.filter((r) => r !== row);
     row.el.remove();
@@ -171,7 +173,7 @@ export function sweepEditor(leaves, onChange) {
     cellList.appendChild(entry.el);
   }
 
-  /** @param {(typeof cells)[number]} entry */
+  /** @param {CellEntry} entry */
   function removeCell(entry) {
     cells = cells.filter((c) => c !== entry);
     entry.el.remove();

@@ -24,51 +24,28 @@ export function plotText(text) {
 export const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
 
 /**
- * How the catalogue's panels are drawn on the run page, in display order. A panel not
- * listed here (a plug-in's, such as "algorithm") comes after them, titled "<Panel> metrics".
- * @type {Record<string, {title: string, yTitle?: string, log?: boolean}>}
- */
-const PANEL_VIEWS = {
-  accuracy: { title: "Test accuracy", yTitle: "accuracy" },
-  param: { title: "Parameter x", yTitle: "x" },
-  gap: { title: "Optimality gap (x − x*)²", log: true },
-  loss: { title: "Loss", yTitle: "loss" },
-  "per-client": { title: "Per-client accuracy", yTitle: "accuracy" },
-  "per-client-var": { title: "Per-client accuracy variance", yTitle: "variance" },
-  bias: { title: "Bias: TV distance between target α and effective weights p", yTitle: "TV" },
-  staleness: { title: "Staleness (rounds since a client's update entered the model)", yTitle: "rounds" },
-  "staleness-s": { title: "Staleness in simulated seconds", yTitle: "s" },
-  versions: { title: "Staleness of the arriving updates, in model versions (async runs)", yTitle: "versions" },
-  clients: { title: "Participation", yTitle: "clients" },
-  "sim-time": { title: "Simulated time at the end of each round", yTitle: "s" },
-  "round-time": { title: "Round time (simulated)", yTitle: "s" },
-  updates: { title: "Updates dropped or partial", yTitle: "updates" },
-  wasted: { title: "Client compute spent on dropped updates", yTitle: "s" },
-  traffic: { title: "Traffic per round", yTitle: "bytes" },
-  "traffic-total": { title: "Traffic, cumulative", yTitle: "bytes" },
-};
-
-/**
  * The panels to draw for the metric names a run recorded: each round metric of the
- * catalogue in its declared panel (in catalogue order), and a metric the catalogue does
- * not know (logged by external code) in a panel of its own.
+ * catalogue in its declared panel (`specs`: the catalogue's panels, in display order),
+ * and a metric the catalogue does not know (logged by external code) in a panel of its own.
  * @param {Iterable<string>} names
  * @param {import("./api.js").MetricSpec[]} catalogue
+ * @param {import("./api.js").PanelSpec[]} specs
  * @returns {Panel[]}
  */
-export function panelsFor(names, catalogue) {
+export function panelsFor(names, catalogue, specs) {
   const present = new Set(names);
   /** @type {Map<string, string[]>} */
   const members = new Map();
   for (const spec of catalogue) {
     if (spec.kind === "round" && present.has(spec.name)) members.set(spec.panel, [...(members.get(spec.panel) ?? []), spec.name]);
   }
-  const order = [...Object.keys(PANEL_VIEWS), ...[...members.keys()].filter((id) => !(id in PANEL_VIEWS))];
   /** @type {Panel[]} */
-  const panels = order.filter((id) => members.has(id)).map((id) => ({
-    id,
-    ...(PANEL_VIEWS[id] ?? { title: `${id.charAt(0).toUpperCase()}${id.slice(1)} metrics` }),
-    metrics: /** @type {string[]} */ (members.get(id)),
+  const panels = specs.filter((p) => members.has(p.name)).map((p) => ({
+    id: p.name,
+    title: p.title,
+    ...(p.yTitle && { yTitle: p.yTitle }),
+    ...(p.log && { log: true }),
+    metrics: /** @type {string[]} */ (members.get(p.name)),
   }));
   const known = new Set(catalogue.map((s) => s.name));
   for (const name of [...present].sort()) {
@@ -194,6 +171,7 @@ export function extension(traces, rows, xKey = "round") {
  * @param {string} title
  * @param {{xTitle?: string, yTitle?: string, log?: boolean, uirevision?: string, height?: number,
  *   legend?: boolean}} [o] the legend sits under the x axis unless `legend: false`
+ * @returns {Record<string, any>} a Plotly layout, which callers extend
  */
 export function lineLayout(title, o = {}) {
   return {

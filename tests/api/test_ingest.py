@@ -3,6 +3,7 @@ stored, the finish with the server's summary, the token, and `stalled`."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -167,7 +168,8 @@ def test_a_run_of_huge_finite_metrics_finishes(client: TestClient, status: str) 
     done = client.post(f"/api/runs/{run['id']}/finish", json={"status": status})
     assert done.status_code == 200, done.text
     assert done.json()["status"] == status
-    assert done.json()["summary"]["std_test_acc_second_half"] == 1e300
+    second_half = 1e300 * math.sqrt(8) / 3  # rounds completed 2..4: (-1e300, 1e300, -1e300)
+    assert done.json()["summary"]["std_test_acc_second_half"] == pytest.approx(second_half)
     assert client.get(f"/api/runs/{run['id']}").json()["summary"]["best_test_acc"] == 1e300
 
 
@@ -215,6 +217,11 @@ def test_a_seed_of_true_fills_no_seed(client: TestClient) -> None:
     assert [e["loc"] for e in simulated.json()["detail"]] == [["body", "config", "rounds"]]
 
 
+def listed_as(client: TestClient, status: str, run_id: int) -> bool:
+    listed = client.get("/api/runs", params={"status": status, "limit": 500}).json()["data"]
+    return run_id in [r["id"] for r in listed]
+
+
 @pytest.fixture
 def strict(db_url: str) -> Iterator[TestClient]:
     settings = embedded_settings(db_url, api_token="s3cret", stall_s=0.3)
@@ -238,9 +245,42 @@ def test_writes_need_the_token_and_a_silent_run_shows_as_stalled(strict: TestCli
         time.sleep(0.05)
     listed = strict.get("/api/runs").json()["data"]
     assert [r["status"] for r in listed if r["id"] == run["id"]] == ["stalled"]
+    # Every answer shows the run as a read does: an edit's too (it answered `running`).
+    edited = strict.patch(f"/api/runs/{run['id']}", json={"notes": "n"}, headers=auth).json()
+    assert (edited["status"], edited["active"], edited["resumable"]) == ("stalled", True, False)
+    # The status filter reads the shown status.
+    shows = [s for s in ("stalled", "running") if listed_as(strict, s, run["id"])]
+    assert shows == ["stalled"]
     sent = strict.post(f"/api/runs/{run['id']}/rounds", json=rounds, headers=auth)
     assert sent.json()["stored"] == 1
     assert strict.get(f"/api/runs/{run['id']}").json()["status"] == "running"
+
+
+def test_meta_lists_the_statuses_with_their_flags(client: TestClient) -> None:
+    run = external(client)  # heard from just now: running, not stalled
+    assert [s for s in ("stalled", "running") if listed_as(client, s, run["id"])] == ["running"]
+    statuses = {s["name"]: s for s in client.get("/api/meta").json()["statuses"]}
+    assert list(statuses) == ["queued", "running", "stalled", "succeeded", "failed", "cancelled"]
+    flags = {n: (s["stored"], s["active"], s["final"], s["resumable"]) for n, s in statuses.items()}
+    assert flags == {
+        "queued": (True, True, False, False),
+        "running": (True, True, False, False),
+        "stalled": (False, True, False, False),
+        "succeeded": (True, False, True, False),
+        "failed": (True, False, True, True),
+        "cancelled": (True, False, True, True),
+    }
+    panels = client.get("/api/metrics/panels").json()
+    assert panels[0] == {
+        "name": "accuracy",
+        "title": "Test accuracy",
+        "y_title": "accuracy",
+        "log": False,
+    }
+    in_catalogue = {
+        m["panel"] for m in client.get("/api/metrics/catalog").json() if m["kind"] == "round"
+    }
+    assert {p["name"] for p in panels} == in_catalogue
 
 
 def test_events_compare_and_ranking_read_external_runs(client: TestClient) -> None:

@@ -1,4 +1,6 @@
+import math
 import re
+from typing import Any
 
 import pytest
 
@@ -28,12 +30,22 @@ def test_impossible_configs_name_the_field(assignment: str, field: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "assignment",
-    ["algorithm.participation=Infinity", "client.lr=Infinity", "data.means=[1, -Infinity]"],
+    ("section", "value"),
+    [("algorithm", {"participation": math.inf}), ("client", {"lr": math.nan})],
 )
-def test_non_finite_numbers_are_rejected(assignment: str) -> None:
+def test_non_finite_numbers_are_rejected(section: str, value: dict[str, float]) -> None:
     # JSON has no NaN or Infinity: such a config would not survive being stored.
+    base: dict[str, Any] = {"data": {"dataset": "mean_estimation", "n_clients": 2}, section: value}
     with pytest.raises(ConfigError, match=r"finite number"):
+        build_config(base)
+    with pytest.raises(ConfigError, match=r"finite number"):
+        build_config({**base, section: {}, "data": {**base["data"], "means": [1, -math.inf]}})
+
+
+@pytest.mark.parametrize("assignment", ["client.lr=Infinity", "client.lr=NaN"])
+def test_an_assignment_gives_no_non_finite_number(assignment: str) -> None:
+    # As in the browser (tests/cases/dotted_paths.json): NaN and Infinity are text there.
+    with pytest.raises(ConfigError, match=r"client\.lr: expected a number, not a string"):
         build_config({"data": {"dataset": "mean_estimation", "n_clients": 2}}, [assignment])
 
 
@@ -107,7 +119,7 @@ def test_image_presets_switch_to_offline_digits(name: str) -> None:
 
     assert cfg.algorithm.name in [m.algorithm for m in preset.compare]
     assert [r.round for r in sink.records] == [0, 1]
-    assert summary.final_test_acc is not None
+    assert summary["final_test_acc"] is not None
 
 
 def test_a_preset_serves_as_a_base_for_another_dataset() -> None:

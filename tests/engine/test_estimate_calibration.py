@@ -59,6 +59,7 @@ def measured_growth(config_json: str) -> int:
     return growth
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_estimate_bounds_the_measured_peak_within_four_times(case: str) -> None:
     base: dict[str, Any] = {**CASES[case], "rounds": 10, "device": "cpu"}

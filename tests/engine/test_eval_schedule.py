@@ -53,7 +53,7 @@ def test_a_run_on_the_log_schedule_evaluates_28_points() -> None:
     evaluated_rounds = [r.round + 1 for r in sink.records if "test_acc" in r.metrics]
     assert [0, *evaluated_rounds] == CAFED_LOG
     assert "initial_test_acc" in sink.records[0].metrics
-    assert summary.extra["time_avg_points"] == 28
+    assert summary["time_avg_points"] == 28
     points = [sink.records[0].metrics["initial_test_acc"]]
     points += [r.metrics["test_acc"] for r in sink.records if "test_acc" in r.metrics]
-    assert summary.time_avg_test_acc == pytest.approx(sum(points) / 28)
+    assert summary["time_avg_test_acc"] == pytest.approx(sum(points) / 28)

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+import pytest
 import torch
 
 from worker.engine import ListSink, RunConfig, build_config, simulate
@@ -22,6 +23,7 @@ def config(*extra: str) -> RunConfig:
     return build_config(base, list(extra))
 
 
+@pytest.mark.slow
 def test_resnet18_has_11m_parameters_and_batch_norm_buffers() -> None:
     model = build_model(ModelConfig(name="resnet18"), (3, 32, 32), 10)
 

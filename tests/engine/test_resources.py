@@ -14,10 +14,10 @@ from tests.engine.contexts import make_algorithm
 from worker.engine import ConfigError, RunConfig, build_config
 from worker.engine.config import ModelConfig
 from worker.engine.models import build_model
-from worker.engine.models.profile import model_profile
 from worker.engine.presets import get_preset
 from worker.engine.registry import ALGORITHMS
 from worker.engine.resources import Estimate, Term, estimate, largest
+from worker.engine.resources.model_profile import model_profile
 from worker.engine.resources.work import STEP_FLOP
 
 SMALL = {

@@ -47,7 +47,7 @@ def test_runs_a_few_rounds(algorithm: str, availability: str) -> None:
     summary = simulate(config(algorithm, availability), sink)
 
     assert len(sink.records) == 4
-    assert summary.final_test_acc is not None
+    assert summary["final_test_acc"] is not None
     last = sink.records[-1]
     assert last.client_acc is not None and len(last.client_acc) == 6
     # an async update's client was available when it started, maybe updates before

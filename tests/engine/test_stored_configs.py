@@ -8,7 +8,9 @@ the same configs must give the same rounds and summary. They were recorded by th
 version (`runs_v0.json`) and re-recorded, from the same configs, when
 synthetic_clustered switched to the official CA-Fed generator's random calls; the
 CA-Fed run also when CA-Fed took its authors' loss filter (reports fill, then smooth)
-and their order of exclusions (by |λ̂|).
+and their order of exclusions (by |λ̂|). Their `std_test_acc_second_half` was computed
+again from their stored rounds when it took CA-Fed's definition (the points at rounds
+completed ≥ rounds / 2: 3 to 6 of 6, not 4 to 6).
 """
 
 from __future__ import annotations

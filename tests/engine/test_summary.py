@@ -3,6 +3,7 @@ earlier format), and the engine's summary equal to `summarise` over its records.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -16,8 +17,9 @@ from worker.engine import ListSink, build_config, metrics, simulate
 from worker.engine.clock import process_age_s
 from worker.engine.metrics import MetricSpec
 from worker.engine.stats import participation_bias
-from worker.engine.summary import SummaryTracker, summarise
+from worker.engine.summary import SummaryTracker, std_second_half, summarise
 from worker.engine.tracker import Tracker
+from worker.reproduction.figures import Curve, figures
 
 ROUNDS: list[tuple[int, dict[str, float]]] = [
     (0, {"n_selected": 2, "test_acc": 0.2, "test_loss": 0.9, "param": 1.0, "opt_gap": 1.0}),
@@ -70,7 +72,8 @@ def test_huge_finite_values_give_finite_summaries(plugin_metric: str) -> None:
     rounds = [(t, {"test_acc": v, **metric}) for t, v in enumerate(values)]
     s = summarise(rounds, rounds_done=4, wall_s=1e-310, target_acc=None)
 
-    assert s["std_test_acc_second_half"] == big  # population std of (1e300, -1e300)
+    # rounds completed 2..4 (≥ 4 / 2): population std of (-1e300, 1e300, -1e300)
+    assert s["std_test_acc_second_half"] == pytest.approx(big * math.sqrt(8) / 3)
     assert s["time_avg_test_acc"] == 0.0 and s["best_test_acc"] == big
     top = summarise([(t, {"test_acc": 1.5e308}) for t in range(4)], 4, 1.0, None)
     assert top["time_avg_test_acc"] == 1.5e308 and top["std_test_acc_second_half"] == 0.0
@@ -258,3 +261,17 @@ def test_the_summary_reports_the_process_start_up() -> None:
     assert age is not None and summary["startup_s"] is not None
     assert 0 < summary["startup_s"] <= age
     assert summary["startup_s"] > age - elapsed - 1.0  # ticks are 10 ms; slack for the rounds
+
+
+def test_std_second_half_starts_at_half_the_rounds_completed() -> None:
+    # CA-Fed's Table I: 150 rounds → the points at rounds completed ≥ 75; 74 is out.
+    points = [(0, 0.0), (74, 0.9), (75, 0.2), (150, 0.4)]
+    assert std_second_half(points, 150) == pytest.approx(0.1)  # std of (0.2, 0.4)
+    assert std_second_half(points, 151) == 0.0  # only 150 ≥ 75.5
+    assert std_second_half([(1, 0.5)], 4) is None
+    # A run summary and a reproduction report read the same points the same way: a
+    # round record t is rounds completed t + 1.
+    records = [(t, {"test_acc": a}) for t, a in [(73, 0.9), (74, 0.2), (149, 0.4)]]
+    assert summarise(records, 150, 1.0, None)["std_test_acc_second_half"] == pytest.approx(0.1)
+    curve = Curve.of(0, {74: 0.9, 75: 0.2, 150: 0.4})
+    assert figures(curve, 150)["std_second_half"] == pytest.approx(0.1)

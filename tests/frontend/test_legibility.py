@@ -77,15 +77,3 @@ def test_labels_fields_that_apply_the_runs_table_and_the_tagline(page: Any, serv
     page.goto(f"{server}/#/runs")
     assert "federated learning when clients come and go" in page.inner_text(".tagline")
     page.wait_for_selector(".runs-table th[data-key=created]")
-
-
-def test_created_dates_are_compact(modules_page: Any) -> None:
-    out = js(
-        modules_page,
-        "format.js",
-        """m => { const now = new Date(2026, 10, 25, 23, 0);
-          return [m.shortWhen(new Date(2026, 10, 25, 9, 5), now),
-                  m.shortWhen(new Date(2026, 10, 24, 9, 5), now).includes('24'),
-                  m.shortWhen(new Date(2025, 0, 2), now).includes('2025'), m.shortWhen(null)]; }""",
-    )
-    assert out == ["09:05", True, True, "—"]

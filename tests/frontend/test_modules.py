@@ -1,5 +1,6 @@
-"""Pure helper modules of the front end: API error mapping and wire conversion, the SSE
-parser, dotted config paths, hash routes, sweeps."""
+"""Helper modules of the front end in Chromium, where they need a browser (localStorage,
+location) or the server's catalogue: API error mapping and wire conversion, hash routes,
+sweeps. The pure modules run under `node --test` (tests/js)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def test_run_from_wire(modules_page: Any) -> None:
         modules_page,
         "api.js",
         """m => { const r = m.toRun({id: 3, name: '<b>x</b>', status: 'running', progress: 0.25,
-            rounds_done: 1000, rounds_total: 4000, experiment_id: null,
+            rounds_done: 1000, rounds_total: 4000, experiment_id: null, active: true,
             created_at: '2024-01-02T03:04:05Z'});
           return {...r, createdAt: r.createdAt.toISOString()}; }""",
     )
@@ -58,33 +59,6 @@ def test_attachment_name_from_content_disposition(modules_page: Any) -> None:
     ]
     out = js(modules_page, "api.js", f"m => {json.dumps(headers)}.map(m.attachmentName)")
     assert out == ["run-7.csv", "run-7.csv", 'a "b".csv', "résumé 1.csv", "plain.csv", None, None]
-
-
-def test_sse_parser_keeps_incomplete_tail(modules_page: Any) -> None:
-    stream = (
-        'event: round\\nid: 7\\ndata: {\\"round\\": 7}\\n\\n: keep-alive\\n\\n'
-        'event: status\\ndata: {\\"a\\":\\r\\n'
-    )
-    out = js(modules_page, "sse.js", f'm => m.parseEvents("{stream}")')
-    assert out["events"] == [{"event": "round", "id": "7", "data": '{"round": 7}'}]
-    assert out["rest"] == 'event: status\ndata: {"a":\n'
-
-
-def test_assignments_and_paths(modules_page: Any) -> None:
-    out = js(
-        modules_page,
-        "paths.js",
-        """m => m.applyAssignments({availability: {kind: 'diurnal'}, rounds: 5},
-              ['availability.kind=always', 'rounds=40', 'name=full run', 'data.means=[1, -1]'])""",
-    )
-    assert out == {
-        "availability": {"kind": "always"},
-        "rounds": 40,
-        "name": "full run",
-        "data": {"means": [1, -1]},
-    }
-    assert js(modules_page, "paths.js", "m => m.getPath({a: {b: 0}}, 'a.b')") == 0
-    assert js(modules_page, "paths.js", "m => m.getPath({a: 1}, 'a.b') === undefined") is True
 
 
 def test_routes(modules_page: Any) -> None:
@@ -189,24 +163,8 @@ def test_a_late_query_update_does_not_undo_a_navigation(modules_page: Any) -> No
     assert out == ["#/runs?q=b", "#/runs/987654"]
 
 
-def test_column_choice_overrides_each_columns_default(modules_page: Any) -> None:
-    columns = (
-        "[{key: 'name', label: 'name'}, {key: 'seed', label: 'seed', optional: true, hidden: true},"
-        " {key: 'algorithm', label: 'algorithm', optional: true},"
-        " {key: 'created', label: 'created', optional: true, hidden: true}]"
-    )
-    keys = f"(choice) => m.shownColumns({columns}, choice).map((c) => c.key)"
-    out = js(
-        modules_page,
-        "columns.js",
-        f"""m => [({keys})({{}}), ({keys})({{seed: true, algorithm: false}}),
-          ({keys})({{name: false}})]""",
-    )
-    assert out == [
-        ["name", "algorithm"],
-        ["name", "seed"],
-        ["name", "algorithm"],  # a fixed column cannot be hidden
-    ]
+def test_column_choice_is_kept_in_local_storage(modules_page: Any) -> None:
+    # Which columns a choice shows: tests/js/columns.test.js.
     saved = js(
         modules_page,
         "columns.js",

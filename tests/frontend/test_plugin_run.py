@@ -1,4 +1,4 @@
-"""The example plug-in FedAU (examples/fedau, installed by the root conftest) end to end:
+"""The example plug-in FedAU (examples/fedau, in the test environment: `make`) end to end:
 in the run-config schema, in the generated form, in `fedwatch plugins`, and in a run
 executed by a real `fedwatch worker` (Postgres, Redis) whose page draws FedAU's own
 metric."""

@@ -50,6 +50,47 @@ class MetricSpec:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class PanelSpec:
+    """A chart of the run page and of a run's figure: the round metrics whose `panel` it
+    is, under `title`, their y axis titled `y_title` (log-scaled with `log`)."""
+
+    name: str
+    title: str
+    y_title: str = ""
+    log: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# The built-in panels, in display order; a plug-in's panel (such as "algorithm") comes
+# after them, titled "<Panel> metrics" (`panels`).
+PANELS: tuple[PanelSpec, ...] = (
+    PanelSpec("accuracy", "Test accuracy", "accuracy"),
+    PanelSpec("param", "Parameter x", "x"),
+    PanelSpec("gap", "Optimality gap (x − x*)²", log=True),
+    PanelSpec("loss", "Loss", "loss"),
+    PanelSpec("per-client", "Per-client accuracy", "accuracy"),
+    PanelSpec("per-client-var", "Per-client accuracy variance", "variance"),
+    PanelSpec("bias", "Bias: TV distance between target α and effective weights p", "TV"),
+    PanelSpec(
+        "staleness", "Staleness (rounds since a client's update entered the model)", "rounds"
+    ),
+    PanelSpec("staleness-s", "Staleness in simulated seconds", "s"),
+    PanelSpec(
+        "versions", "Staleness of the arriving updates, in model versions (async runs)", "versions"
+    ),
+    PanelSpec("clients", "Participation", "clients"),
+    PanelSpec("sim-time", "Simulated time at the end of each round", "s"),
+    PanelSpec("round-time", "Round time (simulated)", "s"),
+    PanelSpec("updates", "Updates dropped or partial", "updates"),
+    PanelSpec("wasted", "Client compute spent on dropped updates", "s"),
+    PanelSpec("traffic", "Traffic per round", "bytes"),
+    PanelSpec("traffic-total", "Traffic, cumulative", "bytes"),
+)
+
+
 def summary_name(round_metric: str) -> str:
     """The summary value that averages a round metric declared with `summary=True`."""
     return f"{round_metric}_avg"
@@ -127,6 +168,45 @@ SIMULATED_TIME: tuple[MetricSpec, ...] = (
     ),
 )
 
+# The async mode's round metrics (`worker/engine/loop.py`, `algorithms/asynchronous.py`),
+# per server update.
+STALE = "Model versions between the one an arriving update started from and the one it met."
+ASYNCHRONOUS: tuple[MetricSpec, ...] = (
+    _round(
+        "update_staleness_mean",
+        "update staleness mean",
+        "versions",
+        unit="versions",
+        summary=True,
+        better="lower",
+        description=STALE,
+    ),
+    _round("update_staleness_p90", "update staleness p90", "versions", unit="versions"),
+    _round(
+        "update_staleness_max",
+        "update staleness max",
+        "versions",
+        unit="versions",
+        description=STALE,
+    ),
+    _round(
+        "stale_dropped",
+        "updates older than the ring",
+        "updates",
+        unit="updates",
+        better="lower",
+        description="Arrived updates whose starting version had left the ring of recent "
+        "versions (algorithm.<name>.ring): dropped without entering.",
+    ),
+    _round(
+        "in_flight",
+        "clients training",
+        "clients",
+        unit="clients",
+        description="Clients training when the server update is applied (async runs).",
+    ),
+)
+
 ROUND_METRICS: tuple[MetricSpec, ...] = (
     _round("test_acc", "test accuracy", "accuracy", better="higher", **PERCENT),
     _round(
@@ -162,6 +242,7 @@ ROUND_METRICS: tuple[MetricSpec, ...] = (
     _round("param", "parameter x", "param"),
     _round("opt_gap", "optimality gap (x − x*)²", "gap", better="lower"),
     *SIMULATED_TIME,
+    *ASYNCHRONOUS,
 )
 
 HIGHER = {"better": "higher"}
@@ -330,6 +411,18 @@ def unregister(names: Iterable[str]) -> None:
     """Remove registered round metrics (a plug-in that failed after registering)."""
     drop = set(names)
     _registered[:] = [s for s in _registered if s.name not in drop]
+
+
+def panels() -> list[PanelSpec]:
+    """Every panel a round metric of the catalogue is in: the built-in ones in display
+    order, then the others (plug-ins') in catalogue order, titled "<Panel> metrics"."""
+    used = [s.panel for s in catalogue() if s.kind == "round"]
+    known = {p.name for p in PANELS}
+    extra = [name for name in dict.fromkeys(used) if name not in known]
+    return [
+        *(p for p in PANELS if p.name in used),
+        *(PanelSpec(name, f"{name[:1].upper()}{name[1:]} metrics") for name in extra),
+    ]
 
 
 def compared() -> list[MetricSpec]:

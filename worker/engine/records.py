@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -110,32 +110,18 @@ class RoundRecord:
         return out
 
 
-@dataclass
+@dataclass(frozen=True)
 class Summary:
-    """The run's summary values (`worker.engine.summary`): today's as fields, the others
-    (final per-client accuracy, `final_param`, averages of round metrics) in `extra`;
-    `stopped` says the run stopped before its last round."""
+    """The run's summary: every summary value of the metric catalogue
+    (`metrics.catalogue()`, kind `summary`) by name, as `worker.engine.summary` computes
+    them, None where the run recorded nothing to compute one from; `stopped` says the
+    run stopped before its last round."""
 
-    best_test_acc: float | None = None
-    final_test_acc: float | None = None
-    time_avg_test_acc: float | None = None
-    std_test_acc_second_half: float | None = None
-    rounds_to_target: int | None = None
-    final_test_loss: float | None = None
-    rounds_done: int = 0
-    wall_s: float = 0.0
-    client_updates_per_s: float = 0.0
+    values: Mapping[str, float | int | None]
     stopped: bool = False
-    extra: dict[str, float] = field(default_factory=dict)
 
-    @classmethod
-    def of(cls, values: Mapping[str, Any], stopped: bool) -> Summary:
-        named = {f.name for f in fields(cls)} - {"stopped", "extra"}
-        own = {k: v for k, v in values.items() if k in named}
-        extra = {k: v for k, v in values.items() if k not in named}
-        return cls(**own, stopped=stopped, extra=extra)
+    def __getitem__(self, name: str) -> float | int | None:
+        return self.values[name]
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out.update(out.pop("extra"))
-        return out
+        return {**self.values, "stopped": self.stopped}

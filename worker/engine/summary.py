@@ -38,7 +38,7 @@ class SummaryTracker:
     number; `rounds_to_target` counts rounds up to the first evaluation that reached the
     target accuracy, and `time_to_target_s` is that round's `sim_time_s`; `total_bytes`
     adds the last cumulative traffic down and up; `std_test_acc_second_half` is the
-    population std of the accuracies evaluated from round `rounds_done // 2` on;
+    std of the second half (`std_second_half`, over the rounds done so far);
     `client_updates_per_s` is Σ `n_selected` over the wall time; `<name>_avg` averages
     a round metric over the rounds that recorded it; `period_avg_param` is the mean of
     `param` over the last `period` rounds (those after `last round − period`), once the
@@ -127,7 +127,6 @@ class SummaryTracker:
             return {}
         values = [a for _, a in self.acc]
         points = values if self.initial is None else [self.initial, *values]
-        second = [a for r, a in self.acc if r >= rounds_done // 2]
         target = self.target
         first = next((r for r, a in self.acc if a >= target), None) if target is not None else None
         return {
@@ -135,7 +134,9 @@ class SummaryTracker:
             "final_test_acc": values[-1],
             "time_avg_test_acc": _mean(points),
             "time_avg_points": len(points),
-            "std_test_acc_second_half": _population_std(second) if second else None,
+            "std_test_acc_second_half": std_second_half(
+                ((r + 1, a) for r, a in self.acc), rounds_done
+            ),
             "rounds_to_target": None if first is None else first + 1,
             "time_to_target_s": None if first is None else self.acc_time.get(first),
         }
@@ -170,6 +171,16 @@ class SummaryTracker:
             return
         self.last = dict(state["last_values"])
         self.sums, self.counts = dict(state["sums"]), dict(state["counts"])
+
+
+def std_second_half(points: Iterable[tuple[int, float]], rounds: int) -> float | None:
+    """CA-Fed's "std 2nd half" (its paper's Table I): the population std of the
+    accuracies evaluated after at least half of a run's `rounds`, each point as (rounds
+    completed, accuracy): for 150 rounds, those at rounds completed ≥ 75. None when
+    there is no such point. The one definition: run summaries and reproduction reports
+    read it."""
+    second = [acc for completed, acc in points if 2 * completed >= rounds]
+    return _population_std(second) if second else None
 
 
 def _mean(values: Sequence[float]) -> float:

@@ -72,8 +72,7 @@ class Tracker:
         if self.rounds:
             share = (self.available.double() / self.rounds).numpy()
             bias = participation_bias(share, self.entered.numpy())
-        values = self.summary_tracker.summary(rounds, wall_s, startup_s, bias)
-        return Summary.of(values, stopped)
+        return Summary(self.summary_tracker.summary(rounds, wall_s, startup_s, bias), stopped)
 
     def state_dict(self) -> dict[str, Any]:
         return {

@@ -4,7 +4,7 @@ and the authors' reference runs.
 A curve is the test accuracy at the rounds a run evaluated, as rounds completed (0 = the
 initial model). CA-Fed's paper reports, over such a curve: its maximum, its mean (the
 "time-average", over every point, the initial model's included) and the population std
-of the points of the second half (round ≥ rounds / 2).
+of the points of the second half (`summary.std_second_half`: rounds completed ≥ rounds / 2).
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+
+from worker.engine.summary import std_second_half
 
 FIGURES = ("max", "time_avg", "std_second_half")
 LABELS = {
@@ -37,16 +39,11 @@ class Curve:
 
 def figures(curve: Curve, rounds: int) -> dict[str, float]:
     """max, time-average and std of the second half of `curve` (a run of `rounds`)."""
-    second = [a for r, a in zip(curve.rounds, curve.acc, strict=True) if r >= rounds / 2]
-    mean2 = math.fsum(second) / len(second) if second else math.nan
+    std = std_second_half(zip(curve.rounds, curve.acc, strict=True), rounds)
     return {
         "max": max(curve.acc),
         "time_avg": math.fsum(curve.acc) / len(curve.acc),
-        "std_second_half": (
-            math.sqrt(math.fsum((a - mean2) ** 2 for a in second) / len(second))
-            if second
-            else math.nan
-        ),
+        "std_second_half": math.nan if std is None else std,
     }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import statistics
 
+import pytest
 import torch
 from fedau.algorithm import WEIGHT_MEAN, FedAu, FedAuParams
 
@@ -71,6 +72,7 @@ def late_average(algorithm: str) -> float:
     return statistics.fmean(r.metrics["param"] for r in sink.records[-500:])
 
 
+@pytest.mark.slow
 def test_fedau_removes_the_bias_of_fedavg() -> None:
     fedavg, fedau = late_average("fedavg"), late_average("fedau")
     assert fedavg > 0.5  # pulled towards the client that is always there

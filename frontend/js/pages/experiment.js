@@ -9,12 +9,12 @@ import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom
 import { downloadButton, FIGURE_FILES, TABLE_FILES } from "../downloads.js";
 import { when } from "../format.js";
 import { etaText, speedText, standing } from "../standing.js";
+import { loadStatuses } from "../statuses.js";
 import { helpLink } from "../help.js";
 import { go } from "../router.js";
 import { cellText } from "../sweep.js";
 
 const REFRESH_MS = 2000;
-const STATUS_ORDER = ["running", "queued", "succeeded", "failed", "cancelled"];
 
 /** @type {import("../app.js").Mount} */
 export function mount(root, route) {
@@ -28,19 +28,19 @@ export function mount(root, route) {
   async function refresh() {
     clearTimeout(timer);
     try {
-      const [experiment, { runs, count }] = await Promise.all([
+      const [experiment, { runs, count }, statuses] = await Promise.all([
         api.experiment(id),
         api.listRuns({ experimentId: id, order: "activity", limit: 500 }),
+        loadStatuses(),
       ]);
       if (!alive) return;
       // Re-render only on change: an idle page keeps its links still under the pointer.
       const key = JSON.stringify([experiment, runs, count]);
       if (key !== shown) {
         shown = key;
-        render(experiment, runs, count);
+        render(experiment, runs, count, statuses);
       }
-      const active = (experiment.progress.byStatus.running ?? 0) + (experiment.progress.byStatus.queued ?? 0);
-      if (active > 0) timer = setTimeout(refresh, REFRESH_MS);
+      if (activeCount(experiment.progress.byStatus, statuses) > 0) timer = setTimeout(refresh, REFRESH_MS);
     } catch (err) {
       if (!alive) return;
       shown = "";
@@ -56,13 +56,13 @@ export function mount(root, route) {
   /**
    * @param {import("../api.js").Experiment} e @param {import("../api.js").Run[]} runs
    * @param {number} count all its runs (the table shows the first 500)
+   * @param {import("../api.js").StatusSpec[]} specs the statuses, in lifecycle order
    */
-  function render(e, runs, count) {
+  function render(e, runs, count, specs) {
     const p = e.progress;
     const total = Object.values(p.byStatus).reduce((a, b) => a + b, 0);
-    const statuses = [...STATUS_ORDER, ...Object.keys(p.byStatus).filter((s) => !STATUS_ORDER.includes(s))]
-      .filter((s) => p.byStatus[s]);
-    const active = (p.byStatus.running ?? 0) + (p.byStatus.queued ?? 0);
+    const statuses = specs.map((s) => s.name).filter((s) => p.byStatus[s]);
+    const active = activeCount(p.byStatus, specs);
     const grid = Object.entries(e.grid);
     replace(root,
       h("div", { class: "page-head" },
@@ -144,4 +144,12 @@ function fact(k, v, key) {
 /** A grid value as written in a config. @param {any} v */
 function show(v) {
   return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+/**
+ * Runs in an active status (queued, running, stalled: `GET /api/meta`).
+ * @param {Record<string, number>} byStatus @param {import("../api.js").StatusSpec[]} specs
+ */
+function activeCount(byStatus, specs) {
+  return specs.filter((s) => s.active).reduce((n, s) => n + (byStatus[s.name] ?? 0), 0);
 }

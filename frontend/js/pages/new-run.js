@@ -96,7 +96,12 @@ function build(root, schema, presets, query) {
   function fill(base, sets = []) {
     form.set(base);
     filled = snapshot();
-    if (sets.length) form.set(applyAssignments(form.value(), sets));
+    try {
+      if (sets.length) form.set(applyAssignments(form.value(), sets));
+    } catch (err) {  // an address edited by hand: the base stays, the edit is named
+      errors.hidden = false;
+      replace(errors, h("p", {}, `The address's edits were not applied: ${err instanceof Error ? err.message : String(err)}`));
+    }
     syncUrl();
     checkData();
   }

@@ -1,7 +1,7 @@
 // Run: live curves (initial downsampled fetch, then rounds streamed over SSE and appended
 // with Plotly.extendTraces; `uirevision` keeps the user's zoom), client views, summary.
-import { ApiError, RESUMABLE_STATUSES, api, authHeaders, toRun } from "../api.js";
-import { loadCatalog, specOf } from "../catalog.js";
+import { ApiError, api, authHeaders, toRun } from "../api.js";
+import { loadCatalog, panelSpecs, specOf } from "../catalog.js";
 import { confirmIn } from "../confirm.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { downloadButton } from "../downloads.js";
@@ -223,7 +223,7 @@ class RunView {
         h("div", { class: "actions" },
           h("button", { type: "button", title: "Rename, notes, tags", on: { click: () => this.edit() } }, "Edit"),
           r.active && !r.cancelling && h("button", { type: "button", on: { click: () => this.cancel() } }, "Cancel"),
-          !r.external && RESUMABLE_STATUSES.includes(r.status) && h("button", { type: "button", title: "Queue it again; it continues from its last checkpoint", on: { click: () => this.resume() } }, "Resume"),
+          r.resumable && h("button", { type: "button", title: "Queue it again; it continues from its last checkpoint", on: { click: () => this.resume() } }, "Resume"),
           downloadButton("Export CSV", () => `/api/runs/${r.id}/export.csv`, { title: "Every round's metrics", format: "csv" }),
           downloadButton("Bundle", () => `/api/runs/${r.id}/export.zip`, { title: "The run with its config: config, summary, every round's metrics and client records (.zip)", format: "zip" }),
           r.roundsDone > 0 && downloadButton("Figure", () => `/api/runs/${r.id}/figure.pdf`, { title: "The run's accuracy and loss curves as a PDF for a paper", format: "pdf" }),
@@ -318,7 +318,7 @@ class RunView {
   }
 
   drawCurves() {
-    const panels = panelsFor(this.series.keys(), this.catalogue);
+    const panels = panelsFor(this.series.keys(), this.catalogue, panelSpecs());
     if (!panels.length) {
       for (const { div } of this.panels.values()) purge(div);
       this.panels.clear();
@@ -439,7 +439,7 @@ class RunView {
         { ...lineLayout(`Per-client test accuracy at round ${acc.value.round}`, { xTitle: "accuracy", yTitle: "clients", uirevision: "client-acc", legend: false }), hovermode: "closest", bargap: 0.05 });
     } else {
       const why = this.run.config?.eval?.client_every === 0 ? "Per-client accuracy is evaluated only when eval.client_every > 0." : "No per-client evaluation yet.";
-      placeholder(d.clientAcc, acc, "Per-client accuracy", why);
+      placeholder(d.clientAcc, acc, "Per-client test accuracy", why);
     }
   }
 
@@ -520,8 +520,8 @@ function fact(k, v) {
 /** Run fields carried by a status event. @param {any} w */
 function statusFields(w) {
   const r = toRun(w);
-  const { name, notes, tags, status, progress, roundsDone, roundsTotal, startedAt, finishedAt, error, worker, active, cancelling } = r;
-  return { name, notes, tags, status, progress, roundsDone, roundsTotal, startedAt, finishedAt, error, worker, active, cancelling };
+  const { name, notes, tags, status, progress, roundsDone, roundsTotal, startedAt, finishedAt, error, worker, active, resumable, cancelling } = r;
+  return { name, notes, tags, status, progress, roundsDone, roundsTotal, startedAt, finishedAt, error, worker, active, resumable, cancelling };
 }
 
 /**
@@ -546,7 +546,7 @@ function drawMatrix(div, result, title, opts) {
  */
 function drawParticipation(div, result) {
   if (result.status !== "fulfilled" || !result.value.rounds) {
-    placeholder(div, result, "Participation", "Nothing recorded yet.");
+    placeholder(div, result, "Kept updates against availability", "Nothing recorded yet.");
     return;
   }
   const p = result.value;

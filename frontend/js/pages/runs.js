@@ -2,6 +2,7 @@
 // archive or delete together (one confirmation, one request); archived runs on request.
 import { api } from "../api.js";
 import { loadCatalog, specOf } from "../catalog.js";
+import { loadStatuses } from "../statuses.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { heading, headline, num, shortWhen, when } from "../format.js";
 import { go, replaceQuery } from "../router.js";
@@ -12,7 +13,6 @@ import { standing } from "../standing.js";
 import { confirmIn } from "../confirm.js";
 import { helpLink } from "../help.js";
 
-const STATUSES = ["", "queued", "running", "succeeded", "failed", "cancelled"];
 const PAGE_SIZE = 50;
 const REFRESH_MS = 2000;
 
@@ -35,7 +35,7 @@ export function mount(root, route) {
   let alive = true;
   let shown = "";
 
-  const status = select("status", STATUSES.map((s) => [s, s || "any status"]), filters.status);
+  const status = select("status", [["", "any status"]], filters.status);
   const algorithm = select("algorithm", [["", "any algorithm"]], filters.algorithm);
   const experiment = select("experiment", [["", "any experiment"]], filters.experimentId);
   const text = h("input", { type: "search", name: "q", placeholder: "search name or notes", value: filters.q });
@@ -106,8 +106,12 @@ export function mount(root, route) {
 
   api.schema().then((schema) => {
     const names = schema.$defs?.AlgorithmConfig?.properties?.name?.enum ?? [];
-    addOptions(algorithm, names.map((n) => [n, n]));
+    addOptions(algorithm, names.map((/** @type {string} */ n) => [n, n]));
     algorithm.value = filters.algorithm;
+  }).catch(() => {});
+  loadStatuses().then((statuses) => {
+    addOptions(status, statuses.map((s) => [s.name, s.name]));
+    status.value = filters.status;
   }).catch(() => {});
   api.experiments().then((exps) => {
     addOptions(experiment, exps.map((e) => [String(e.id), `#${e.id} ${e.name}`]));

@@ -25,32 +25,10 @@ from torch import Tensor
 
 from worker.engine.algorithms.base import Algorithm, Footprint, Plan, Step
 from worker.engine.algorithms.selection import uniform_sample
-from worker.engine.metrics import MetricSpec
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import ALGORITHMS
 
 ASYNC = "async"
-
-STALE = "Model versions between the one a kept update started from and the one it entered."
-ASYNC_METRICS: tuple[MetricSpec, ...] = (
-    MetricSpec("update_staleness_mean", "update staleness mean", panel="versions",
-               unit="versions", summary=True, better="lower", description=STALE),
-    MetricSpec("update_staleness_p90", "update staleness p90", panel="versions",
-               unit="versions", description=STALE),
-    MetricSpec("update_staleness_max", "update staleness max", panel="versions",
-               unit="versions", description=STALE),
-    MetricSpec(
-        "stale_dropped",
-        "updates older than the ring",
-        panel="updates",
-        unit="updates",
-        better="lower",
-        description="Arrived updates whose starting version had left the ring of recent "
-        "versions (algorithm.<name>.ring): dropped without entering.",
-    ),
-    MetricSpec("in_flight", "clients training", panel="clients", unit="clients",
-               description="Clients training when the server update is applied."),
-)  # fmt: skip
 
 
 class AsyncParams(Params):
@@ -110,7 +88,6 @@ class AsyncAlgorithm(Algorithm):
     in `origin` the (K, d) models they started from."""
 
     mode: ClassVar[str] = ASYNC
-    metrics = ASYNC_METRICS
     footprint = Footprint(round_rows=2)  # the starting models gathered from the ring
     params: AsyncParams
 

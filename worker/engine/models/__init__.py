@@ -15,8 +15,7 @@ from worker.engine.sections import ModelSection
 from worker.engine.training.objective import Objective
 
 for _module in pkgutil.iter_modules(__path__):
-    if _module.name != "profile":  # measures models; imports this package
-        importlib.import_module(f"{__name__}.{_module.name}")
+    importlib.import_module(f"{__name__}.{_module.name}")
 
 
 def build_model(cfg: ModelSection, shape: tuple[int, ...], n_classes: int) -> nn.Module:

@@ -2,7 +2,7 @@
 field that drives each part, and work in floating-point operations.
 
 `estimate(config)` takes milliseconds and allocates none of the run's tensors: the
-model is profiled on the `meta` device (`models/profile.py`). Every term bounds what it
+model is profiled on the `meta` device (`model_profile.py`). Every term bounds what it
 stands for from above. Some are held throughout, others only in a phase (loading the
 data, a round's local training, an evaluation); the peak counts the largest phase in
 full, and of the others what the allocator may keep of their freed blocks for reuse

@@ -11,8 +11,8 @@ from worker.engine.algorithms.base import Footprint
 from worker.engine.config import RunConfig
 from worker.engine.errors import ConfigError
 from worker.engine.loop import resolve_backend
-from worker.engine.models.profile import ModelProfile, model_profile
 from worker.engine.registry import ALGORITHMS, DATASETS, DatasetFacts, selected
+from worker.engine.resources.model_profile import ModelProfile, model_profile
 
 _DEFAULTS = RunConfig()
 
