@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: bench
-from bench.peers import N_CLASSES, TEST, WORKLOADS, fake_data
+from bench.peers import N_CLASSES, TEST, WORKLOADS, Workload, fake_data
 from worker.engine.allocator import keep_freed_memory
 from worker.engine.config import build_run_config
 from worker.engine.data.federated import FederatedData, offsets
@@ -42,32 +42,33 @@ TIMED = {
 }
 
 
-def register() -> None:
-    arrays = {k: torch.from_numpy(v) for k, v in fake_data(W2).items()}
+def register(w: Workload = W2, name: str = DATASET) -> None:
+    """The workload's fake data as the dataset `name`."""
+    arrays = {k: torch.from_numpy(v) for k, v in fake_data(w).items()}
     facts = DatasetFacts(
         N_CLASSES,
         "image",
         "generated",
         partitions=("iid",),
-        shape=W2.shape,
-        train=W2.n_clients * W2.per_client,
+        shape=w.shape,
+        train=w.n_clients * w.per_client,
         test=TEST,
     )
 
-    @dataset(DATASET, facts=facts, label="bench/clock.py fake data")
+    @dataset(name, facts=facts, label=f"{w.name} fake data (bench)")
     def load(params: Any, cfg: Any, rng: np.random.Generator) -> FederatedData:
         y = arrays["y_train"]
         return FederatedData(
             x_train=arrays["x_train"],
             y_train=y,
-            train_offsets=offsets([W2.per_client] * W2.n_clients),
+            train_offsets=offsets([w.per_client] * w.n_clients),
             x_test=arrays["x_test"],
             y_test=arrays["y_test"],
-            test_offsets=offsets([0] * W2.n_clients),
+            test_offsets=offsets([0] * w.n_clients),
             n_classes=N_CLASSES,
             task="classification",
-            client_class=y.view(W2.n_clients, W2.per_client).min(dim=1).values,
-            cluster=torch.zeros(W2.n_clients, dtype=torch.long),
+            client_class=y.view(w.n_clients, w.per_client).min(dim=1).values,
+            cluster=torch.zeros(w.n_clients, dtype=torch.long),
         )
 
 

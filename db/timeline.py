@@ -75,6 +75,8 @@ def client_timeline(
         .where(r.timeline.is_not(None))
         .order_by(r.round),
     )
+    if not rows:  # an asynchronous run's server updates carry no timeline
+        return Timeline(row_starts.tolist(), [], 0.0, [[] for _ in row_starts])
     by_round = dict(zip(rounds.tolist(), ends.tolist(), strict=True))
     states = grid.fill(rows, by_round, n_clients)
     times = (start_s + width * np.arange(max_buckets)).tolist()

@@ -37,10 +37,12 @@ from db.packing import (
     pack_ids,
     pack_weights,
 )
+from db.participation import participation
 from db.runs import finish_run
 from db.series import CHUNK, ChunkWriter
 from db.upsert import insert_ignore, upsert_many
 from worker.engine import RoundRecord
+from worker.engine.stats import participation_bias
 from worker.engine.summary import summarise
 from worker.round_rows import RoundRows
 
@@ -279,7 +281,15 @@ def finish_external(
     if latest >= tally.next_round:  # every round: the mark after the last one
         rows = RoundRows(run.id, run.n_clients, tally, ChunkWriter(run.id))
         _settle(session, rows, {}, latest)
-    summary = summarise(_rounds(session, run), run.rounds_done, _wall_s(session, run), target_acc)
+    p = participation(session, run.id, run.n_clients)
+    bias = participation_bias(p.available_share, p.updates)
+    summary = summarise(
+        _rounds(session, run),
+        run.rounds_done,
+        _wall_s(session, run),
+        target_acc,
+        participation_bias=bias,
+    )
     if not finish_run(session, run.id, status, summary, message):
         raise Conflict(f"run {run.id} is gone")
     if not run.rounds_total:  # unknown up front: the rounds it had

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
+import numpy as np
 from fastapi import APIRouter, Query
 
 from api.deps import MAX_INT, RunDep, SessionDep
@@ -13,12 +14,17 @@ from api.schemas.series import (
     ClientRoundPublic,
     ClientRoundsPublic,
     MatrixPublic,
+    ParticipationPublic,
     StalenessDistributionPublic,
     TimelinePublic,
 )
 from db import matrices, staleness
 from db.client_rounds import FIELDS, client_rounds
+from db.models import Run
+from db.participation import participation
 from db.timeline import STATES, client_timeline
+from worker.engine.algorithms.asynchronous import runs_async
+from worker.engine.stats import participation_bias
 
 router = APIRouter(prefix="/api/runs/{run_id}", tags=["clients"], responses=NOT_FOUND)
 
@@ -65,6 +71,7 @@ def read_staleness_distribution(
     d = staleness.distribution(session, run.id, run.n_clients)
     width, starts, counts = d.binned(max_bins)
     return StalenessDistributionPublic(
+        unit=staleness_unit(run),
         rounds=d.rounds,
         cells=d.cells,
         width=width,
@@ -72,6 +79,27 @@ def read_staleness_distribution(
         counts=counts,
         mean=d.mean,
         max=d.max,
+    )
+
+
+def staleness_unit(run: Run) -> Literal["rounds", "versions"]:
+    """Versions for an async run (a round is a server update), rounds otherwise."""
+    name = ((run.config or {}).get("algorithm") or {}).get("name")
+    return "versions" if isinstance(name, str) and runs_async(name) else "rounds"
+
+
+@router.get("/participation")
+def read_participation(run: RunDep, session: SessionDep) -> ParticipationPublic:
+    """Each client's share of rounds available against the rounds its update entered:
+    the participation-bias diagnostic, and its correlation `participation_bias`."""
+    p = participation(session, run.id, run.n_clients)
+    total = max(1, int(p.updates.sum()))
+    return ParticipationPublic(
+        rounds=p.rounds,
+        available_share=np.round(p.available_share, 6).tolist(),
+        updates=p.updates.tolist(),
+        update_share=np.round(p.updates / total, 6).tolist(),
+        participation_bias=participation_bias(p.available_share, p.updates),
     )
 
 

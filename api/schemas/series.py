@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -54,6 +54,18 @@ class MatrixPublic(BaseModel):
     values: list[list[float]]
 
 
+class ParticipationPublic(BaseModel):
+    """Per client over the whole run: its share of rounds available and the rounds its
+    update entered (their share of all entries), and the run's `participation_bias`,
+    the correlation of the two shares over the clients (None where either is constant)."""
+
+    rounds: int
+    available_share: list[float]
+    updates: list[int]
+    update_share: list[float]
+    participation_bias: float | None
+
+
 class TimelinePublic(BaseModel):
     """Clients in simulated time (runs with a system model): `states[i][j]` indexes
     `labels` for the clients from `clients[i]` (to the next row's first) in the seconds
@@ -68,8 +80,12 @@ class TimelinePublic(BaseModel):
 
 class StalenessDistributionPublic(BaseModel):
     """Cells (client, round) by staleness, exact, in bins of `width` rounds: bin i holds
-    staleness `starts[i]` to `starts[i] + width − 1`."""
+    staleness `starts[i]` to `starts[i] + width − 1`. In an async run a round is a server
+    update, so staleness counts model versions (`unit`)."""
 
+    unit: Literal["rounds", "versions"] = Field(
+        description="What a round of the run is: a round, or a server update (a version)."
+    )
     rounds: int = Field(description="Rounds recorded; every client has one cell per round.")
     cells: int
     width: int

@@ -16,6 +16,7 @@
  * @typedef {{value: number, label: string}} Reference a value a metric's chart marks
  * @typedef {{round: number[], last: (number|null)[], min: (number|null)[], max: (number|null)[]}} Series
  * @typedef {{clients: number[], rounds: number[], values: (number|null)[][]}} Matrix
+ * @typedef {{rounds: number, availableShare: number[], updates: number[], updateShare: number[], bias: number|null}} Participation
  * @typedef {{clients: number[], times: number[], widthS: number, labels: string[], states: number[][]}} ClientTimeline
  *   clients in simulated time: `states[i][j]` indexes `labels` for the clients from `clients[i]` over [times[j], times[j] + widthS)
  * @typedef {{algorithm: string, set: Record<string, any>, label?: string}} Method a preset's method: its settings (label: its name where a preset runs one algorithm twice)
@@ -476,11 +477,22 @@ export const api = {
   matrix: async (id, kind, opts = {}) =>
     toMatrix(await request("GET", `/api/runs/${id}/${kind}${query({ max_clients: opts.maxClients ?? 200, max_rounds: opts.maxRounds ?? 500 })}`)),
   /**
-   * The exact staleness distribution: cells (client, round) per bin of `width` rounds.
+   * The exact staleness distribution: cells (client, round) per bin of `width` rounds;
+   * `unit` says what a round is: a round, or in an async run a server update (versions).
    * @param {number} id
-   * @returns {Promise<{rounds: number, cells: number, width: number, starts: number[], counts: number[], mean: number|null, max: number|null}>}
+   * @returns {Promise<{unit: "rounds"|"versions", rounds: number, cells: number, width: number, starts: number[], counts: number[], mean: number|null, max: number|null}>}
    */
   stalenessDistribution: (id) => request("GET", `/api/runs/${id}/staleness/distribution${query({ max_bins: 100 })}`),
+  /**
+   * Per client: its share of rounds available and the rounds its update entered; the
+   * run's participation bias (their correlation over the clients).
+   * @param {number} id
+   * @returns {Promise<Participation>}
+   */
+  participation: async (id) => {
+    const b = await request("GET", `/api/runs/${id}/participation`);
+    return { rounds: b.rounds, availableShare: b.available_share, updates: b.updates, updateShare: b.update_share, bias: b.participation_bias ?? null };
+  },
   /**
    * Clients in simulated time, downsampled (empty for a run without a system model).
    * @param {number} id @param {{maxClients?: number, maxBuckets?: number}} [opts]

@@ -72,6 +72,7 @@ def test_client_matrices(client: TestClient, run: dict[str, Any]) -> None:
     # 70-79, 110-119) and 0 otherwise; client 1 is stale 1..30 three times (rounds 0-29,
     # 40-69, 80-109) and 0 in its 30 rounds.
     exact = client.get(f"{base}/staleness/distribution").json()
+    assert exact["unit"] == "rounds"  # a synchronous run
     assert exact["counts"] == [120] + [6] * 10 + [3] * 20
     assert (exact["width"], exact["starts"][:3], exact["max"]) == (1, [0, 1, 2], 30)
     assert (exact["cells"], exact["rounds"]) == (240, 120)
@@ -140,3 +141,16 @@ def test_an_algorithms_own_metric_is_stored_and_served(client: TestClient) -> No
     series = body["series"]["memory_filled"]
     assert series["round"] == list(range(40))
     assert series["last"] == [0.5] * 30 + [1.0] * 10
+
+
+def test_participation_of_each_client(client: TestClient, run: dict[str, Any]) -> None:
+    # Client 0 is available (and trains) in 30 of every 40 rounds, client 1 in 10: over
+    # 120 rounds 90 and 30 updates. Two clients: the correlation is 1.
+    body = client.get(f"/api/runs/{run['id']}/participation").json()
+
+    assert body["rounds"] == 120
+    assert body["available_share"] == [0.75, 0.25]
+    assert body["updates"] == [90, 30]
+    assert body["update_share"] == [0.75, 0.25]
+    assert body["participation_bias"] == pytest.approx(1.0)
+    assert run["summary"]["participation_bias"] == pytest.approx(body["participation_bias"])

@@ -105,3 +105,26 @@ def test_compare_against_simulated_time(client: TestClient) -> None:
     )
     assert figure.status_code == compared.status_code == 200
     assert "simulated time (s)" in figure.text and "simulated time (s)" in compared.text
+
+
+def test_an_async_run_counts_staleness_in_versions(client: TestClient) -> None:
+    config = {
+        "rounds": 6,
+        "device": "cpu",
+        "data": {"n_clients": 8},
+        "availability": {"kind": "bernoulli"},
+        "algorithm": {"name": "fedbuff", "fedbuff": {"concurrency": 4, "buffer": 2}},
+        "system": {"kind": "profiles"},
+    }
+    run = submit(client, config)
+    done = wait_final(client, run["id"])
+
+    assert done["status"] == "succeeded", done["error"]
+    base = f"/api/runs/{run['id']}"
+    assert client.get(f"{base}/staleness/distribution").json()["unit"] == "versions"
+    series = client.get(f"{base}/metrics").json()["series"]
+    assert len(series["update_staleness_max"]["last"]) == 6
+    part = client.get(f"{base}/participation").json()
+    assert sum(part["updates"]) >= 6  # at least one client's update in each server update
+    # the engine's summary value and the stored records' agree: one definition
+    assert done["summary"]["participation_bias"] == part["participation_bias"]

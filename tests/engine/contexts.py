@@ -10,6 +10,7 @@ import torch
 from torch import Tensor
 
 from worker.engine.algorithms import Algorithm, Facts, Plan, Step
+from worker.engine.algorithms.asynchronous import AsyncAlgorithm
 from worker.engine.overrides import build_config
 from worker.engine.registry import ALGORITHMS, selected
 
@@ -46,9 +47,15 @@ def make_algorithm(
     else:
         name = next(e.name for e in ALGORITHMS if e.component is algorithm)
     n = len(alpha)
+    clock = ["system.kind=profiles", f"algorithm.{name}.concurrency={min(k, n)}"]
     config = build_config(
         {"data": {"dataset": "synthetic_clustered", "n_clients": n}},
-        [f"algorithm.name={name}", f"algorithm.participation={k}", *(assignments or [])],
+        [
+            f"algorithm.name={name}",
+            f"algorithm.participation={k}",
+            *(clock if issubclass(ALGORITHMS.get(name).component, AsyncAlgorithm) else []),
+            *(assignments or []),
+        ],
     )
     entry, params = selected(config.algorithm, ALGORITHMS)
     context = replace(

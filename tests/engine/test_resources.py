@@ -218,3 +218,15 @@ def test_held_records_and_checkpoints_scale_their_terms() -> None:
 
     assert term(many, "records").amount == 600 * term(one, "records").amount
     assert term(many, "checkpoint").amount == 4 * term(one, "checkpoint").amount
+
+
+def test_an_async_ring_of_versions_is_counted_at_admission() -> None:
+    sets = ["algorithm.name=fedbuff", "system.kind=profiles", "algorithm.fedbuff.buffer=4"]
+    small = estimate(build_config(SMALL, [*sets, "algorithm.fedbuff.ring=4"]))
+    large = estimate(build_config(SMALL, [*sets, "algorithm.fedbuff.ring=4000"]))
+
+    ring = term(large, "fedbuff's ring of model versions")
+    assert ring.amount == 1000 * term(small, "fedbuff's ring of model versions").amount
+    assert ring.amount == 4000 * 2 * (10 + 1) * 4  # the linear model: d = 2 classes × 11
+    assert ring.field == "algorithm.fedbuff.ring"
+    assert term(small, "local training").label.endswith("K = 4")  # the buffer, at once

@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 
@@ -15,6 +16,7 @@ from tests.engine.sinks import CheckpointsSink
 from worker.engine import ListSink, build_config, checkpoint, metrics, simulate
 from worker.engine.clock import process_age_s
 from worker.engine.metrics import MetricSpec
+from worker.engine.stats import participation_bias
 from worker.engine.summary import SummaryTracker, std_second_half, summarise
 from worker.engine.tracker import Tracker
 from worker.reproduction.figures import Curve, figures
@@ -28,6 +30,7 @@ ROUNDS: list[tuple[int, dict[str, float]]] = [
             "n_selected": 1,
             "sim_time_s": 7.5,
             "round_time_s": 2.5,
+            "update_staleness_mean": 1.5,
             "test_acc": 0.7,
             "test_loss": 0.4,
             "client_acc_mean": 0.6,
@@ -108,7 +111,15 @@ def test_no_clock_no_simulated_time() -> None:
 
 
 def test_every_summary_value_of_the_catalogue_in_its_order() -> None:
-    s = summarise(ROUNDS, rounds_done=4, wall_s=2.0, target_acc=0.6, startup_s=1.5, period=2)
+    s = summarise(
+        ROUNDS,
+        rounds_done=4,
+        wall_s=2.0,
+        target_acc=0.6,
+        startup_s=1.5,
+        period=2,
+        participation_bias=0.5,
+    )
 
     assert list(s) == [spec.name for spec in metrics.catalogue() if spec.kind == "summary"]
     assert all(v is not None for v in s.values())
@@ -209,7 +220,16 @@ def test_engine_summary_is_summarise_over_its_records(sets: list[str]) -> None:
     sink, summary, target = engine_run(*sets)
 
     rounds = [(r.round, r.metrics) for r in sink.records]
-    expected = summarise(rounds, len(rounds), summary["wall_s"], target, summary["startup_s"])
+    n = build_config({}, list(sets)).data.n_clients
+    available = np.zeros(n)
+    entered = np.zeros(n)
+    for r in sink.records:
+        available[r.available] += 1
+        entered[r.selected] += 1
+    bias = participation_bias(available / len(rounds), entered)
+    expected = summarise(
+        rounds, len(rounds), summary["wall_s"], target, summary["startup_s"], None, bias
+    )
 
     assert {k: summary[k] for k in expected} == expected
     assert summary["stopped"] is False

@@ -8,9 +8,10 @@ from worker.engine.tracker import Tracker
 
 def test_staleness_by_hand() -> None:
     tracker = Tracker(torch.full((4,), 0.25), target_acc=None)
-    tracker.client_metrics(0, torch.tensor([0, 1]), torch.tensor([0.5, 0.5, 0, 0]))
+    everyone = torch.ones(4, dtype=torch.bool)
+    tracker.client_metrics(0, everyone, torch.tensor([0, 1]), torch.tensor([0.5, 0.5, 0, 0]))
 
-    m = tracker.client_metrics(1, torch.tensor([1]), torch.tensor([0.5, 0.5, 0, 0]))
+    m = tracker.client_metrics(1, everyone, torch.tensor([1]), torch.tensor([0.5, 0.5, 0, 0]))
 
     # after round 1: client 0 last at 0 → 1; client 1 → 0; clients 2, 3 never → 2
     assert (m["staleness_mean"], m["staleness_max"]) == (1.25, 2.0)
@@ -20,8 +21,9 @@ def test_staleness_by_hand() -> None:
 def test_tv_bias_by_hand() -> None:
     tracker = Tracker(torch.tensor([0.5, 0.5]), target_acc=None)
 
-    first = tracker.client_metrics(0, torch.tensor([0]), torch.tensor([1.0, 0.0]))
-    second = tracker.client_metrics(1, torch.tensor([1]), torch.tensor([0.0, 1.0]))
+    both = torch.ones(2, dtype=torch.bool)
+    first = tracker.client_metrics(0, both, torch.tensor([0]), torch.tensor([1.0, 0.0]))
+    second = tracker.client_metrics(1, both, torch.tensor([1]), torch.tensor([0.0, 1.0]))
 
     # p = (1, 0): TV = ½(|0.5 − 1| + |0.5 − 0|) = 0.5; the average of p over both rounds is α
     assert first["tv_bias"] == pytest.approx(0.5)
@@ -41,3 +43,30 @@ def test_summary_by_hand() -> None:
     assert s["std_test_acc_second_half"] == pytest.approx(math.sqrt(0.08 / 3))
     assert s["rounds_to_target"] == 2
     assert s["final_test_loss"] == pytest.approx(0.1)
+
+
+def test_participation_bias_by_hand() -> None:
+    # available in 4, 2 and 1 of 4 rounds: shares a = (1, 1/2, 1/4); updates entered 2, 2,
+    # 0: shares u = (1/2, 1/2, 0). Deviations from the means: (5, −1, −4)/12 and
+    # (1, 1, −2)/6; Σ products 1/6, Σ squares 7/24 and 1/6: r = (1/6)/√(7/144) = 2/√7.
+    tracker = Tracker(torch.full((3,), 1 / 3), target_acc=None)
+    rounds = [([0, 1, 2], [0, 1]), ([0, 1], [0, 1]), ([0], []), ([0], [])]
+    for t, (available, selected) in enumerate(rounds):
+        mask = torch.zeros(3, dtype=torch.bool)
+        mask[available] = True
+        ids = torch.tensor(selected, dtype=torch.long)
+        weights = torch.zeros(3)
+        weights[ids] = 0.5
+        tracker.client_metrics(t, mask, ids, weights)
+
+    s = tracker.summary(rounds=4, wall_s=1.0, stopped=False)
+
+    assert s["participation_bias"] == pytest.approx(2 / 7**0.5)
+
+
+def test_no_participation_bias_when_availability_does_not_vary() -> None:
+    tracker = Tracker(torch.full((2,), 0.5), target_acc=None)
+    both = torch.ones(2, dtype=torch.bool)
+    tracker.client_metrics(0, both, torch.tensor([0]), torch.tensor([1.0, 0.0]))
+
+    assert tracker.summary(rounds=1, wall_s=1.0, stopped=False)["participation_bias"] is None

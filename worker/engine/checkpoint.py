@@ -3,9 +3,9 @@ it (`VERSION`), and every earlier layout, upgraded here before any component rea
 
 - Version 2, written since the layout was fixed: every part present.
 - Version 1, written by every engine before: parts added over time may be absent (the
-  server's and the trainer's state, the tracker's `last_s` and its summary's
-  `acc_time`, `initial`, `param_window`, `first_param`); they start as a new run's do,
-  which is what those engines did. Two layouts are read differently: a tracker whose
+  server's and the trainer's state, the tracker's `last_s` and participation counts,
+  its summary's `acc_time`, `initial`, `param_window`, `first_param`); they start as a
+  new run's do, which is what those engines did. Two layouts are read differently: a tracker whose
   summary state sits at its top level with `last_loss` (before the summary had its own
   tracker), and CA-Fed's state without `started` (started once any client reported).
 

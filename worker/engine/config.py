@@ -37,6 +37,7 @@ import worker.engine.models
 import worker.engine.schedules
 import worker.engine.system  # noqa: F401  (the built-ins register on import)
 from worker.engine import plugins
+from worker.engine.algorithms.asynchronous import runs_async
 from worker.engine.data.partitions import without_data
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import (
@@ -262,6 +263,8 @@ def run_shape(c: RunSection) -> RunShape:
 
 
 def _check_participation(c: RunSection) -> None:
+    if runs_async(c.algorithm.name):
+        return  # its own concurrency says how many train
     if c.algorithm.participation >= 1 and c.n_selected() > c.data.n_clients:
         raise ValueError(
             f"algorithm.participation: K = {c.n_selected()} exceeds "
@@ -345,7 +348,21 @@ def _time_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None
                 "keeps, not a sample of K; over-commitment needs an algorithm that samples K"
             )
 
+    def rounds() -> None:
+        if not runs_async(c.algorithm.name):
+            return
+        for path, value, default in (
+            ("round.deadline_s", c.round.deadline_s, None),
+            ("round.over_commit", c.round.over_commit, 0.0),
+        ):
+            if value != default:
+                raise ValueError(
+                    f"{path}: {c.algorithm.name} runs asynchronously, without rounds to "
+                    "cut; leave it unset"
+                )
+
     return [
+        (("algorithm.name", "round.deadline_s", "round.over_commit"), rounds),
         (
             ("round.deadline_s", "system.kind"),
             needs_clock("round.deadline_s", c.round.deadline_s, None),

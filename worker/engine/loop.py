@@ -15,7 +15,8 @@ import torch
 from torch import Tensor
 
 from worker.engine import checkpoint
-from worker.engine.algorithms import Algorithm, Facts, Plan
+from worker.engine.algorithms import Algorithm, Facts, Plan, Step
+from worker.engine.algorithms.asynchronous import AsyncAlgorithm, runs_async
 from worker.engine.artifact import ModelFile, model_file
 from worker.engine.availability import Availability, AvailabilityFacts
 from worker.engine.clock import process_age_s
@@ -25,12 +26,15 @@ from worker.engine.errors import ConfigError
 from worker.engine.models import build_model, has_buffers, objective
 from worker.engine.records import ClientTimeline, ClientWeights, RoundRecord, Summary
 from worker.engine.registry import ALGORITHMS, AVAILABILITY, SCHEDULES, selected
+from worker.engine.ring import VersionRing
 from worker.engine.rng import torch_gen
 from worker.engine.sections import EvalSection
 from worker.engine.server import ServerOptimizer
 from worker.engine.sink import Sink
 from worker.engine.system import build_system
 from worker.engine.system.clock import Clock, Rules
+from worker.engine.system.flights import FlightDeck
+from worker.engine.system.timing import PARTIAL
 from worker.engine.tracker import Tracker
 from worker.engine.training.evaluate import evaluate, per_client_accuracy
 from worker.engine.training.flat import FlatModel
@@ -70,13 +74,24 @@ def build_clock(config: RunConfig, data: FederatedData, dim: int) -> Clock | Non
     if model is None:
         return None
     r = config.round
+    if asynchronous(config):  # no rounds: each client's window is its session
+        return Clock(model, Rules(math.inf, config.client.partial_work == "keep", None), dim)
     keep = config.n_selected() if r.over_commit > 0 else None
     rules = Rules(r.deadline_s or math.inf, config.client.partial_work == "keep", keep)
     return Clock(model, rules, dim)
 
 
+def asynchronous(config: RunConfig) -> bool:
+    """Whether the run's algorithm runs in async mode (`algorithms/asynchronous.py`)."""
+    return runs_async(config.algorithm.name)
+
+
 def selection_size(config: RunConfig) -> int:
-    """How many clients an algorithm selects: K, or ⌈(1 + o)·K⌉ over-committed."""
+    """How many clients an algorithm selects: K, or ⌈(1 + o)·K⌉ over-committed; in
+    async mode, how many train at once."""
+    if asynchronous(config):
+        _, params = selected(config.algorithm, ALGORITHMS)
+        return int(params.concurrency)
     k = config.n_selected()
     return math.ceil((1 + config.round.over_commit) * k) if config.round.over_commit else k
 
@@ -138,6 +153,13 @@ class Simulation:
         self.tracker = Tracker(alpha, config.eval.target_acc, self.availability.period)
         self.w = self.model.initial().to(self.device)
         self.server = ServerOptimizer(config.server, self.model.dim, self.device)
+        self.deck: FlightDeck | None = None
+        self.ring: VersionRing | None = None
+        if isinstance(self.algorithm, AsyncAlgorithm):
+            assert self.clock is not None  # the config checks ask for a system model
+            self.deck = FlightDeck(self.clock, facts.k, data.n_clients)
+            self.ring = VersionRing(self.algorithm.params.ring, self.model.dim, self.device)
+            self.ring.push(0, self.w)
         self.start_round = 0
         self.wall_s = 0.0
         self.startup_s: float | None = None
@@ -178,6 +200,8 @@ class Simulation:
         )
 
     def round(self, t: int) -> RoundRecord:
+        if self.deck is not None:
+            return self.async_round(t)
         initial: dict[str, float] = {}
         if t == 0:
             self.evaluate_initial(initial)
@@ -206,7 +230,21 @@ class Simulation:
         else:
             deltas = torch.zeros(0, self.model.dim, device=self.device)
         step = self.algorithm.aggregate(t, self.w, plan, deltas, lr)
+        return self.close(t, step, selected, metrics, available, timeline)
+
+    def close(
+        self,
+        t: int,
+        step: Step,
+        selected: Tensor,
+        metrics: dict[str, float],
+        available: Tensor,
+        timeline: ClientTimeline | None = None,
+    ) -> RoundRecord:
+        """Apply the round's step; its client metrics, evaluation and record."""
         self.w = self.server.step(self.w, step.direction)
+        if self.ring is not None:
+            self.ring.push(t + 1, self.w)
         if undeclared := step.metrics.keys() - self.declared:
             raise RuntimeError(
                 f"algorithm {self.config.algorithm.name!r} reported metrics its class does "
@@ -214,7 +252,7 @@ class Simulation:
             )
         metrics.update(step.metrics)
         now = None if self.clock is None else self.clock.now
-        metrics.update(self.tracker.client_metrics(t, selected, step.weights, now))
+        metrics.update(self.tracker.client_metrics(t, available, selected, step.weights, now))
         client_acc = self.evaluate(t, metrics)
         self.tracker.observe(t, metrics)
         entered = step.weights.nonzero().flatten()
@@ -223,11 +261,75 @@ class Simulation:
             round=t,
             metrics=metrics,
             available=available.nonzero().flatten().cpu().numpy(),
-            selected=selected.cpu().numpy().copy(),  # the algorithm may keep its tensor
+            selected=np.unique(selected.cpu().numpy()),  # the algorithm may keep its tensor
             weights=weights,
             client_acc=client_acc,
             timeline=timeline,
         )
+
+    def async_round(self, t: int) -> RoundRecord:
+        """Server update t of an async run: the next updates to arrive, trained at once
+        from the versions they started from (those that left the ring dropped)."""
+        deck, ring, clock = self.deck, self.ring, self.clock
+        algorithm = self.algorithm
+        assert deck is not None and ring is not None and clock is not None
+        assert isinstance(algorithm, AsyncAlgorithm)
+        metrics: dict[str, float] = {}
+        if t == 0:
+            self.evaluate_initial(metrics)
+        allowed = self.availability.mask(t)
+        seed = self.config.seed
+        got = deck.collect(
+            t,
+            allowed,
+            algorithm.params.arrivals,
+            self.trainer.work,
+            algorithm.start,
+            lambda i: torch_gen(seed, "start", i),
+        )
+        arrived = got.updates
+        version = torch.from_numpy(arrived.version)
+        held = ring.holds(version)
+        ids = torch.from_numpy(arrived.ids)[held]
+        stale = t - version
+        partial = arrived.outcome[held.numpy()] == PARTIAL
+        origin = ring.gather(version[held])
+        plan = Plan(
+            selected=ids,
+            planned=self.on_device(arrived.planned[held.numpy()]),
+            steps=self.on_device(arrived.done[held.numpy()]) if partial.any() else None,
+            staleness=stale[held],
+            origin=origin,
+        )
+        lr = self.trainer.lr(t)
+        if len(ids):
+            deltas, losses = self.trainer.train(t, origin, ids, None, 0.0, plan.steps)
+            metrics["train_loss"] = float(losses.mean())
+        else:
+            deltas = torch.zeros(0, self.model.dim, device=self.device)
+        step = algorithm.aggregate(t, self.w, plan, deltas, lr)
+        available = allowed
+        if (sessions := clock.model.sessions) is not None:
+            available = allowed & sessions.online(clock.now).to(allowed.device)
+        metrics.update(
+            n_available=float(available.sum()),
+            n_selected=float(len(ids)),
+            sim_time_s=clock.now,
+            round_time_s=clock.now - got.since,
+            **clock.traffic(got.started, len(arrived)),
+            dropped_updates=float(got.stopped),
+            partial_updates=float(partial.sum()),
+            stale_dropped=float(len(arrived) - len(ids)),
+            in_flight=float(len(deck.flying)),
+        )
+        if len(stale):
+            s = stale.double()
+            metrics.update(
+                update_staleness_mean=float(s.mean()),
+                update_staleness_p90=float(torch.quantile(s, 0.9)),
+                update_staleness_max=float(s.max()),
+            )
+        return self.close(t, step, ids, metrics, available)
 
     def timed(
         self, plan: Plan, started: float, metrics: dict[str, float]
@@ -317,6 +419,8 @@ class Simulation:
             "tracker": self.tracker.state_dict(),
             "wall_s": self.wall_s,
             **({} if self.clock is None else {"clock": self.clock.state_dict()}),
+            **({} if self.deck is None else {"flights": self.deck.state_dict()}),
+            **({} if self.ring is None else {"ring": self.ring.state_dict()}),
         }
 
     def load_state_dict(self, saved: dict[str, Any]) -> None:
@@ -337,6 +441,9 @@ class Simulation:
         self.wall_s = float(state["wall_s"])
         if self.clock is not None:
             self.clock.load_state_dict(state["clock"])
+        if self.deck is not None and self.ring is not None:
+            self.deck.load_state_dict(state["flights"])
+            self.ring.load_state_dict(state["ring"])
 
 
 def simulate(

@@ -78,6 +78,9 @@ PANELS: tuple[PanelSpec, ...] = (
         "staleness", "Staleness (rounds since a client's update entered the model)", "rounds"
     ),
     PanelSpec("staleness-s", "Staleness in simulated seconds", "s"),
+    PanelSpec(
+        "versions", "Staleness of the arriving updates, in model versions (async runs)", "versions"
+    ),
     PanelSpec("clients", "Participation", "clients"),
     PanelSpec("sim-time", "Simulated time at the end of each round", "s"),
     PanelSpec("round-time", "Round time (simulated)", "s"),
@@ -165,6 +168,45 @@ SIMULATED_TIME: tuple[MetricSpec, ...] = (
     ),
 )
 
+# The async mode's round metrics (`worker/engine/loop.py`, `algorithms/asynchronous.py`),
+# per server update.
+STALE = "Model versions between the one an arriving update started from and the one it met."
+ASYNCHRONOUS: tuple[MetricSpec, ...] = (
+    _round(
+        "update_staleness_mean",
+        "update staleness mean",
+        "versions",
+        unit="versions",
+        summary=True,
+        better="lower",
+        description=STALE,
+    ),
+    _round("update_staleness_p90", "update staleness p90", "versions", unit="versions"),
+    _round(
+        "update_staleness_max",
+        "update staleness max",
+        "versions",
+        unit="versions",
+        description=STALE,
+    ),
+    _round(
+        "stale_dropped",
+        "updates older than the ring",
+        "updates",
+        unit="updates",
+        better="lower",
+        description="Arrived updates whose starting version had left the ring of recent "
+        "versions (algorithm.<name>.ring): dropped without entering.",
+    ),
+    _round(
+        "in_flight",
+        "clients training",
+        "clients",
+        unit="clients",
+        description="Clients training when the server update is applied (async runs).",
+    ),
+)
+
 ROUND_METRICS: tuple[MetricSpec, ...] = (
     _round("test_acc", "test accuracy", "accuracy", better="higher", **PERCENT),
     _round(
@@ -200,6 +242,7 @@ ROUND_METRICS: tuple[MetricSpec, ...] = (
     _round("param", "parameter x", "param"),
     _round("opt_gap", "optimality gap (x − x*)²", "gap", better="lower"),
     *SIMULATED_TIME,
+    *ASYNCHRONOUS,
 )
 
 HIGHER = {"better": "higher"}
@@ -306,6 +349,16 @@ SUMMARY_VALUES: tuple[MetricSpec, ...] = (
         unit="1/s",
         **HIGHER,
         **TABLE,
+    ),
+    _summary(
+        "participation_bias",
+        "participation bias",
+        short="part. bias",
+        **TABLE,
+        description="Correlation over the clients between their share of rounds available "
+        "and their share of the updates that entered the model (in an async run, of the "
+        "server updates); near 1, the rarely available clients weigh little. None where "
+        "availability or participation does not vary.",
     ),
 )
 

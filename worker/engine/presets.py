@@ -399,6 +399,54 @@ FEDSCALE_TRACE = _preset(
     seeds=(0, 1, 2),
 )
 
+# Asynchronous against synchronous on the stragglers' devices and 100 clients of the
+# digits holding 2 classes each, in two groups by their smallest label, available in
+# turns (diurnal): labels 0-4 for 10 rounds, the others for 5. A turn lasts that many
+# rounds of FedAvg or FedBuff (10 updates each) and 10 times more of FedAsync (one update
+# each), so that about as many updates arrive in a turn; 20 clients train at once in the
+# async methods, whose 3600 arrivals take about the simulated time of FedAvg's 150 rounds.
+ASYNC_VS_SYNC = _preset(
+    "async-vs-sync",
+    "Asynchronous vs synchronous FL: FedAvg with a deadline and over-commitment vs FedBuff "
+    "vs FedAsync, devices of lognormal speed (σ = 1), diurnal availability; compare "
+    "simulated time to 90 % accuracy and participation bias",
+    {
+        **TIMED,
+        "data": {
+            "dataset": "digits",
+            "n_clients": 100,
+            "partition": "by_class",
+            "classes_per_client": 2,
+        },
+        "availability": {
+            "kind": "diurnal",
+            "diurnal": {"strategy": "ratio", "period": 10, "ratio": 0.5},
+        },
+        "system": {"kind": "profiles", "profiles": {"compute_spread": 1.0}},
+    },
+    (
+        Method(
+            "fedavg",
+            {"round.deadline_s": DEADLINE_S, "round.over_commit": 0.3},
+            label="fedavg-deadline",
+        ),
+        Method(
+            "fedbuff",
+            {"algorithm.fedbuff.concurrency": 20, "algorithm.fedbuff.buffer": 10, "rounds": 360},
+        ),
+        Method(
+            "fedasync",
+            {
+                "algorithm.fedasync.concurrency": 20,
+                "rounds": 3600,
+                "availability.diurnal.period": 100,
+                "eval.every": 50,
+            },
+        ),
+    ),
+    seeds=(0, 1, 2),
+)
+
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
@@ -411,6 +459,7 @@ PRESETS: dict[str, Preset] = {
         CAFED_MNIST,
         STRAGGLERS,
         FEDSCALE_TRACE,
+        ASYNC_VS_SYNC,
     )
 }
 

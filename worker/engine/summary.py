@@ -80,10 +80,16 @@ class SummaryTracker:
             self.counts[name] = self.counts.get(name, 0) + 1
 
     def summary(
-        self, rounds_done: int, wall_s: float, startup_s: float | None = None
+        self,
+        rounds_done: int,
+        wall_s: float,
+        startup_s: float | None = None,
+        participation_bias: float | None = None,
     ) -> dict[str, SummaryValue]:
-        """Every summary value of the catalogue, in catalogue order."""
+        """Every summary value of the catalogue, in catalogue order; `participation_bias`
+        comes from the clients' counts (`stats.participation_bias`), not the series."""
         computed: dict[str, SummaryValue] = {
+            "participation_bias": participation_bias,
             **self._accuracy(rounds_done),
             **{key: self.last.get(name) for key, name in LAST_VALUES.items()},
             "rounds_done": rounds_done,
@@ -203,9 +209,10 @@ def summarise(
     target_acc: float | None,
     startup_s: float | None = None,
     period: int | None = None,
+    participation_bias: float | None = None,
 ) -> dict[str, SummaryValue]:
     """The summary of a stored series: `(round, metrics)` in increasing round order."""
     tracker = SummaryTracker(target_acc, period)
     for t, values in rounds:
         tracker.observe(t, values)
-    return tracker.summary(rounds_done, wall_s, startup_s)
+    return tracker.summary(rounds_done, wall_s, startup_s, participation_bias)

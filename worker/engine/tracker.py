@@ -10,13 +10,17 @@ import torch
 from torch import Tensor
 
 from worker.engine.records import Summary
+from worker.engine.stats import participation_bias
 from worker.engine.summary import SummaryTracker
 
 
 class Tracker:
     """Staleness of client k at round t = t − (last round its update entered the model);
     a client never heard from counts t + 1. With a clock, also in seconds: the round's
-    end minus the end of that round (the run's start for a client never heard from)."""
+    end minus the end of that round (the run's start for a client never heard from).
+
+    It also counts, per client, the rounds it was available in and those its update
+    entered, for the run's `participation_bias`."""
 
     def __init__(self, alpha: Tensor, target_acc: float | None, period: int | None = None) -> None:
         n = len(alpha)
@@ -25,13 +29,24 @@ class Tracker:
         self.last_s = torch.zeros(n, dtype=torch.float64)
         self.p_sum = torch.zeros(n, dtype=torch.float64)
         self.p_rounds = 0
+        self.available = torch.zeros(n, dtype=torch.long)
+        self.entered = torch.zeros(n, dtype=torch.long)
+        self.rounds = 0
         self.summary_tracker = SummaryTracker(target_acc, period)
 
     def client_metrics(
-        self, t: int, selected: Tensor, weights: Tensor, now: float | None = None
+        self,
+        t: int,
+        available: Tensor,
+        selected: Tensor,
+        weights: Tensor,
+        now: float | None = None,
     ) -> dict[str, float]:
-        """The round's client metrics; `now`: the round's end in simulated seconds
-        (None: no clock)."""
+        """The round's client metrics; `available`: the (N,) mask of the round's
+        available clients; `now`: the round's end in simulated seconds (None: no clock)."""
+        self.rounds += 1
+        self.available += available.cpu()
+        self.entered[selected.unique()] += 1
         self.last[selected] = t
         out = _spread("staleness", (t - self.last).double())
         if now is not None:
@@ -53,7 +68,11 @@ class Tracker:
     def summary(
         self, rounds: int, wall_s: float, stopped: bool, startup_s: float | None = None
     ) -> Summary:
-        return Summary(self.summary_tracker.summary(rounds, wall_s, startup_s), stopped)
+        bias = None
+        if self.rounds:
+            share = (self.available.double() / self.rounds).numpy()
+            bias = participation_bias(share, self.entered.numpy())
+        return Summary(self.summary_tracker.summary(rounds, wall_s, startup_s, bias), stopped)
 
     def state_dict(self) -> dict[str, Any]:
         return {
@@ -61,6 +80,9 @@ class Tracker:
             "last_s": self.last_s.clone(),
             "p_sum": self.p_sum.clone(),
             "p_rounds": self.p_rounds,
+            "available": self.available.clone(),
+            "entered": self.entered.clone(),
+            "rounds": self.rounds,
             "summary": self.summary_tracker.state_dict(),
         }
 
@@ -68,6 +90,9 @@ class Tracker:
         self.last, self.p_sum = state["last"].clone(), state["p_sum"].clone()
         self.last_s = state["last_s"].clone()
         self.p_rounds = state["p_rounds"]
+        self.available = state["available"].clone()
+        self.entered = state["entered"].clone()
+        self.rounds = int(state["rounds"])
         self.summary_tracker.load_state_dict(state["summary"])
 
 

@@ -10,7 +10,7 @@ import { duration, label, num, when } from "../format.js";
 import { extendTraces, preloadPlotly, purge, react } from "../plot.js";
 import { replaceQuery } from "../router.js";
 import { followEvents } from "../sse.js";
-import { binnedTrace, extension, histogramTrace, lineLayout, matrixTrace, panelTraces, panelsFor, PALETTE, referenceLines, timelineTrace, timesAt } from "../traces.js";
+import { binnedTrace, extension, histogramTrace, lineLayout, matrixTrace, panelTraces, panelsFor, PALETTE, participationTrace, referenceLines, timelineTrace, timesAt } from "../traces.js";
 
 /** @typedef {import("../api.js").Run} Run */
 /** @typedef {import("../api.js").Series} Series */
@@ -187,6 +187,7 @@ class RunView {
       selection: this.plotDiv("selection"),
       staleness: this.plotDiv("staleness"),
       stalenessHist: this.plotDiv("staleness-hist"),
+      participation: this.plotDiv("participation"),
       clientAcc: this.plotDiv("client-acc"),
     };
     this.showClientCards();
@@ -413,19 +414,23 @@ class RunView {
       return;
     }
     if (!this.clientBox.querySelector(".plot-card")) this.showClientCards();  // it failed early, then was resumed
-    const [avail, sel, stale, acc, spread, timeline] = await Promise.allSettled([
+    const [avail, sel, stale, acc, spread, timeline, part] = await Promise.allSettled([
       api.matrix(id, "availability"), api.matrix(id, "selection"), api.matrix(id, "staleness"), api.clientAccuracy(id),
-      api.stalenessDistribution(id), this.timed ? api.timeline(id) : Promise.resolve(null),
+      api.stalenessDistribution(id), this.timed ? api.timeline(id) : Promise.resolve(null), api.participation(id),
     ]);
     const d = this.clientDivs;
     if (d.timeline) drawTimeline(d.timeline, timeline);
-    drawMatrix(d.availability, avail, "Availability: share of rounds each client was available", { zmin: 0, zmax: 1, colorscale: "Blues", zTitle: "share" });
-    drawMatrix(d.selection, sel, "Selection: share of rounds each client trained", { zmin: 0, zmax: 1, colorscale: "Greens", zTitle: "share" });
-    drawMatrix(d.staleness, stale, "Staleness heatmap (rounds since the client's update entered the model)", { zmin: 0, colorscale: "YlOrRd", zTitle: "rounds" });
+    // in an async run a round is a server update: staleness counts model versions
+    const unit = spread.status === "fulfilled" ? spread.value.unit : "rounds";
+    const round = unit === "versions" ? "server update" : "round";
+    drawMatrix(d.availability, avail, `Availability: share of ${round}s each client was available`, { zmin: 0, zmax: 1, colorscale: "Blues", zTitle: "share" });
+    drawMatrix(d.selection, sel, `Selection: share of ${round}s each client's update entered`, { zmin: 0, zmax: 1, colorscale: "Greens", zTitle: "share" });
+    drawMatrix(d.staleness, stale, `Staleness heatmap (${unit} since the client's update entered the model)`, { zmin: 0, colorscale: "YlOrRd", zTitle: unit });
+    drawParticipation(d.participation, part);
     if (spread.status === "fulfilled" && spread.value.cells > 0) {
       const s = spread.value;
-      const title = `Staleness distribution: all ${s.cells.toLocaleString()} client × round cells (mean ${num(s.mean, 3)}, max ${s.max})`;
-      const layout = lineLayout(title, { xTitle: "staleness (rounds)", yTitle: "cells", uirevision: `stale-hist-${this.histLog.checked}`, legend: false, log: this.histLog.checked });
+      const title = `Staleness distribution in ${unit}: all ${s.cells.toLocaleString()} client × ${round} cells (mean ${num(s.mean, 3)}, max ${s.max})`;
+      const layout = lineLayout(title, { xTitle: `staleness (${unit})`, yTitle: "cells", uirevision: `stale-hist-${this.histLog.checked}`, legend: false, log: this.histLog.checked });
       layout.yaxis.tickformat = "~s";  // 8k, not 0.8e+4
       draw(d.stalenessHist, [binnedTrace(s, "staleness", PALETTE[3])], { ...layout, hovermode: "closest", bargap: 0.05 });
     } else placeholder(d.stalenessHist, spread, "Staleness distribution", "No staleness recorded yet.");
@@ -535,13 +540,31 @@ function drawMatrix(div, result, title, opts) {
 }
 
 /**
+ * The participation-bias diagnostic: each client's updates against its availability share,
+ * titled with the run's participation bias.
+ * @param {HTMLElement} div @param {PromiseSettledResult<import("../api.js").Participation>} result
+ */
+function drawParticipation(div, result) {
+  if (result.status !== "fulfilled" || !result.value.rounds) {
+    placeholder(div, result, "Kept updates against availability", "Nothing recorded yet.");
+    return;
+  }
+  const p = result.value;
+  const bias = p.bias === null ? "no participation bias: availability or updates do not vary" : `participation bias r = ${num(p.bias, 3)}`;
+  const title = `Participation: each client's kept updates against its availability share (${bias})`;
+  const layout = lineLayout(title, { xTitle: "share of rounds available", yTitle: "kept updates", uirevision: "participation", legend: false });
+  layout.xaxis.tickformat = ".0%";
+  draw(div, [participationTrace(p)], { ...layout, hovermode: "closest" });
+}
+
+/**
  * The client timeline: each client (row) in simulated time, coloured by what it did.
  * @param {HTMLElement} div @param {PromiseSettledResult<import("../api.js").ClientTimeline|null>} result
  */
 function drawTimeline(div, result) {
   const title = "Client timeline in simulated time: online, training, uploading; updates kept, partial or dropped";
   if (result.status !== "fulfilled" || !result.value?.times.length) {
-    placeholder(div, result, "Client timeline", "Nothing recorded yet.");
+    placeholder(div, result, "Client timeline", "Nothing recorded yet (an asynchronous run records no rounds to draw).");
     return;
   }
   const t = result.value;

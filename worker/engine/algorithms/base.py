@@ -67,7 +67,10 @@ class Plan:
     client's local steps (`client.local_steps`, or its batches over that many epochs),
     and `steps`, those it completed: fewer where a system model cut its time short
     (`client.partial_work = keep`). With a system model `selected` then holds only the
-    clients whose update the round kept."""
+    clients whose update the round kept. In async mode (`asynchronous.py`) `selected`
+    holds the updates that enter, in order of arrival (a client may appear twice),
+    `staleness` the versions each is stale by and `origin` the (K, d) models they
+    started from."""
 
     selected: Tensor
     central: bool = False
@@ -75,6 +78,8 @@ class Plan:
     prox_mu: float = 0.0
     planned: Tensor | None = None  # (K,) float, on the deltas' device
     steps: Tensor | None = None  # (K,) float, on the deltas' device
+    staleness: Tensor | None = None  # (K,) long, async mode
+    origin: Tensor | None = None  # (K, d), async mode
 
 
 @dataclass

@@ -6,10 +6,11 @@ from __future__ import annotations
 import functools
 import math
 
+from worker.engine.algorithms.asynchronous import AsyncParams
 from worker.engine.availability.trace import FIELD as TRACE_FIELD
 from worker.engine.availability.trace import interval_count, parse_trace
 from worker.engine.config import RunConfig
-from worker.engine.registry import AVAILABILITY, selected
+from worker.engine.registry import ALGORITHMS, AVAILABILITY, selected
 from worker.engine.resources.sizes import RunSizes, dataset_facts, driver
 from worker.engine.resources.terms import Term
 
@@ -76,11 +77,22 @@ def _model(run: RunSizes) -> list[Term]:
         field = driver(c, "data.n_clients", *run.d_fields)
         memory = fp.client_rows * run.n * run.d * FLOAT
         terms.append(Term(field, label, memory, device=True))
+    if ring := ring_rows(c):
+        label = f"{c.algorithm.name}'s ring of model versions: {ring} × d = {ring} × {run.d} floats"
+        field = driver(c, f"algorithm.{c.algorithm.name}.ring", *run.d_fields)
+        terms.append(Term(field, label, ring * run.d * FLOAT, device=True))
     if kept_momentum(c):
         label = f"client momentum buffers: N × d = {run.n} × {run.d} floats"
         field = driver(c, "data.n_clients", *run.d_fields)
         terms.append(Term(field, label, run.n * run.d * FLOAT, device=True))
     return terms
+
+
+def ring_rows(c: RunConfig) -> int:
+    """The model versions an async algorithm keeps for its clients to start from (0:
+    a synchronous one)."""
+    _, params = selected(c.algorithm, ALGORITHMS)
+    return params.ring if isinstance(params, AsyncParams) else 0
 
 
 def kept_momentum(c: RunConfig) -> bool:
@@ -142,7 +154,7 @@ def _bookkeeping(run: RunSizes, held_rounds: int, held_states: int) -> list[Term
     c, fp = run.config, run.footprint
     vectors = 1 + fp.vectors + (c.server.momentum > 0)
     rows = fp.client_rows + kept_momentum(c)
-    state = (rows * run.n + vectors) * run.d * FLOAT + run.n * 64
+    state = (rows * run.n + ring_rows(c) + vectors) * run.d * FLOAT + run.n * 64
     record = RECORD_BYTES + 3 * LONG * run.n + LONG * run.k
     accuracies = (
         math.ceil(held_rounds / c.eval.client_every) * 32 * run.n if c.eval.client_every else 0

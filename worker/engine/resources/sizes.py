@@ -6,11 +6,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from worker.engine.algorithms.asynchronous import AsyncParams
 from worker.engine.algorithms.base import Footprint
 from worker.engine.config import RunConfig
 from worker.engine.errors import ConfigError
 from worker.engine.loop import resolve_backend
-from worker.engine.registry import ALGORITHMS, DATASETS, DatasetFacts
+from worker.engine.registry import ALGORITHMS, DATASETS, DatasetFacts, selected
 from worker.engine.resources.model_profile import ModelProfile, model_profile
 
 _DEFAULTS = RunConfig()
@@ -101,6 +102,9 @@ def run_sizes(config: RunConfig) -> RunSizes:
         k, k_field, largest = 1, "algorithm.name", n_train
     elif footprint.trainees == "available":
         k, k_field, largest = n, "data.n_clients", _largest_client(config, n_train)
+    elif isinstance(params := selected(config.algorithm, ALGORITHMS)[1], AsyncParams):
+        k, k_field = min(params.arrivals, n), params.arrivals_field  # trained at once
+        largest = _largest_client(config, n_train)
     else:
         k, k_field = min(config.n_selected(), n), "algorithm.participation"
         largest = _largest_client(config, n_train)

@@ -87,21 +87,26 @@ class Clock:
         started, before any wait for a client to come online)."""
         kept = times.kept
         n_kept = int(kept.sum())
-        down = self.model_bytes * len(kept)
-        up = self.model_bytes * n_kept
-        self.bytes_down += down
-        self.bytes_up += up
         self.now = times.round_end
         return {
             "sim_time_s": self.now,
             "round_time_s": self.now - started,
+            **self.traffic(len(kept), n_kept),
+            "dropped_updates": float(len(kept) - n_kept),
+            "partial_updates": float(np.count_nonzero(times.outcome == PARTIAL)),
+            "wasted_client_s": times.wasted_s,
+        }
+
+    def traffic(self, downloads: int, uploads: int) -> dict[str, float]:
+        """Count `downloads` of the model and `uploads` of updates; the traffic metrics."""
+        down, up = self.model_bytes * downloads, self.model_bytes * uploads
+        self.bytes_down += down
+        self.bytes_up += up
+        return {
             "bytes_down": float(down),
             "bytes_up": float(up),
             "bytes_down_total": float(self.bytes_down),
             "bytes_up_total": float(self.bytes_up),
-            "dropped_updates": float(len(kept) - n_kept),
-            "partial_updates": float(np.count_nonzero(times.outcome == PARTIAL)),
-            "wasted_client_s": times.wasted_s,
         }
 
     def state_dict(self) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from worker.engine.training.flat import FlatModel
 
 @dataclass
 class LocalSpec:
-    w: Tensor  # (d,) global parameters every client starts from
+    w: Tensor  # (d,) global parameters every client starts from, or (K, d) one each
     batches: Tensor  # (K, S, B) row indices into x/y
     mask: Tensor  # (K, S) 1 where the client takes that step
     lr: float
@@ -41,12 +41,13 @@ class LocalSpec:
     correction: Tensor | None = None  # (K, d)
 
 
-def _direction(spec: LocalSpec, theta: Tensor, g: Tensor, corr: Tensor | None) -> Tensor:
-    """The step direction, built in place in the fresh gradient `g`."""
+def _direction(spec: LocalSpec, theta: Tensor, w: Tensor, g: Tensor, corr: Tensor | None) -> Tensor:
+    """The step direction from the starting point w, built in place in the fresh
+    gradient `g`."""
     if spec.weight_decay:
         g.add_(theta, alpha=spec.weight_decay)
     if spec.prox_mu:
-        g.add_(theta - spec.w, alpha=spec.prox_mu)
+        g.add_(theta - w, alpha=spec.prox_mu)
     if corr is not None:
         g.add_(corr)
     return g
@@ -67,7 +68,7 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
     mask = spec.mask.to(theta.device)
     for s in range(steps):
         g, loss = step_fn(theta, spec.batches[:, s], None if weights is None else weights[:, s])
-        g = _direction(spec, theta, g, spec.correction)
+        g = _direction(spec, theta, spec.w, g, spec.correction)
         m = mask[:, s, None]
         if spec.momentum:  # buf ← m·b + g where the client steps; unchanged where it does not
             buf.mul_(torch.where(m > 0, spec.momentum, 1.0)).addcmul_(m, g)
@@ -119,13 +120,14 @@ def train_sequential(
     model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec
 ) -> tuple[Tensor, Tensor]:
     k, steps = spec.mask.shape
-    deltas = torch.empty(k, len(spec.w), device=spec.w.device)
+    deltas = torch.empty(k, spec.w.shape[-1], device=spec.w.device)
     losses = torch.empty(k, device=spec.w.device)
     start, finals = _buffers(model), []
     for i in range(k):
         _load_buffers(model, start)
         corr = None if spec.correction is None else spec.correction[i]
-        theta = spec.w.clone()
+        w = spec.w if spec.w.dim() == 1 else spec.w[i]
+        theta = w.clone()
         buf = torch.zeros_like(theta) if spec.buf is None else spec.buf[i].clone()
         total = torch.zeros((), device=spec.w.device)
         for s in range(steps):
@@ -138,11 +140,11 @@ def train_sequential(
             loss = model.loss(theta, x[rows], y[rows])
             (g,) = torch.autograd.grad(loss, theta)
             theta = theta.detach()
-            g = _direction(spec, theta, g, corr)
+            g = _direction(spec, theta, w, g, corr)
             buf = spec.momentum * buf + g if spec.momentum else g
             theta = theta - spec.lr * buf
             total += loss.detach()  # summed on the device: no sync per step
-        deltas[i] = theta - spec.w
+        deltas[i] = theta - w
         if spec.buf is not None and spec.momentum:
             spec.buf[i] = buf
         losses[i] = total / spec.mask[i].sum().clamp(min=1)

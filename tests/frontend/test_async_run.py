@@ -1,0 +1,55 @@
+"""An asynchronous run's page in Chromium: staleness in model versions, and each
+client's kept updates against its availability share (the participation plot)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.api.helpers import submit, wait_final
+from tests.frontend.conftest import screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+TITLE = '(plot) => document.querySelector(`[data-plot="${plot}"]`)?.layout?.title?.text ?? ""'
+X_TITLE = '(plot) => document.querySelector(`[data-plot="${plot}"]`)?.layout?.xaxis.title.text'
+
+
+def test_async_run_page_shows_versions_and_participation(page: Any, server: str) -> None:
+    config = {
+        "name": "fedbuff",
+        "rounds": 10,
+        "device": "cpu",
+        "data": {"n_clients": 12},
+        "availability": {"kind": "bernoulli", "bernoulli": {"profile": "uniform", "p_min": 0.1}},
+        "algorithm": {"name": "fedbuff", "fedbuff": {"concurrency": 4, "buffer": 2}},
+        "system": {"kind": "profiles"},
+    }
+    with httpx.Client(base_url=server) as api:
+        run_id: int = submit(api, config)["id"]
+        assert wait_final(api, run_id)["status"] == "succeeded"
+        part = api.get(f"/api/runs/{run_id}/participation").json()
+    page.goto(f"{server}/#/runs/{run_id}")
+    page.wait_for_selector(".run-head .badge[data-status=succeeded]")
+
+    page.wait_for_function(f"() => ({TITLE})('staleness').includes('versions since')")
+    page.wait_for_function(f"() => ({X_TITLE})('staleness-hist') === 'staleness (versions)'")
+    assert "server update cells" in page.evaluate(TITLE, "staleness-hist")
+    page.wait_for_function("() => document.querySelector('[data-plot=curve-versions]')?.data")
+    shown = page.evaluate(
+        "() => document.querySelector('[data-plot=curve-versions]').data.map((t) => t.name)"
+    )
+    assert any("update staleness max" in str(name) for name in shown)
+
+    page.wait_for_selector("[data-plot=timeline] >> text=an asynchronous run records no rounds")
+    points = "() => document.querySelector('[data-plot=participation]')?.data?.[0]"
+    page.wait_for_function(f"() => ({points})()?.x?.length === 12")
+    trace = page.evaluate(points)
+    assert trace["x"] == pytest.approx(part["available_share"])
+    assert trace["y"] == part["updates"]
+    title = page.evaluate(TITLE, "participation")
+    assert f"participation bias r = {part['participation_bias']:.3f}" in title
+    assert page.evaluate(X_TITLE, "participation") == "share of rounds available"
+    screenshot(page, "async-run")
