@@ -255,7 +255,12 @@ class EvalConfig(Params):
     target_acc: float | None = Field(
         None, gt=0, le=1, description="Accuracy for rounds-to-target in the summary."
     )
-    batch_size: int = Field(2048, ge=1, description="Evaluation batch size.")
+    batch_size: int | None = Field(
+        None,
+        ge=1,
+        description="Evaluation batch size (default: from the model's activation memory, "
+        "a core's cache on a CPU).",
+    )
     checkpoint_every: int = Field(25, ge=1, description="Checkpoint every this many rounds.")
 
 

@@ -12,6 +12,7 @@ from worker.engine.config import RunConfig
 from worker.engine.registry import AVAILABILITY, selected
 from worker.engine.resources.sizes import RunSizes, dataset_facts, driver
 from worker.engine.resources.terms import Term
+from worker.engine.training.evaluate import evaluation_rows
 
 FLOAT, LONG = 4, 8
 # Measured in fresh processes (bench/estimate.py): what a run adds besides its tensors
@@ -125,7 +126,9 @@ def _training(run: RunSizes) -> list[Term]:
 
 def _evaluation(run: RunSizes) -> list[Term]:
     c = run.config
-    batch = min(c.eval.batch_size, run.n_test)
+    # host memory: on an accelerator the batch's activations are in the device's
+    rows = evaluation_rows(c.eval.batch_size, run.profile.eval_row_bytes, True)
+    batch = min(rows, run.n_test)
     per_client = 2 * LONG if c.eval.client_every else 0
     return [
         Term(

@@ -63,10 +63,10 @@ class StackedModel:
 
     def tile(self, clients: int, batch: int) -> int:
         """How many clients to run at once on a CPU: as many as keep the largest
-        activation within `TILE_BYTES`, at least one. Evaluation asks for one client's
-        batch rows in the same way. With two threads the best tile measured the same as
-        with one (`bench/roofline.py`'s round, K = 100, batch 32, 2 threads: 0.49 s in tiles
-        of 4 clients, 0.54 s of 17, 0.67 s of 69)."""
+        activation within `TILE_BYTES`, at least one (evaluation sizes its batches by
+        the same budget: `evaluate.evaluation_rows`). With two threads the best tile
+        measured the same as with one (`bench/roofline.py`'s round, K = 100, batch 32,
+        2 threads: 0.49 s in tiles of 4 clients, 0.54 s of 17, 0.67 s of 69)."""
         fit = TILE_BYTES // max(1, batch * self.sample_bytes)
         return min(clients, max(1, fit))
 
