@@ -211,10 +211,21 @@ def _tensors(value: Any) -> list[torch.Tensor]:
 
 
 def test_held_records_and_checkpoints_scale_their_terms() -> None:
-    config: RunConfig = build_config(SMALL, [])
+    config: RunConfig = build_config(SMALL, ["rounds=1000"])
 
     one = estimate(config)
     many = estimate(config, held_rounds=600, held_states=4)
 
     assert term(many, "records").amount == 600 * term(one, "records").amount
     assert term(many, "checkpoint").amount == 4 * term(one, "checkpoint").amount
+
+
+def test_a_run_holds_no_more_records_than_it_has_rounds() -> None:
+    # the service may hold 600 rounds' records; a run of 3 rounds never makes more
+    config: RunConfig = build_config(SMALL, ["rounds=3"])
+
+    one = estimate(config)
+    held = estimate(config, held_rounds=600)
+
+    assert term(held, "records").amount == 3 * term(one, "records").amount
+    assert term(held, "records").label.startswith("records of 3 rounds")

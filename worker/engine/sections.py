@@ -39,7 +39,7 @@ class DataSection(Params):
         description="Seed of the data alone (generation and partition), the same for "
         "every run seed; none: derived from the run seed.",
     )
-    n_clients: int = Field(24, ge=1, le=100_000, description="Number of clients N.")
+    n_clients: int = Field(24, ge=1, le=1_000_000, description="Number of clients N.")
     partition: PartitionName = Field(
         "auto",
         description="How data is split across clients (auto: the dataset's own, clusters "

@@ -143,6 +143,7 @@ def _evaluation(run: RunSizes) -> list[Term]:
 
 def _bookkeeping(run: RunSizes, held_rounds: int, held_states: int) -> list[Term]:
     c, fp = run.config, run.footprint
+    held_rounds = min(held_rounds, c.rounds)  # a sink cannot hold more than the run has
     vectors = 1 + fp.vectors + (c.server.momentum > 0)
     rows = fp.client_rows + kept_momentum(c)
     state = (rows * run.n + vectors) * run.d * FLOAT + run.n * 64
