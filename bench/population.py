@@ -14,6 +14,7 @@ A sink notes the time of each round's record, so the figures are:
 - peak memory: the process's peak resident set.
 
     python bench/population.py [--clients 1000,10000,100000,1000000] [--rounds 20]
+        [--device cpu|cuda]
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from fedwatch.cli import openmp
 ALGORITHMS = ("fedavg", "fedlaavg")
 
 
-def child(n: int, algorithm: str, rounds: int, train: int, test: int) -> dict[str, float]:
+def child(args: argparse.Namespace) -> dict[str, float]:
     from worker.engine import ListSink, RoundRecord, build_config, simulate
 
     class Clocked(ListSink):
@@ -43,19 +44,21 @@ def child(n: int, algorithm: str, rounds: int, train: int, test: int) -> dict[st
         def on_round(self, record: RoundRecord) -> None:
             self.ends.append(time.perf_counter())
 
+    n, algorithm = args.child.split(":")
     config = build_config(
         {
+            "device": args.device,
             "data": {
                 "dataset": "synthetic_clustered",
-                "n_clients": n,
-                "train_per_client": train,
-                "test_per_client": test,
+                "n_clients": int(n),
+                "train_per_client": args.train,
+                "test_per_client": args.test,
             },
             "model": {"name": "linear"},
             "algorithm": {"name": algorithm, "participation": 100},
             "availability": {"kind": "bernoulli"},
-            "rounds": rounds,
-            "eval": {"every": rounds, "checkpoint_every": rounds + 1},
+            "rounds": args.rounds,
+            "eval": {"every": args.rounds, "checkpoint_every": args.rounds + 1},
         }
     )
     sink = Clocked()
@@ -77,17 +80,17 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--train", type=int, default=10, help="training rows per client")
     parser.add_argument("--test", type=int, default=1, help="test rows per client")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     openmp.prepare(os.environ)  # the children's threads wait as the `fedwatch` command's
     if args.child:
-        n, algorithm = args.child.split(":")
-        print(json.dumps(child(int(n), algorithm, args.rounds, args.train, args.test)))
+        print(json.dumps(child(args)))
         return
     print(
         f"{len(os.sched_getaffinity(0))} cores, torch's default threads, sleeping when idle; "
         f"load {os.getloadavg()[0]:.2f}; {args.rounds} rounds, K = 100, "
-        f"{args.train} training and {args.test} test rows a client"
+        f"{args.train} training and {args.test} test rows a client, on {args.device}"
     )
     print(
         f"{'N':>9} {'algorithm':>9} {'start-up s':>10} {'s/round':>8} {'÷ smallest N':>12} "
@@ -97,7 +100,7 @@ def main() -> None:
     for n in [int(c) for c in args.clients.split(",")]:
         for algorithm in ALGORITHMS:
             argv = [__file__, "--child", f"{n}:{algorithm}", "--rounds", str(args.rounds)]
-            argv += ["--train", str(args.train), "--test", str(args.test)]
+            argv += ["--train", str(args.train), "--test", str(args.test), "--device", args.device]
             out = subprocess.run(
                 [sys.executable, *argv], capture_output=True, text=True, check=True
             ).stdout
