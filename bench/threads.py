@@ -12,24 +12,38 @@ For each case, local training of K clients (5 steps) through one backend is time
 
 Prints each case's step work (MFLOP, by torch's FLOP counter: a batch of every client's
 through vmap, one client's batch through sequential), its two times and their ratio.
-Run it on a quiet machine: a thread that waits for a busy core makes all the cores
-slower than one, whatever the work (W1-10 with another process spinning on one of the
-two cores: 0.160 s a round with 2 threads, 0.127 s with 1).
+Run it on a quiet machine: that table is about the work of a step, not about other
+processes.
+
+`--contention` measures what other processes do to a run: each of cafed-synthetic (the
+whole `fedwatch simulate cafed-synthetic --set algorithm.name=cafed`, its `wall_s`), W1-10,
+W1-100 and W2 in a fresh process per setting, without and then with a competitor (a
+process spinning on the first core, as `taskset -c 0`), under three settings: one thread
+(`OMP_NUM_THREADS=1`), the default of the `fedwatch` command (all the cores, idle threads
+sleep: `fedwatch/cli/openmp.py`), and the default before it (all the cores, idle threads
+spin: `GOMP_SPINCOUNT=300000`, libgomp's own default).
 
     python bench/threads.py [--repeats 5] [--cases cnn-k10,...]
+    python bench/threads.py --contention [--repeats 5] [--pairs 1]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
+from fedwatch.cli import openmp
 from worker.engine.allocator import keep_freed_memory
 from worker.engine.models import build_model
 from worker.engine.overrides import build_config
@@ -94,12 +108,101 @@ def timed(case: Case, repeats: int, threads: list[int]) -> tuple[float, dict[int
     return step_flops, {t: statistics.median(v) for t, v in times.items()}
 
 
+CONTENDED = {  # name in the table: the case (a `CASES` name, or a whole preset run)
+    "cafed-synthetic": "cafed-synthetic",
+    "W1-10": "cnn-k10-vmap",
+    "W1-100": "cnn-k100-vmap",
+    "W2": "linear-k100-vmap",
+}
+SETTINGS = {  # name: what it changes in the environment the `fedwatch` command prepares
+    "1 thread": {"OMP_NUM_THREADS": "1"},
+    "default": {},
+    "spinning": {"GOMP_SPINCOUNT": "300000"},
+}
+SPIN = "import os\nos.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\nwhile True: pass"
+
+
+@contextmanager
+def competitor(on: bool) -> Iterator[None]:
+    """A CPU-bound process pinned to the first usable core while the block runs."""
+    if not on:
+        yield
+        return
+    process = subprocess.Popen([sys.executable, "-c", SPIN])
+    try:
+        time.sleep(0.5)
+        yield
+    finally:
+        process.kill()
+        process.wait()
+
+
+def contended_time(case: str, setting: str, repeats: int) -> float:
+    """Seconds of `case` in a fresh process under `setting` (a local-training case: the
+    median of `repeats`; cafed-synthetic: one run's `wall_s`)."""
+    env = dict(os.environ)
+    for name in ("OMP_NUM_THREADS", *openmp.WAIT_SETTINGS):
+        env.pop(name, None)
+    env.update(SETTINGS[setting])
+    openmp.prepare(env)
+    if case == "cafed-synthetic":
+        argv = ["-m", "fedwatch.cli.main", "simulate", case, "--set", "algorithm.name=cafed"]
+    else:
+        argv = [__file__, "--child", case, "--repeats", str(repeats)]
+    out = subprocess.run(
+        [sys.executable, *argv], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    return float(json.loads(out)["wall_s"] if case == "cafed-synthetic" else out)
+
+
+def contention(repeats: int, pairs: int) -> None:
+    cores = len(os.sched_getaffinity(0))
+    print(
+        f"{cores} cores; load {os.getloadavg()[0]:.2f}; a fresh process per figure, median "
+        f"of {pairs} sweep(s); training cases: {STEPS} local steps, median of {repeats}"
+    )
+    header = " ".join(f"{s:>9}" for s in SETTINGS)
+    print(f"{'case':>16} {'competitor':>10} {header} {'default÷1':>9} {'spin÷1':>7}")
+    for on in (False, True):
+        times: dict[tuple[str, str], list[float]] = {}
+        for _ in range(pairs):
+            with competitor(on):
+                for name, case in CONTENDED.items():
+                    for setting in SETTINGS:
+                        seconds = contended_time(case, setting, repeats)
+                        times.setdefault((name, setting), []).append(seconds)
+        for name in CONTENDED:
+            t = {s: statistics.median(times[name, s]) for s in SETTINGS}
+            cells = " ".join(f"{t[s]:9.4f}" for s in SETTINGS)
+            print(
+                f"{name:>16} {'yes' if on else 'no':>10} {cells} "
+                f"{t['default'] / t['1 thread']:9.2f} {t['spinning'] / t['1 thread']:7.2f}",
+                flush=True,
+            )
+
+
+def child(name: str, repeats: int) -> None:
+    """Print the case's median time with this process's torch threads."""
+    threads = torch.get_num_threads()
+    case = next(c for c in CASES if c.name == name)
+    print(timed(case, repeats, [threads])[1][threads])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--cases", default=",".join(c.name for c in CASES))
+    parser.add_argument("--contention", action="store_true", help="see the docstring")
+    parser.add_argument("--pairs", type=int, default=1, help="sweeps with --contention")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     keep_freed_memory()
+    if args.child:
+        child(args.child, args.repeats)
+        return
+    if args.contention:
+        contention(args.repeats, args.pairs)
+        return
     cores = os.cpu_count() or 1
     threads = sorted({1, cores})
     chosen = set(args.cases.split(","))

@@ -10,7 +10,9 @@ from db.status import Status
 
 # Client ids and rounds are stored in 32-bit integers (see `api.deps.MAX_INT`).
 MAX_INT = 2**31 - 1
-MAX_CLIENTS = 100_000  # as simulated runs: a staleness mark holds 12 bytes per client
+# External runs: a staleness mark holds 12 bytes per client (simulated runs, whose memory
+# is estimated before they are admitted, go to 10⁶).
+MAX_CLIENTS = 100_000
 # A metric's name: the key of its stored series (`metric_chunks.name`, 64 characters).
 MetricName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-/]{1,64}$")]
 ClientId = Annotated[int, Field(ge=0, le=MAX_INT)]  # also a JSON object's key (a string)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from fedwatch.cli.config_source import add_set_argument
 from fedwatch.cli.errors import CliError
+from fedwatch.cli.openmp import threads_per_process
 from worker.engine import ConfigError, ListSink, RoundRecord
 
 if TYPE_CHECKING:  # torch, scipy and the engine load once a command runs
@@ -203,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     jobs = plan(preset, args, out)
     workers = max(1, min(args.jobs or os.cpu_count() or 1, len(jobs)))
-    threads = max(1, (os.cpu_count() or 1) // workers)
+    threads = threads_per_process(workers)
     total = sum(preset.run_config(list(j.assignments)).rounds for j in jobs)
     print(f"{preset.name}: {len(jobs)} runs on {workers} process(es) -> {out}", file=sys.stderr)
     results = run_all(jobs, workers, threads, total, preset.name)

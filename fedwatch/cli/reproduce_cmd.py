@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from fedwatch.cli.compare_cmd import Job, plan, run_all
 from fedwatch.cli.config_source import add_set_argument
 from fedwatch.cli.errors import CliError
+from fedwatch.cli.openmp import threads_per_process
 from worker.engine import ConfigError
 
 if TYPE_CHECKING:  # the engine, torch and scipy load once the command runs
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as err:
         raise CliError(f"{preset.name}: {err}") from None
     workers = max(1, min(args.jobs or os.cpu_count() or 1, len(jobs)))
-    threads = max(1, (os.cpu_count() or 1) // workers)
+    threads = threads_per_process(workers)
     total = sum(preset.run_config(list(j.assignments)).rounds for j in jobs)
     print(f"{preset.name}: {len(jobs)} runs on {workers} process(es) -> {out}", file=sys.stderr)
     results = run_all(jobs, workers, threads, total, preset.name)

@@ -1,10 +1,18 @@
 from pathlib import Path
 
 import torch
+from torch import Tensor
 
 from worker.engine.config import ModelConfig
+from worker.engine.loop import Simulation
 from worker.engine.models import build_model
-from worker.engine.training.evaluate import evaluate
+from worker.engine.overrides import build_config
+from worker.engine.training.evaluate import (
+    EVAL_GROUPS,
+    evaluate,
+    evaluation_rows,
+    per_client_accuracy,
+)
 from worker.engine.training.flat import FlatModel
 
 
@@ -49,3 +57,54 @@ def test_the_stacked_evaluation_agrees_with_the_plain_model() -> None:
     assert result.acc == float(expected_correct.mean())
     expected_loss = torch.nn.functional.cross_entropy(out, y).item()
     assert abs(result.loss - expected_loss) < 1e-6
+
+
+def test_batches_are_sized_by_the_models_activations() -> None:
+    # a logistic model on 10 features makes 8 bytes a row (its two logits), the CNN's
+    # first convolution 6×28×28 floats: 2.5 MB of them on a CPU, 256 MB on a GPU
+    assert evaluation_rows(None, 8, on_cpu=True) == 327_680
+    assert evaluation_rows(None, 18_816, on_cpu=True) == 139
+    assert evaluation_rows(None, 8, on_cpu=False) == 33_554_432
+    assert evaluation_rows(None, 10**9, on_cpu=True) == EVAL_GROUPS
+    assert evaluation_rows(64, 8, on_cpu=True) == 64
+
+
+def test_a_logistic_run_evaluates_its_test_set_in_one_batch() -> None:
+    config = build_config({"model": {"name": "linear"}, "data": {"dataset": "synthetic_clustered"}})
+
+    assert Simulation(config).eval_rows == 327_680
+
+
+def identity_logits() -> tuple[FlatModel, Tensor]:
+    """A logistic model on 2 features whose logits are the features: it predicts the
+    class of the larger one."""
+    module = build_model(ModelConfig(name="linear"), (2,), 2)
+    fc = module.get_submodule("fc")
+    assert isinstance(fc, torch.nn.Linear)
+    with torch.no_grad():
+        fc.weight.copy_(torch.eye(2))
+        fc.bias.zero_()
+    model = FlatModel(module, "classification")
+    return model, model.initial()
+
+
+def test_per_client_accuracy_is_exact_in_one_batch_and_per_client() -> None:
+    # client 0: (1, 0)→0 right, (0, 1)→1 wrong: 1/2; client 1: (2, 1)→0 right,
+    # (0, 3)→1 right, (5, 4)→0 wrong: 2/3; client 2 holds no test rows; client 3: 1/1
+    model, theta = identity_logits()
+    x = torch.tensor([[1.0, 0], [0, 1], [2, 1], [0, 3], [5, 4], [1, 2]])
+    y = torch.tensor([0, 0, 0, 1, 1, 1])
+    offsets = torch.tensor([0, 2, 5, 5, 6])
+    expected = torch.tensor([1 / 2, 2 / 3, float("nan"), 1.0])
+
+    whole = evaluate(model, theta, x, y, evaluation_rows(None, 8, on_cpu=True)).correct
+    split = evaluate(model, theta, x, y, 1).correct
+    assert whole is not None and split is not None
+    one_by_one = [
+        evaluate(model, theta, x[lo:hi], y[lo:hi], 1).acc if hi > lo else float("nan")
+        for lo, hi in zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True)
+    ]
+
+    torch.testing.assert_close(per_client_accuracy(whole, offsets), expected, equal_nan=True)
+    torch.testing.assert_close(per_client_accuracy(split, offsets), expected, equal_nan=True)
+    torch.testing.assert_close(torch.tensor(one_by_one), expected, equal_nan=True)

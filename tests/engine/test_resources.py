@@ -211,7 +211,7 @@ def _tensors(value: Any) -> list[torch.Tensor]:
 
 
 def test_held_records_and_checkpoints_scale_their_terms() -> None:
-    config: RunConfig = build_config(SMALL, [])
+    config: RunConfig = build_config(SMALL, ["rounds=1000"])
 
     one = estimate(config)
     many = estimate(config, held_rounds=600, held_states=4)
@@ -230,3 +230,14 @@ def test_an_async_ring_of_versions_is_counted_at_admission() -> None:
     assert ring.amount == 4000 * 2 * (10 + 1) * 4  # the linear model: d = 2 classes × 11
     assert ring.field == "algorithm.fedbuff.ring"
     assert term(small, "local training").label.endswith("K = 4")  # the buffer, at once
+
+
+def test_a_run_holds_no_more_records_than_it_has_rounds() -> None:
+    # the service may hold 600 rounds' records; a run of 3 rounds never makes more
+    config: RunConfig = build_config(SMALL, ["rounds=3"])
+
+    one = estimate(config)
+    held = estimate(config, held_rounds=600)
+
+    assert term(held, "records").amount == 3 * term(one, "records").amount
+    assert term(held, "records").label.startswith("records of 3 rounds")

@@ -3,7 +3,7 @@ import math
 import pytest
 import torch
 
-from worker.engine.tracker import Tracker
+from worker.engine.tracker import Tracker, _spread
 
 
 def test_staleness_by_hand() -> None:
@@ -70,3 +70,37 @@ def test_no_participation_bias_when_availability_does_not_vary() -> None:
     tracker.client_metrics(0, both, torch.tensor([0]), torch.tensor([1.0, 0.0]))
 
     assert tracker.summary(rounds=1, wall_s=1.0, stopped=False)["participation_bias"] is None
+
+
+def test_client_metrics_equal_the_pass_over_every_client() -> None:
+    # the staleness kept by round counts gives the figures `torch.quantile` & co. give
+    # on the N clients' staleness, and the bias over the weighted clients the sums over
+    # all N, round after round, also after a resume
+    g = torch.Generator().manual_seed(0)
+    n = 37
+    alpha = torch.rand(n, generator=g, dtype=torch.float64)
+    alpha /= alpha.sum()
+    tracker = Tracker(alpha, target_acc=None)
+    p_sum, p_rounds = torch.zeros(n, dtype=torch.float64), 0
+    for t in range(40):
+        if t == 20:
+            resumed = Tracker(alpha, target_acc=None)
+            resumed.load_state_dict(tracker.state_dict())
+            tracker = resumed
+        selected = torch.randperm(n, generator=g)[: int(torch.randint(0, 6, (1,), generator=g))]
+        weights = torch.zeros(n)
+        weights[selected] = torch.rand(len(selected), generator=g)
+        everyone = torch.ones(n, dtype=torch.bool)
+        m = tracker.client_metrics(t, everyone, selected.sort().values, weights)
+
+        assert {k: v for k, v in m.items() if k.startswith("staleness")} == _spread(
+            "staleness", (t - tracker.last).double()
+        )
+        if len(selected):
+            p = weights.double() / weights.double().sum()
+            p_sum, p_rounds = p_sum + p, p_rounds + 1
+            assert m["tv_bias"] == pytest.approx(0.5 * float((alpha - p).abs().sum()))
+            expected_avg = 0.5 * float((alpha - p_sum / p_rounds).abs().sum())
+            assert m["tv_bias_avg"] == pytest.approx(expected_avg)
+        else:
+            assert "tv_bias" not in m

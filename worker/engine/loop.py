@@ -36,7 +36,12 @@ from worker.engine.system.clock import Clock, Rules
 from worker.engine.system.flights import FlightDeck
 from worker.engine.system.timing import PARTIAL
 from worker.engine.tracker import Tracker
-from worker.engine.training.evaluate import evaluate, per_client_accuracy
+from worker.engine.training.evaluate import (
+    evaluate,
+    evaluation_rows,
+    per_client_accuracy,
+    row_bytes,
+)
 from worker.engine.training.flat import FlatModel
 from worker.engine.training.trainer import Trainer
 
@@ -123,6 +128,11 @@ class Simulation:
         self.backend = resolve_backend(config.backend, module)
         self.data = data.to(self.device)
         self.model = FlatModel(module, objective(config.model, data.task)).to(self.device)
+        self.eval_rows = evaluation_rows(
+            config.eval.batch_size,
+            row_bytes(module, data.input_shape),
+            self.device.type == "cpu",
+        )
         self.trainer = Trainer(config, self.data, self.model, self.backend)
         self.availability = build_availability(config, data)
         self.clock = build_clock(config, data, self.model.dim)
@@ -378,7 +388,7 @@ class Simulation:
             metrics["opt_gap"] = (float(self.w[0]) - self.data.optimum) ** 2
         if not (last or evaluated(ev, t)):
             return None
-        result = evaluate(self.model, self.w, self.data.x_test, self.data.y_test, ev.batch_size)
+        result = evaluate(self.model, self.w, self.data.x_test, self.data.y_test, self.eval_rows)
         metrics["test_loss"] = result.loss
         if result.acc is None or result.correct is None:
             return None
@@ -401,8 +411,7 @@ class Simulation:
         in round 0's record)."""
         if not selected(self.config.eval, SCHEDULES)[0].component.initial:
             return
-        batch = self.config.eval.batch_size
-        result = evaluate(self.model, self.w, self.data.x_test, self.data.y_test, batch)
+        result = evaluate(self.model, self.w, self.data.x_test, self.data.y_test, self.eval_rows)
         if result.acc is not None:
             metrics["initial_test_acc"] = result.acc
 

@@ -39,7 +39,7 @@ class DataSection(Params):
         description="Seed of the data alone (generation and partition), the same for "
         "every run seed; none: derived from the run seed.",
     )
-    n_clients: int = Field(24, ge=1, le=100_000, description="Number of clients N.")
+    n_clients: int = Field(24, ge=1, le=1_000_000, description="Number of clients N.")
     partition: PartitionName = Field(
         "auto",
         description="How data is split across clients (auto: the dataset's own, clusters "
@@ -254,7 +254,12 @@ class EvalSection(Params):
     target_acc: float | None = Field(
         None, gt=0, le=1, description="Accuracy for rounds-to-target in the summary."
     )
-    batch_size: int = Field(2048, ge=1, description="Evaluation batch size.")
+    batch_size: int | None = Field(
+        None,
+        ge=1,
+        description="Evaluation batch size (default: from the model's activation memory, "
+        "a core's cache on a CPU).",
+    )
     checkpoint_every: int = Field(25, ge=1, description="Checkpoint every this many rounds.")
 
 

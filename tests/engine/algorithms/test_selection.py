@@ -28,3 +28,20 @@ def test_oldest_first_breaks_ties_randomly() -> None:
     picks = {tuple(oldest_first(mask(1, 1, 1, 1), last, 1, gen(s)).tolist()) for s in range(20)}
 
     assert len(picks) > 1
+
+
+def test_oldest_first_picks_what_a_stable_sort_of_the_shuffle_picks() -> None:
+    # the selection without a full sort draws the same shuffle and keeps the same
+    # clients as sorting it stably: the ones below the k-th key, then the earliest ties
+    for seed in range(50):
+        g = torch.Generator().manual_seed(seed)
+        last = torch.randint(-1, 4, (40,), generator=g).float()
+        last[last < 0] = float("-inf")
+        available = torch.rand(40, generator=g) < 0.7
+        k = int(torch.randint(1, 30, (1,), generator=g))
+        ids = available.nonzero().flatten()
+        shuffled = ids[torch.randperm(len(ids), generator=gen(seed))]
+        order = torch.argsort(last[shuffled], stable=True)
+        expected = shuffled[order[:k]].sort().values
+
+        assert oldest_first(available, last, k, gen(seed)).tolist() == expected.tolist()

@@ -20,5 +20,13 @@ def oldest_first(available: Tensor, last: Tensor, k: int, gen: torch.Generator) 
     ties broken uniformly at random."""
     ids = available.nonzero().flatten().cpu()
     shuffled = ids[torch.randperm(len(ids), generator=gen)]
-    order = torch.argsort(last.cpu()[shuffled], stable=True)
-    return shuffled[order[:k]].sort().values
+    keys = last.cpu()[shuffled]
+    if len(keys) <= k:
+        return shuffled.sort().values
+    # The first k of a stable sort of `keys`, without sorting all of them (10⁶ clients:
+    # a sort took 20 ms a round): every key below the k-th smallest, then the earliest
+    # (in shuffled order) of those equal to it.
+    kth = keys.kthvalue(k).values
+    below = (keys < kth).nonzero().flatten()
+    tied = (keys == kth).nonzero().flatten()[: k - len(below)]
+    return shuffled[torch.cat([below, tied])].sort().values

@@ -13,6 +13,7 @@ from worker.engine.config import RunConfig
 from worker.engine.registry import ALGORITHMS, AVAILABILITY, selected
 from worker.engine.resources.sizes import RunSizes, dataset_facts, driver
 from worker.engine.resources.terms import Term
+from worker.engine.training.evaluate import evaluation_rows
 
 FLOAT, LONG = 4, 8
 # Measured in fresh processes (bench/estimate.py): what a run adds besides its tensors
@@ -137,7 +138,9 @@ def _training(run: RunSizes) -> list[Term]:
 
 def _evaluation(run: RunSizes) -> list[Term]:
     c = run.config
-    batch = min(c.eval.batch_size, run.n_test)
+    # host memory: on an accelerator the batch's activations are in the device's
+    rows = evaluation_rows(c.eval.batch_size, run.profile.eval_row_bytes, True)
+    batch = min(rows, run.n_test)
     per_client = 2 * LONG if c.eval.client_every else 0
     return [
         Term(
@@ -152,6 +155,7 @@ def _evaluation(run: RunSizes) -> list[Term]:
 
 def _bookkeeping(run: RunSizes, held_rounds: int, held_states: int) -> list[Term]:
     c, fp = run.config, run.footprint
+    held_rounds = min(held_rounds, c.rounds)  # a sink cannot hold more than the run has
     vectors = 1 + fp.vectors + (c.server.momentum > 0)
     rows = fp.client_rows + kept_momentum(c)
     state = (rows * run.n + ring_rows(c) + vectors) * run.d * FLOAT + run.n * 64

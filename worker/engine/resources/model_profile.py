@@ -16,6 +16,7 @@ from torch.utils.flop_counter import flop_registry
 
 from worker.engine.config import ModelConfig
 from worker.engine.models import build_model, objective
+from worker.engine.training.evaluate import row_bytes
 from worker.engine.training.flat import FlatModel
 from worker.engine.training.objective import loss
 from worker.engine.training.stacked import stack
@@ -29,6 +30,7 @@ class ModelProfile:
     train_flops: int  # one sample, forward and backward
     activation_bytes: int  # one sample: every tensor the forward pass makes
     largest_activation_bytes: int  # one sample: the largest of them
+    eval_row_bytes: int  # one sample: a layer's largest output (`evaluate.row_bytes`)
     stacks: bool  # the vmap backend runs it as one stacked model (training/stacked.py)
 
 
@@ -89,5 +91,6 @@ def model_profile(
         train_flops=(forward.flops + backward.flops) // PROBE_BATCH,
         activation_bytes=forward.bytes // PROBE_BATCH,
         largest_activation_bytes=forward.largest // PROBE_BATCH,
+        eval_row_bytes=row_bytes(module, shape),
         stacks=stack(flat, shape) is not None,
     )

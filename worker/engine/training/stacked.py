@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 import torch
 from torch import Tensor, fx, nn
-from torch.fx.passes.shape_prop import ShapeProp, TensorMetadata
 from torch.nn import functional as F
 
 from worker.engine.training import objective
@@ -63,10 +62,10 @@ class StackedModel:
 
     def tile(self, clients: int, batch: int) -> int:
         """How many clients to run at once on a CPU: as many as keep the largest
-        activation within `TILE_BYTES`, at least one. Evaluation asks for one client's
-        batch rows in the same way. With two threads the best tile measured the same as
-        with one (`bench/roofline.py`'s round, K = 100, batch 32, 2 threads: 0.49 s in tiles
-        of 4 clients, 0.54 s of 17, 0.67 s of 69)."""
+        activation within `TILE_BYTES`, at least one (evaluation sizes its batches by
+        the same budget: `evaluate.evaluation_rows`). With two threads the best tile
+        measured the same as with one (`bench/roofline.py`'s round, K = 100, batch 32,
+        2 threads: 0.49 s in tiles of 4 clients, 0.54 s of 17, 0.67 s of 69)."""
         fit = TILE_BYTES // max(1, batch * self.sample_bytes)
         return min(clients, max(1, fit))
 
@@ -156,15 +155,22 @@ def stack(flat: FlatModel, sample_shape: tuple[int, ...]) -> StackedModel | None
 
 
 def _largest_activation(traced: fx.GraphModule, sample_shape: tuple[int, ...]) -> int:
-    """Bytes of the largest tensor one sample makes on its way through the model."""
+    """Bytes of the largest tensor one sample makes on its way through the model (the
+    input included), by running the graph on one zero sample. Not `ShapeProp`: it
+    imports sympy, 1.7 s of a run's start-up."""
     param = next(traced.parameters(), torch.zeros(()))
     sample = torch.zeros(1, *sample_shape, dtype=param.dtype, device=param.device)
-    ShapeProp(traced).propagate(sample)
-    sizes = [
-        meta.shape.numel() * meta.dtype.itemsize
-        for node in traced.graph.nodes
-        if isinstance(meta := node.meta.get("tensor_meta"), TensorMetadata)
-    ]
+    sizes: list[int] = []
+
+    class Sizes(fx.Interpreter):
+        def run_node(self, n: fx.Node) -> Any:
+            out = super().run_node(n)
+            if isinstance(out, Tensor):
+                sizes.append(out.numel() * out.element_size())
+            return out
+
+    with torch.no_grad():
+        Sizes(traced).run(sample)
     return max(sizes)
 
 

@@ -1,0 +1,118 @@
+"""What a run costs as the population grows: N = 10³ … 10⁶ clients, K = 100, FedAvg and
+FedLaAvg (a memory of every client's latest update), on generated data.
+
+Each (N, algorithm) runs in a fresh process: `synthetic_clustered` (CA-Fed's generator,
+10 features) with `--train` training and `--test` test rows per client, the logistic
+model, Bernoulli availability p = 0.5, `--rounds` rounds evaluated only after the last.
+A sink notes the time of each round's record, so the figures are:
+
+- start-up: from `simulate` to the end of round 0, less one round (data generation,
+  model, availability, the first traces);
+- s/round: the median round before the last (training, aggregation, availability
+  draws, the round's client metrics), and its ratio to the smallest N;
+- evaluation: the last round less the median round (the N·`--test` test rows);
+- peak memory: the process's peak resident set.
+
+    python bench/population.py [--clients 1000,10000,100000,1000000] [--rounds 20]
+        [--device cpu|cuda]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+from fedwatch.cli import openmp
+
+ALGORITHMS = ("fedavg", "fedlaavg")
+
+
+def child(args: argparse.Namespace) -> dict[str, float]:
+    from worker.engine import ListSink, RoundRecord, build_config, simulate
+
+    class Clocked(ListSink):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ends: list[float] = []
+
+        def on_round(self, record: RoundRecord) -> None:
+            self.ends.append(time.perf_counter())
+
+    n, algorithm = args.child.split(":")
+    config = build_config(
+        {
+            "device": args.device,
+            "data": {
+                "dataset": "synthetic_clustered",
+                "n_clients": int(n),
+                "train_per_client": args.train,
+                "test_per_client": args.test,
+            },
+            "model": {"name": "linear"},
+            "algorithm": {"name": algorithm, "participation": 100},
+            "availability": {"kind": "bernoulli"},
+            "rounds": args.rounds,
+            "eval": {"every": args.rounds, "checkpoint_every": args.rounds + 1},
+        }
+    )
+    sink = Clocked()
+    started = time.perf_counter()
+    simulate(config, sink)
+    gaps = [b - a for a, b in zip(sink.ends, sink.ends[1:], strict=False)]
+    per_round = statistics.median(gaps[:-1])
+    return {
+        "startup_s": sink.ends[0] - started - per_round,
+        "round_s": per_round,
+        "eval_s": gaps[-1] - per_round,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", default="1000,10000,100000,1000000")
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--train", type=int, default=10, help="training rows per client")
+    parser.add_argument("--test", type=int, default=1, help="test rows per client")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    openmp.prepare(os.environ)  # the children's threads wait as the `fedwatch` command's
+    if args.child:
+        print(json.dumps(child(args)))
+        return
+    print(
+        f"{len(os.sched_getaffinity(0))} cores, torch's default threads, sleeping when idle; "
+        f"load {os.getloadavg()[0]:.2f}; {args.rounds} rounds, K = 100, "
+        f"{args.train} training and {args.test} test rows a client, on {args.device}"
+    )
+    print(
+        f"{'N':>9} {'algorithm':>9} {'start-up s':>10} {'s/round':>8} {'÷ smallest N':>12} "
+        f"{'eval s':>7} {'test rows':>9} {'peak MB':>8}"
+    )
+    first: dict[str, float] = {}
+    for n in [int(c) for c in args.clients.split(",")]:
+        for algorithm in ALGORITHMS:
+            argv = [__file__, "--child", f"{n}:{algorithm}", "--rounds", str(args.rounds)]
+            argv += ["--train", str(args.train), "--test", str(args.test), "--device", args.device]
+            out = subprocess.run(
+                [sys.executable, *argv], capture_output=True, text=True, check=True
+            ).stdout
+            r = json.loads(out.strip().splitlines()[-1])
+            base = first.setdefault(algorithm, r["round_s"])
+            print(
+                f"{n:>9} {algorithm:>9} {r['startup_s']:10.2f} {r['round_s']:8.4f} "
+                f"{r['round_s'] / base:12.2f} {r['eval_s']:7.3f} {n * args.test:>9} "
+                f"{r['peak_mb']:8.0f}",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
