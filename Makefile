@@ -50,6 +50,7 @@ fuzz: $(STAMP)
 lint: $(STAMP) $(NODE)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	node_modules/.bin/prettier --check frontend/js frontend/docs tests/js
 
 typecheck: $(STAMP) $(NODE)
 	$(VENV)/bin/mypy

@@ -225,7 +225,8 @@ function toPreset(w) {
     description: w.description ?? "",
     compare: w.compare ?? [],
     methods: (w.methods ?? (w.compare ?? []).map((/** @type {string} */ a) => ({ algorithm: a }))).map(
-      (/** @type {any} */ m) => ({ algorithm: m.algorithm, set: m.set ?? {}, label: m.label ?? m.algorithm })),
+      (/** @type {any} */ m) => ({ algorithm: m.algorithm, set: m.set ?? {}, label: m.label ?? m.algorithm }),
+    ),
     seeds: w.seeds ?? [0],
     variants: w.variants ?? {},
     config: w.config ?? null,
@@ -266,7 +267,12 @@ export function toReproduction(w) {
       fedwatch: r.fedwatch ?? {},
       official: r.official ?? null,
       published: r.published ?? {},
-      tests: Object.fromEntries(Object.entries(r.tests ?? {}).map(([f, t]) => [f, { meanDiff: t?.mean_diff ?? null, pValue: t?.p_value ?? null }])),
+      tests: Object.fromEntries(
+        Object.entries(r.tests ?? {}).map(([f, t]) => [
+          f,
+          { meanDiff: t?.mean_diff ?? null, pValue: t?.p_value ?? null },
+        ]),
+      ),
       curveRmse: r.curve_rmse ?? null,
       text: r.text ?? {},
       rmseText: r.rmse_text ?? "–",
@@ -314,7 +320,13 @@ function toComparison(w) {
   return {
     metric: w.metric,
     x: w.x,
-    runs: (w.runs ?? []).map((/** @type {any} */ r) => ({ id: r.id, name: r.name ?? "", group: String(r.group ?? ""), x: r.x ?? [], y: r.y ?? [] })),
+    runs: (w.runs ?? []).map((/** @type {any} */ r) => ({
+      id: r.id,
+      name: r.name ?? "",
+      group: String(r.group ?? ""),
+      x: r.x ?? [],
+      y: r.y ?? [],
+    })),
     groups: (w.groups ?? []).map((/** @type {any} */ g) => ({
       name: String(g.name ?? ""),
       runIds: g.run_ids ?? [],
@@ -335,10 +347,20 @@ function toComparison(w) {
       group: String(row.group ?? ""),
       n: row.n ?? 0,
       seeds: row.seeds ?? [],
-      stats: Object.fromEntries(Object.entries(row.stats ?? {}).map(([k, /** @type {any} */ s]) => [k, {
-        mean: s.mean ?? null, std: s.std ?? null, n: s.n ?? 0, ciLow: s.ci_low ?? null, ciHigh: s.ci_high ?? null,
-        text: s.text ?? null, ciText: s.ci_text ?? null,
-      }])),
+      stats: Object.fromEntries(
+        Object.entries(row.stats ?? {}).map(([k, /** @type {any} */ s]) => [
+          k,
+          {
+            mean: s.mean ?? null,
+            std: s.std ?? null,
+            n: s.n ?? 0,
+            ciLow: s.ci_low ?? null,
+            ciHigh: s.ci_high ?? null,
+            text: s.text ?? null,
+            ciText: s.ci_text ?? null,
+          },
+        ]),
+      ),
       config: row.config ?? {},
       configOnly: row.config_only ?? {},
     })),
@@ -391,7 +413,15 @@ function toMetricSpec(w) {
 
 /** @param {CompareQuery} p */
 function compareParams(p) {
-  return { runs: p.runs, metric: p.metric, group_by: p.groupBy, x: p.x, max_points: p.maxPoints ?? 500, reference: p.reference, alpha: p.alpha };
+  return {
+    runs: p.runs,
+    metric: p.metric,
+    group_by: p.groupBy,
+    x: p.x,
+    max_points: p.maxPoints ?? 500,
+    reference: p.reference,
+    alpha: p.alpha,
+  };
 }
 
 export const api = {
@@ -401,11 +431,21 @@ export const api = {
   metricCatalog: async () => (await request("GET", "/api/metrics/catalog")).map(toMetricSpec),
   /** The run page's charts in display order; read through catalog.js. @returns {Promise<PanelSpec[]>} */
   metricPanels: async () =>
-    (await request("GET", "/api/metrics/panels")).map((/** @type {any} */ w) => ({ name: w.name, title: w.title, yTitle: w.y_title ?? "", log: Boolean(w.log) })),
+    (await request("GET", "/api/metrics/panels")).map((/** @type {any} */ w) => ({
+      name: w.name,
+      title: w.title,
+      yTitle: w.y_title ?? "",
+      log: Boolean(w.log),
+    })),
   /** The run statuses in lifecycle order; read through statuses.js. @returns {Promise<StatusSpec[]>} */
   statuses: async () =>
     (await request("GET", "/api/meta")).statuses.map((/** @type {any} */ w) => ({
-      name: w.name, description: w.description ?? "", stored: Boolean(w.stored), active: Boolean(w.active), final: Boolean(w.final), resumable: Boolean(w.resumable),
+      name: w.name,
+      description: w.description ?? "",
+      stored: Boolean(w.stored),
+      active: Boolean(w.active),
+      final: Boolean(w.final),
+      resumable: Boolean(w.resumable),
     })),
   /**
    * Whether a dataset's files are on this server, where they must go and what works here.
@@ -414,7 +454,15 @@ export const api = {
    */
   dataset: async (name, root) => {
     const w = await request("GET", `/api/datasets/${encodeURIComponent(name)}${query({ root })}`);
-    return { dataset: w.dataset, fromRoot: Boolean(w.from_root), present: Boolean(w.present), missing: w.missing ?? [], folder: w.folder ?? null, downloadAllowed: Boolean(w.download_allowed), advice: w.advice ?? null };
+    return {
+      dataset: w.dataset,
+      fromRoot: Boolean(w.from_root),
+      present: Boolean(w.present),
+      missing: w.missing ?? [],
+      folder: w.folder ?? null,
+      downloadAllowed: Boolean(w.download_allowed),
+      advice: w.advice ?? null,
+    };
   },
   /** @returns {Promise<Preset[]>} */
   presets: async () => (await request("GET", "/api/presets")).map(toPreset),
@@ -427,7 +475,18 @@ export const api = {
    * @returns {Promise<{runs: Run[], count: number}>}
    */
   listRuns: async (f = {}) => {
-    const params = { status: f.status, algorithm: f.algorithm, experiment_id: f.experimentId, q: f.q, rank_by: f.rankBy, tag: f.tag, order: f.order, archived: f.archived, limit: f.limit ?? 50, offset: f.offset ?? 0 };
+    const params = {
+      status: f.status,
+      algorithm: f.algorithm,
+      experiment_id: f.experimentId,
+      q: f.q,
+      rank_by: f.rankBy,
+      tag: f.tag,
+      order: f.order,
+      archived: f.archived,
+      limit: f.limit ?? 50,
+      offset: f.offset ?? 0,
+    };
     const body = await request("GET", `/api/runs${query(params)}`);
     return { runs: body.data.map(toRun), count: body.count };
   },
@@ -475,7 +534,12 @@ export const api = {
    * @returns {Promise<Matrix>}
    */
   matrix: async (id, kind, opts = {}) =>
-    toMatrix(await request("GET", `/api/runs/${id}/${kind}${query({ max_clients: opts.maxClients ?? 200, max_rounds: opts.maxRounds ?? 500 })}`)),
+    toMatrix(
+      await request(
+        "GET",
+        `/api/runs/${id}/${kind}${query({ max_clients: opts.maxClients ?? 200, max_rounds: opts.maxRounds ?? 500 })}`,
+      ),
+    ),
   /**
    * The exact staleness distribution: cells (client, round) per bin of `width` rounds;
    * `unit` says what a round is: a round, or in an async run a server update (versions).
@@ -491,7 +555,13 @@ export const api = {
    */
   participation: async (id) => {
     const b = await request("GET", `/api/runs/${id}/participation`);
-    return { rounds: b.rounds, availableShare: b.available_share, updates: b.updates, updateShare: b.update_share, bias: b.participation_bias ?? null };
+    return {
+      rounds: b.rounds,
+      availableShare: b.available_share,
+      updates: b.updates,
+      updateShare: b.update_share,
+      bias: b.participation_bias ?? null,
+    };
   },
   /**
    * Clients in simulated time, downsampled (empty for a run without a system model).
@@ -499,7 +569,10 @@ export const api = {
    * @returns {Promise<ClientTimeline>}
    */
   timeline: async (id, opts = {}) => {
-    const w = await request("GET", `/api/runs/${id}/timeline${query({ max_clients: opts.maxClients ?? 100, max_buckets: opts.maxBuckets ?? 400 })}`);
+    const w = await request(
+      "GET",
+      `/api/runs/${id}/timeline${query({ max_clients: opts.maxClients ?? 100, max_buckets: opts.maxBuckets ?? 400 })}`,
+    );
     return { clients: w.clients, times: w.times, widthS: w.width_s, labels: w.labels, states: w.states };
   },
   /** @param {number} id @returns {Promise<{round: number|null, values: (number|null)[]}>} */
@@ -517,7 +590,8 @@ export const api = {
   download: async (path, accept = "*/*") => {
     const response = await send("GET", path, undefined, accept);
     const bare = path.split("?")[0];
-    const filename = attachmentName(response.headers.get("Content-Disposition")) ?? bare.slice(bare.lastIndexOf("/") + 1);
+    const filename =
+      attachmentName(response.headers.get("Content-Disposition")) ?? bare.slice(bare.lastIndexOf("/") + 1);
     return { blob: await response.blob(), filename };
   },
 
@@ -536,7 +610,12 @@ export const api = {
    * @returns {Promise<Experiment>}
    */
   reproduce: async (name, opts = {}) =>
-    toExperiment(await request("POST", `/api/presets/${encodeURIComponent(name)}/reproduce`, { variant: opts.variant || undefined, seeds: opts.seeds })),
+    toExperiment(
+      await request("POST", `/api/presets/${encodeURIComponent(name)}/reproduce`, {
+        variant: opts.variant || undefined,
+        seeds: opts.seeds,
+      }),
+    ),
   /** The reproduction report of an experiment so far. @param {number} id @returns {Promise<Reproduction>} */
   reproduction: async (id) => toReproduction(await request("GET", `/api/experiments/${id}/reproduction`)),
 
@@ -549,7 +628,8 @@ export const api = {
    * The path of the comparison's table as a file (csv, md, tex) or its figure (pdf, svg, png).
    * @param {CompareQuery} p @param {string} format @param {{band?: string, width?: string, log?: boolean}} [figure]
    */
-  comparePath: (p, format, figure) => (["pdf", "svg", "png"].includes(format)
-    ? `/api/compare/figure.${format}${query({ ...compareParams(p), max_points: undefined, alpha: undefined, reference: undefined, band: figure?.band, width: figure?.width, log: figure?.log ? "true" : undefined })}`
-    : `/api/compare${query({ ...compareParams(p), max_points: undefined, format })}`),
+  comparePath: (p, format, figure) =>
+    ["pdf", "svg", "png"].includes(format)
+      ? `/api/compare/figure.${format}${query({ ...compareParams(p), max_points: undefined, alpha: undefined, reference: undefined, band: figure?.band, width: figure?.width, log: figure?.log ? "true" : undefined })}`
+      : `/api/compare${query({ ...compareParams(p), max_points: undefined, format })}`,
 };

@@ -51,7 +51,12 @@ export function saveChoice(table, choice) {
 export function columnChooser(table, onChange) {
   let choice = loadChoice(table);
   const list = h("div", { class: "column-menu", role: "group", "aria-label": "columns shown" });
-  const el = h("details", { class: "column-chooser", dataset: { table }, hidden: true }, h("summary", { class: "button" }, "Columns"), list);
+  const el = h(
+    "details",
+    { class: "column-chooser", dataset: { table }, hidden: true },
+    h("summary", { class: "button" }, "Columns"),
+    list,
+  );
   let listed = "";
 
   /** @param {Column[]} columns */
@@ -62,17 +67,29 @@ export function columnChooser(table, onChange) {
     el.hidden = !optional.length;
     if (key === listed) return;
     listed = key;
-    replace(list, optional.map((c) => h("label", { class: "check" },
-      h("input", {
-        type: "checkbox", name: `column-${c.key}`, checked: shown.has(c.key),
-        on: { change: (/** @type {Event} */ e) => toggle(c.key, /** @type {HTMLInputElement} */ (e.target).checked) },
-      }),
-      c.label)));
+    replace(
+      list,
+      optional.map((c) =>
+        h(
+          "label",
+          { class: "check" },
+          h("input", {
+            type: "checkbox",
+            name: `column-${c.key}`,
+            checked: shown.has(c.key),
+            on: {
+              change: (/** @type {Event} */ e) => toggle(c.key, /** @type {HTMLInputElement} */ (e.target).checked),
+            },
+          }),
+          c.label,
+        ),
+      ),
+    );
   }
 
   /** @param {string} key @param {boolean} on */
   function toggle(key, on) {
-    choice = { ...loadChoice(table), [key]: on };  // another tab's choices stay
+    choice = { ...loadChoice(table), [key]: on }; // another tab's choices stay
     saveChoice(table, choice);
     onChange();
   }

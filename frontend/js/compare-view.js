@@ -87,7 +87,7 @@ function dimension(label, values) {
   const dim = { label: plotText(label), values: coded, range: [lo - pad, hi + pad] };
   if (!numeric || ticks.length <= 12) {
     dim.tickvals = ticks;
-    dim.ticktext = text;  // parcoords writes tick labels as plain text (its axis labels as HTML)
+    dim.ticktext = text; // parcoords writes tick labels as plain text (its axis labels as HTML)
   }
   return dim;
 }
@@ -104,7 +104,12 @@ function dimension(label, values) {
 export function parcoordsTrace(fields, runs, value, o = {}) {
   const withValue = runs.filter((r) => typeof r.summary?.[value] === "number" && Number.isFinite(r.summary[value]));
   const scores = withValue.map((r) => /** @type {number} */ (r.summary?.[value]));
-  const dimensions = fields.map((f) => dimension(f, withValue.map((r) => getPath(r.config ?? {}, f) ?? null)));
+  const dimensions = fields.map((f) =>
+    dimension(
+      f,
+      withValue.map((r) => getPath(r.config ?? {}, f) ?? null),
+    ),
+  );
   dimensions.push({ label: plotText(o.label ?? value), values: scores });
   return {
     type: "parcoords",
@@ -112,7 +117,7 @@ export function parcoordsTrace(fields, runs, value, o = {}) {
     // The last axis is the colour scale: no colour bar beside it.
     line: { color: scores, colorscale: "Viridis", reversescale: o.better === "lower", showscale: false },
     labelangle: fields.length > 5 ? -15 : 0,
-    uirevision: `${fields.join()}|${value}`,  // a refresh keeps the user's brushed ranges
+    uirevision: `${fields.join()}|${value}`, // a refresh keeps the user's brushed ranges
     meta: { runs: withValue.map((r) => r.id), value },
   };
 }

@@ -22,10 +22,15 @@ export function confirmIn(slot, question, action) {
     };
     /** @type {any} */ (slot).pendingAnswer = answer;
     const go = h("button", { type: "button", class: "danger", on: { click: () => answer(true) } }, action);
-    const box = h("div", { class: "confirm-box", role: "alertdialog", "aria-label": question },
+    const box = h(
+      "div",
+      { class: "confirm-box", role: "alertdialog", "aria-label": question },
       h("p", {}, question),
-      h("div", { class: "actions" }, go, h("button", { type: "button", on: { click: () => answer(false) } }, "Keep")));
-    box.addEventListener("keydown", (e) => { if (/** @type {KeyboardEvent} */ (e).key === "Escape") answer(false); });
+      h("div", { class: "actions" }, go, h("button", { type: "button", on: { click: () => answer(false) } }, "Keep")),
+    );
+    box.addEventListener("keydown", (e) => {
+      if (/** @type {KeyboardEvent} */ (e).key === "Escape") answer(false);
+    });
     replace(slot, box);
     slot.hidden = false;
     /** @type {HTMLElement} */ (go).focus();

@@ -69,7 +69,12 @@ export function errorBox(err, retry = null) {
     h("strong", {}, "Something went wrong"),
     h("div", { class: "error-message" }, message),
     status === 401 || status === 403
-      ? h("div", { class: "token-box" }, token, h("button", { type: "button", on: { click: saveToken } }, "Save token and retry"))
+      ? h(
+          "div",
+          { class: "token-box" },
+          token,
+          h("button", { type: "button", on: { click: saveToken } }, "Save token and retry"),
+        )
       : retry && h("button", { type: "button", on: { click: retry } }, "Retry"),
   );
 }

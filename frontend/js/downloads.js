@@ -10,7 +10,9 @@ import { h, saveFile } from "./dom.js";
  * @returns {HTMLButtonElement}
  */
 export function downloadButton(text, path, o = {}) {
-  const button = /** @type {HTMLButtonElement} */ (h("button", { type: "button", title: o.title ?? "", dataset: { format: o.format ?? "" } }, text));
+  const button = /** @type {HTMLButtonElement} */ (
+    h("button", { type: "button", title: o.title ?? "", dataset: { format: o.format ?? "" } }, text)
+  );
   button.addEventListener("click", async () => {
     const at = path();
     if (at === null) return;
@@ -28,5 +30,13 @@ export function downloadButton(text, path, o = {}) {
 }
 
 /** The comparison's table files, then its figure files, by format. */
-export const TABLE_FILES = [["tex", "LaTeX"], ["csv", "CSV"], ["md", "Markdown"]];
-export const FIGURE_FILES = [["pdf", "PDF"], ["svg", "SVG"], ["png", "PNG"]];
+export const TABLE_FILES = [
+  ["tex", "LaTeX"],
+  ["csv", "CSV"],
+  ["md", "Markdown"],
+];
+export const FIGURE_FILES = [
+  ["pdf", "PDF"],
+  ["svg", "SVG"],
+  ["png", "PNG"],
+];

@@ -57,7 +57,8 @@ export function sweepMessages(errors, cells = 1) {
   }
   return [...byPath].map(([path, messages]) => {
     const said = [...messages].flatMap(([text, labels]) =>
-      labels.has("") || labels.size >= cells ? [text] : [...labels].map((label) => `${label}: ${text}`));
+      labels.has("") || labels.size >= cells ? [text] : [...labels].map((label) => `${label}: ${text}`),
+    );
     return { path, message: said.join("; ") };
   });
 }
@@ -68,7 +69,10 @@ export function sweepMessages(errors, cells = 1) {
  * @returns {{values: any[], problem: string|null}}
  */
 export function checkValues(text, kind) {
-  const items = text.split(",").map((t) => t.trim()).filter(Boolean);
+  const items = text
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (!items.length) return { values: [], problem: "give at least one value" };
   if (kind !== "int" && kind !== "number") return { values: items, problem: null };
   /** @type {number[]} */
@@ -76,7 +80,8 @@ export function checkValues(text, kind) {
   for (const item of items) {
     const v = Number(item);
     const whole = kind === "int";
-    if (!Number.isFinite(v) || (whole && !Number.isInteger(v))) return { values, problem: `"${item}" is not a ${whole ? "whole " : ""}number` };
+    if (!Number.isFinite(v) || (whole && !Number.isInteger(v)))
+      return { values, problem: `"${item}" is not a ${whole ? "whole " : ""}number` };
     values.push(v);
   }
   return { values, problem: null };

@@ -20,5 +20,16 @@ export const HELP = {
  * @param {keyof typeof HELP} key @param {string} [what] what the page explains
  */
 export function helpLink(key, what = "this view") {
-  return h("a", { class: "help-link", href: `/manual/${HELP[key]}`, target: "_blank", rel: "noopener", title: `What ${what} shows, in the manual`, "aria-label": `help: ${what}` }, "?");
+  return h(
+    "a",
+    {
+      class: "help-link",
+      href: `/manual/${HELP[key]}`,
+      target: "_blank",
+      rel: "noopener",
+      title: `What ${what} shows, in the manual`,
+      "aria-label": `help: ${what}`,
+    },
+    "?",
+  );
 }

@@ -23,7 +23,8 @@ export function setPath(obj, path, value) {
   let cur = obj;
   keys.slice(0, -1).forEach((key, i) => {
     if (cur[key] === undefined || cur[key] === null) cur[key] = {};
-    if (typeof cur[key] !== "object" || Array.isArray(cur[key])) throw new Error(`${keys.slice(0, i + 1).join(".")}: is a value, not a section`);
+    if (typeof cur[key] !== "object" || Array.isArray(cur[key]))
+      throw new Error(`${keys.slice(0, i + 1).join(".")}: is a value, not a section`);
     cur = cur[key];
   });
   cur[keys[keys.length - 1]] = value;

@@ -32,7 +32,9 @@ function scriptUrl() {
 export function preloadPlotly() {
   if (preloaded || pending || /** @type {any} */ (window).Plotly) return;
   preloaded = true;
-  document.head.appendChild(Object.assign(document.createElement("link"), { rel: "preload", as: "script", href: scriptUrl() }));
+  document.head.appendChild(
+    Object.assign(document.createElement("link"), { rel: "preload", as: "script", href: scriptUrl() }),
+  );
 }
 
 /**
@@ -54,17 +56,23 @@ function afterPaint() {
 export function loadPlotly() {
   if (pending) return pending;
   const w = /** @type {any} */ (window);
-  pending = w.Plotly ? Promise.resolve(w.Plotly) : afterPaint().then(() => new Promise((resolve, reject) => {
-    const script = document.createElement("script");
-    script.src = scriptUrl();
-    script.onload = () => (w.Plotly ? resolve(w.Plotly) : reject(new Error("Plotly.js loaded without defining Plotly")));
-    script.onerror = () => {
-      script.remove();
-      pending = null;
-      reject(new Error(`Plotly.js did not load from ${script.src}`));
-    };
-    document.head.appendChild(script);
-  }));
+  pending = w.Plotly
+    ? Promise.resolve(w.Plotly)
+    : afterPaint().then(
+        () =>
+          new Promise((resolve, reject) => {
+            const script = document.createElement("script");
+            script.src = scriptUrl();
+            script.onload = () =>
+              w.Plotly ? resolve(w.Plotly) : reject(new Error("Plotly.js loaded without defining Plotly"));
+            script.onerror = () => {
+              script.remove();
+              pending = null;
+              reject(new Error(`Plotly.js did not load from ${script.src}`));
+            };
+            document.head.appendChild(script);
+          }),
+      );
   return pending;
 }
 
@@ -83,9 +91,10 @@ function withPlotly(fn, failed = () => {}) {
     return;
   }
   queue.push({ fn, failed });
-  if (queue.length === 1 && !draining) loadPlotly().then(drain, (err) => {
-    for (const call of queue.splice(0)) call.failed(err);
-  });
+  if (queue.length === 1 && !draining)
+    loadPlotly().then(drain, (err) => {
+      for (const call of queue.splice(0)) call.failed(err);
+    });
 }
 
 /**
@@ -116,13 +125,16 @@ export function react(div, data, layout, config) {
   const ticket = {};
   latest.set(div, ticket);
   if (!ready && !div.querySelector(".js-plotly-plot, .main-svg")) replace(div, loading("Loading the chart…"));
-  withPlotly((P) => {
-    if (latest.get(div) !== ticket) return;
-    for (const state of div.querySelectorAll(":scope > .state")) state.remove();
-    P.react(div, data, layout, config).then(markFirstPlot, () => {});
-  }, (err) => {
-    if (latest.get(div) === ticket) replace(div, errorBox(err));
-  });
+  withPlotly(
+    (P) => {
+      if (latest.get(div) !== ticket) return;
+      for (const state of div.querySelectorAll(":scope > .state")) state.remove();
+      P.react(div, data, layout, config).then(markFirstPlot, () => {});
+    },
+    (err) => {
+      if (latest.get(div) === ticket) replace(div, errorBox(err));
+    },
+  );
 }
 
 /**

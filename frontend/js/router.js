@@ -13,7 +13,8 @@ export function parseRoute(hash) {
   if (parts[0] === "experiments" && parts[1] && /^\d+$/.test(parts[1]) && parts[2] === "reproduction") {
     return { page: "reproduction", id: Number(parts[1]), query };
   }
-  if (parts[0] === "experiments" && parts[1] && /^\d+$/.test(parts[1]) && !parts[2]) return { page: "experiment", id: Number(parts[1]), query };
+  if (parts[0] === "experiments" && parts[1] && /^\d+$/.test(parts[1]) && !parts[2])
+    return { page: "experiment", id: Number(parts[1]), query };
   if (parts[0] === "new" || parts[0] === "compare") return { page: parts[0], id: null, query };
   return { page: "runs", id: null, query };
 }
@@ -41,12 +42,16 @@ export function replaceQuery(path, params) {
 /** @param {string} path @param {Record<string, any>} [params] */
 export function go(path, params = {}) {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") q.set(k, Array.isArray(v) ? v.join(",") : String(v));
+  for (const [k, v] of Object.entries(params))
+    if (v !== undefined && v !== null && v !== "") q.set(k, Array.isArray(v) ? v.join(",") : String(v));
   const s = q.toString();
   location.hash = `#${path}${s ? `?${s.replaceAll("%2C", ",")}` : ""}`;
 }
 
 /** Comma-separated positive integers from a query value. @param {string|null} s */
 export function idList(s) {
-  return (s ?? "").split(",").map((t) => Number(t.trim())).filter((n) => Number.isInteger(n) && n > 0);
+  return (s ?? "")
+    .split(",")
+    .map((t) => Number(t.trim()))
+    .filter((n) => Number.isInteger(n) && n > 0);
 }

@@ -11,7 +11,10 @@ import { leaves } from "./paths.js";
 export function runName(label, preset, config) {
   const before = leaves(preset);
   const changed = Object.entries(leaves(config))
-    .filter(([path, value]) => path !== "name" && path !== "algorithm.name" && JSON.stringify(value) !== JSON.stringify(before[path]))
+    .filter(
+      ([path, value]) =>
+        path !== "name" && path !== "algorithm.name" && JSON.stringify(value) !== JSON.stringify(before[path]),
+    )
     .map(([path, value]) => `${path}=${Array.isArray(value) ? value.join(",") : value}`);
   return [label, config.algorithm?.name, ...changed].filter(Boolean).join(" · ").slice(0, 200);
 }

@@ -65,15 +65,34 @@ function leaf(path, key, type) {
   if (type.kind === "enum") {
     // A registered component's label where the schema gives one (`x-labels`), its name otherwise.
     const labels = n["x-labels"] ?? {};
-    input = h("select", { id, name: path }, n.enum.map((/** @type {string} */ v) => h("option", { value: v, title: v }, labels[v] && labels[v] !== v ? `${labels[v]} (${v})` : v)));
+    input = h(
+      "select",
+      { id, name: path },
+      n.enum.map((/** @type {string} */ v) =>
+        h("option", { value: v, title: v }, labels[v] && labels[v] !== v ? `${labels[v]} (${v})` : v),
+      ),
+    );
   } else if (type.kind === "bool") {
     input = h("input", { id, name: path, type: "checkbox" });
   } else if (type.kind === "int" || type.kind === "number") {
     const min = n.minimum ?? n.exclusiveMinimum;
     const max = n.maximum ?? n.exclusiveMaximum;
-    input = h("input", { id, name: path, type: "number", step: type.kind === "int" ? "1" : "any", min: min === undefined ? null : String(min), max: max === undefined ? null : String(max), placeholder: type.nullable ? "none" : "" });
+    input = h("input", {
+      id,
+      name: path,
+      type: "number",
+      step: type.kind === "int" ? "1" : "any",
+      min: min === undefined ? null : String(min),
+      max: max === undefined ? null : String(max),
+      placeholder: type.nullable ? "none" : "",
+    });
   } else if (type.kind === "list") {
-    input = h("input", { id, name: path, type: "text", placeholder: type.nullable ? "none (comma-separated numbers)" : "comma-separated numbers" });
+    input = h("input", {
+      id,
+      name: path,
+      type: "text",
+      placeholder: type.nullable ? "none (comma-separated numbers)" : "comma-separated numbers",
+    });
   } else if (/\bCSV\b/.test(n.description ?? "")) {
     input = h("textarea", { id, name: path, rows: 3, spellcheck: false });
   } else {
@@ -104,7 +123,12 @@ function leaf(path, key, type) {
     const raw = String(input.value).trim();
     if (type.kind === "string") return raw === "" && type.nullable ? null : input.value;
     if (raw === "") return type.nullable ? null : type.kind === "list" ? [] : null;
-    if (type.kind === "list") return raw.split(",").map((t) => t.trim()).filter(Boolean).map((t) => (Number.isNaN(Number(t)) ? t : Number(t)));
+    if (type.kind === "list")
+      return raw
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean)
+        .map((t) => (Number.isNaN(Number(t)) ? t : Number(t)));
     return Number(raw);
   };
   const set = (/** @type {any} */ v) => {
@@ -134,7 +158,9 @@ export function schemaForm(schema) {
     const props = Object.entries(node.properties ?? {}).map(([key, sub]) => [key, resolve(schema, sub)]);
     const objectKeys = new Set(props.filter(([, sub]) => sub.type === "object").map(([key]) => key));
     // A sibling enum whose values name object properties selects which of them is shown.
-    const selector = props.find(([, sub]) => Array.isArray(sub.enum) && sub.enum.some((/** @type {string} */ v) => objectKeys.has(v)));
+    const selector = props.find(
+      ([, sub]) => Array.isArray(sub.enum) && sub.enum.some((/** @type {string} */ v) => objectKeys.has(v)),
+    );
     const fields = h("div", { class: "fields" });
     const nested = h("div", { class: "nested" });
     const error = h("div", { class: "field-error", role: "alert", hidden: true });
@@ -157,7 +183,9 @@ export function schemaForm(schema) {
       }
     }
     if (selector) {
-      const input = /** @type {HTMLSelectElement} */ (leaves.find((l) => l.path === (path ? `${path}.${selector[0]}` : selector[0]))?.input);
+      const input = /** @type {HTMLSelectElement} */ (
+        leaves.find((l) => l.path === (path ? `${path}.${selector[0]}` : selector[0]))?.input
+      );
       const sync = () => {
         for (const [key, fs] of variants) fs.hidden = input.value !== key;
       };
@@ -210,7 +238,7 @@ export function schemaForm(schema) {
   function set(config) {
     for (const l of leaves) {
       const v = getPath(config, l.path);
-      l.set(v === undefined ? l.type.node.default ?? null : v);
+      l.set(v === undefined ? (l.type.node.default ?? null) : v);
     }
     for (const sync of syncs) sync();
     clearErrors();
@@ -254,11 +282,16 @@ export function schemaForm(schema) {
   function placed(e) {
     const exact = leaves.find((x) => x.path === e.path);
     if (exact) return { leaf: exact, message: e.message };
-    const list = leaves.find((x) => x.type.kind === "list" && /^\d+$/.test(e.path.slice(x.path.length + 1)) && e.path.startsWith(`${x.path}.`));
+    const list = leaves.find(
+      (x) => x.type.kind === "list" && /^\d+$/.test(e.path.slice(x.path.length + 1)) && e.path.startsWith(`${x.path}.`),
+    );
     if (!list) return { leaf: undefined, message: e.message };
     const index = Number(e.path.slice(list.path.length + 1));
     const item = list.get()?.[index];
-    return { leaf: list, message: `item ${index + 1}${item === undefined ? "" : ` (${JSON.stringify(item)})`}: ${e.message}` };
+    return {
+      leaf: list,
+      message: `item ${index + 1}${item === undefined ? "" : ` (${JSON.stringify(item)})`}: ${e.message}`,
+    };
   }
 
   function clearErrors() {

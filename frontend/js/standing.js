@@ -23,11 +23,24 @@ export function speedText(speed) {
 export function standing(run) {
   if (!run.active) return null;
   const queued = run.status === "queued" && run.queuePosition !== null;
-  const title = run.status === "running"
-    ? `rounds left ÷ its measured speed (${speedText(run.roundsPerS)})`
-    : "after the runs ahead of it, at the measured speed of its experiment's runs";
-  return h("div", { class: "standing small muted" },
-    queued && h("span", { class: "queue-position", dataset: { position: String(run.queuePosition) } }, `#${run.queuePosition} in queue`),
+  const title =
+    run.status === "running"
+      ? `rounds left ÷ its measured speed (${speedText(run.roundsPerS)})`
+      : "after the runs ahead of it, at the measured speed of its experiment's runs";
+  return h(
+    "div",
+    { class: "standing small muted" },
+    queued &&
+      h(
+        "span",
+        { class: "queue-position", dataset: { position: String(run.queuePosition) } },
+        `#${run.queuePosition} in queue`,
+      ),
     queued && " · ",
-    h("span", { class: "eta", title, dataset: { eta: run.etaS === null ? "" : String(run.etaS) } }, `ETA ${etaText(run.etaS)}`));
+    h(
+      "span",
+      { class: "eta", title, dataset: { eta: run.etaS === null ? "" : String(run.etaS) } },
+      `ETA ${etaText(run.etaS)}`,
+    ),
+  );
 }

@@ -14,7 +14,10 @@ import { checkSeeds, checkValues, plainMessage, sweepMessages } from "./field-er
  * @param {string} text @param {string} kind
  */
 export function parseValues(text, kind) {
-  const items = text.split(",").map((t) => t.trim()).filter(Boolean);
+  const items = text
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (kind === "int" || kind === "number") return items.map((t) => (Number.isNaN(Number(t)) ? t : Number(t)));
   return items;
 }
@@ -73,16 +76,37 @@ export function sweepEditor(leaves, onChange) {
   /** @type {CellEntry[]} */
   let cells = [];
   const cellList = h("div", { class: "sweep-cells" });
-  const cellBox = h("div", { class: "sweep-cells-box", hidden: true },
+  const cellBox = h(
+    "div",
+    { class: "sweep-cells-box", hidden: true },
     h("div", { class: "field-name" }, "methods"),
-    h("div", { class: "help" }, "Each method runs with its paper's settings, crossed with the fields below and the seeds."),
-    cellList);
+    h(
+      "div",
+      { class: "help" },
+      "Each method runs with its paper's settings, crossed with the fields below and the seeds.",
+    ),
+    cellList,
+  );
   const list = h("div", { class: "sweep-rows" });
-  const name = h("input", { type: "text", name: "experiment-name", placeholder: "experiment name", maxLength: 200, on: { input: () => onChange() } });
-  const seeds = /** @type {HTMLInputElement} */ (h("input", { type: "text", name: "seeds", value: "0, 1", placeholder: "0, 1, 2" }));
+  const name = h("input", {
+    type: "text",
+    name: "experiment-name",
+    placeholder: "experiment name",
+    maxLength: 200,
+    on: { input: () => onChange() },
+  });
+  const seeds = /** @type {HTMLInputElement} */ (
+    h("input", { type: "text", name: "seeds", value: "0, 1", placeholder: "0, 1, 2" })
+  );
   const seedsError = h("div", { class: "field-error", role: "alert", hidden: true });
-  const seedsField = h("div", { class: "field", dataset: { path: "seeds" } }, h("label", { class: "field-name" }, "seeds"), seeds,
-    h("div", { class: "help" }, "Comma-separated; paired t-tests pair runs by seed."), seedsError);
+  const seedsField = h(
+    "div",
+    { class: "field", dataset: { path: "seeds" } },
+    h("label", { class: "field-name" }, "seeds"),
+    seeds,
+    h("div", { class: "help" }, "Comma-separated; paired t-tests pair runs by seed."),
+    seedsError,
+  );
   // Checked as typed: the launch button says what is wrong instead of counting runs.
   const checkSeedsField = () => setError(seedsField, seedsError, checkSeeds(seeds.value).problem);
   seeds.addEventListener("input", () => {
@@ -93,18 +117,35 @@ export function sweepEditor(leaves, onChange) {
     "fieldset",
     { class: "section sweep" },
     h("legend", {}, "Sweep ", helpLink("sweep", "a sweep")),
-    h("div", { class: "help" }, "Runs every combination of the values below with each seed; fields not swept keep the values of the form."),
-    h("div", { class: "fields" },
+    h(
+      "div",
+      { class: "help" },
+      "Runs every combination of the values below with each seed; fields not swept keep the values of the form.",
+    ),
+    h(
+      "div",
+      { class: "fields" },
       h("div", { class: "field" }, h("label", { class: "field-name" }, "experiment name"), name),
-      seedsField),
+      seedsField,
+    ),
     cellBox,
     list,
-    h("button", { type: "button", class: "add-row", on: { click: () => addRow("algorithm.name", []) } }, "+ sweep another field"),
+    h(
+      "button",
+      { type: "button", class: "add-row", on: { click: () => addRow("algorithm.name", []) } },
+      "+ sweep another field",
+    ),
   );
 
   /** @param {string} path @param {any[]} initial */
   function addRow(path, initial) {
-    const choose = /** @type {HTMLSelectElement} */ (h("select", { "aria-label": "field to sweep" }, sweepable.map((l) => h("option", { value: l.path }, l.path))));
+    const choose = /** @type {HTMLSelectElement} */ (
+      h(
+        "select",
+        { "aria-label": "field to sweep" },
+        sweepable.map((l) => h("option", { value: l.path }, l.path)),
+      )
+    );
     choose.value = sweepable.some((l) => l.path === path) ? path : sweepable[0].path;
     const editorBox = h("div", { class: "sweep-values" });
     const error = h("div", { class: "field-error", role: "alert", hidden: true });
@@ -120,12 +161,26 @@ export function sweepEditor(leaves, onChange) {
           setError(row.el, error, problem());
           onChange();
         };
-        const boxes = options.map((/** @type {any} */ v) => h("input", { type: "checkbox", value: String(v), checked: chosen.includes(v), on: { change: changed } }));
-        replace(editorBox, options.map((/** @type {any} */ v, /** @type {number} */ i) => h("label", { class: "check" }, boxes[i], String(v))));
+        const boxes = options.map((/** @type {any} */ v) =>
+          h("input", { type: "checkbox", value: String(v), checked: chosen.includes(v), on: { change: changed } }),
+        );
+        replace(
+          editorBox,
+          options.map((/** @type {any} */ v, /** @type {number} */ i) =>
+            h("label", { class: "check" }, boxes[i], String(v)),
+          ),
+        );
         values = () => options.filter((/** @type {any} */ _, /** @type {number} */ i) => boxes[i].checked);
         problem = () => (values().length ? null : "tick at least one value");
       } else {
-        const text = /** @type {HTMLInputElement} */ (h("input", { type: "text", placeholder: "comma-separated values", value: chosen.join(", "), "aria-label": `values of ${l.path}` }));
+        const text = /** @type {HTMLInputElement} */ (
+          h("input", {
+            type: "text",
+            placeholder: "comma-separated values",
+            value: chosen.join(", "),
+            "aria-label": `values of ${l.path}`,
+          })
+        );
         text.addEventListener("input", () => {
           setError(row.el, error, problem());
           onChange();
@@ -143,9 +198,22 @@ export function sweepEditor(leaves, onChange) {
       values: () => values(),
       problem: () => problem(),
       error,
-      el: h("div", { class: "sweep-row", dataset: { path } }, choose, editorBox, h("button", { type: "button", class: "link", "aria-label": "remove", on: { click: () => remove(row) } }, "remove"), error),
+      el: h(
+        "div",
+        { class: "sweep-row", dataset: { path } },
+        choose,
+        editorBox,
+        h(
+          "button",
+          { type: "button", class: "link", "aria-label": "remove", on: { click: () => remove(row) } },
+          "remove",
+        ),
+        error,
+      ),
     };
-    choose.addEventListener("change", () => { row.el.dataset.path = choose.value; });
+    choose.addEventListener("change", () => {
+      row.el.dataset.path = choose.value;
+    });
     rows.push(row);
     list.appendChild(row.el);
     build(initial);
@@ -164,10 +232,22 @@ export function sweepEditor(leaves, onChange) {
     const entry = {
       cell,
       error,
-      el: h("div", { class: "sweep-cell", dataset: { label: cell.label } },
+      el: h(
+        "div",
+        { class: "sweep-cell", dataset: { label: cell.label } },
         h("span", { class: "cell-text" }, cellText(cell)),
-        h("button", { type: "button", class: "link", "aria-label": `remove ${cell.label}`, on: { click: () => removeCell(entry) } }, "remove"),
-        error),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "link",
+            "aria-label": `remove ${cell.label}`,
+            on: { click: () => removeCell(entry) },
+          },
+          "remove",
+        ),
+        error,
+      ),
     };
     cells.push(entry);
     cellList.appendChild(entry.el);
@@ -258,10 +338,24 @@ export function sweepEditor(leaves, onChange) {
         return false;
       });
       const grid = Object.fromEntries(rows.map((r) => [r.path(), r.values()]));
-      const n = sweepSize(grid, [0], cells.map((c) => c.cell));
-      for (const [row, rowErrors] of byRow) setError(row.el, row.error, sweepMessages(rowErrors, n).map((e) => e.message).join("; "));
+      const n = sweepSize(
+        grid,
+        [0],
+        cells.map((c) => c.cell),
+      );
+      for (const [row, rowErrors] of byRow)
+        setError(
+          row.el,
+          row.error,
+          sweepMessages(rowErrors, n)
+            .map((e) => e.message)
+            .join("; "),
+        );
       for (const [i, messages] of byCell) {
-        replace(cells[i].error, [...messages].map((t) => h("div", {}, t)));
+        replace(
+          cells[i].error,
+          [...messages].map((t) => h("div", {}, t)),
+        );
         cells[i].error.hidden = false;
         cells[i].el.classList.add("invalid");
       }

@@ -21,7 +21,18 @@ export function plotText(text) {
   return String(text).replace(/[&<>$%]/g, (c) => ENTITIES[/** @type {keyof typeof ENTITIES} */ (c)]);
 }
 
-export const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+export const PALETTE = [
+  "#1f77b4",
+  "#ff7f0e",
+  "#2ca02c",
+  "#d62728",
+  "#9467bd",
+  "#8c564b",
+  "#e377c2",
+  "#7f7f7f",
+  "#bcbd22",
+  "#17becf",
+];
 
 /**
  * The panels to draw for the metric names a run recorded: each round metric of the
@@ -37,16 +48,19 @@ export function panelsFor(names, catalogue, specs) {
   /** @type {Map<string, string[]>} */
   const members = new Map();
   for (const spec of catalogue) {
-    if (spec.kind === "round" && present.has(spec.name)) members.set(spec.panel, [...(members.get(spec.panel) ?? []), spec.name]);
+    if (spec.kind === "round" && present.has(spec.name))
+      members.set(spec.panel, [...(members.get(spec.panel) ?? []), spec.name]);
   }
   /** @type {Panel[]} */
-  const panels = specs.filter((p) => members.has(p.name)).map((p) => ({
-    id: p.name,
-    title: p.title,
-    ...(p.yTitle && { yTitle: p.yTitle }),
-    ...(p.log && { log: true }),
-    metrics: /** @type {string[]} */ (members.get(p.name)),
-  }));
+  const panels = specs
+    .filter((p) => members.has(p.name))
+    .map((p) => ({
+      id: p.name,
+      title: p.title,
+      ...(p.yTitle && { yTitle: p.yTitle }),
+      ...(p.log && { log: true }),
+      metrics: /** @type {string[]} */ (members.get(p.name)),
+    }));
   const known = new Set(catalogue.map((s) => s.name));
   for (const name of [...present].sort()) {
     if (!known.has(name)) panels.push({ id: `m-${name}`, title: label(name), metrics: [name] });
@@ -108,16 +122,46 @@ export function panelTraces(panel, series, x = (rounds) => rounds.slice()) {
     // reads as its min/max band: its bucket-last line would be a barcode.
     const banded = hasEnvelope(s) && swings(s.last) > SWINGS_BAND;
     if (hasEnvelope(s)) {
-      const common = { type: "scatter", mode: "lines", line: { width: 0, color }, hoverinfo: "skip", showlegend: false, legendgroup: metric };
-      traces.push({ ...common, x: x(s.round), y: s.max.slice(), name: plotText(`${label(metric)} max`), meta: { metric, field: "max" } });
-      traces.push({ ...common, x: x(s.round), y: s.min.slice(), name: plotText(banded ? `${label(metric)} (min–max)` : `${label(metric)} min`),
-        fill: "tonexty", fillcolor: rgba(color, banded ? 0.45 : 0.2), showlegend: banded, meta: { metric, field: "min" } });
+      const common = {
+        type: "scatter",
+        mode: "lines",
+        line: { width: 0, color },
+        hoverinfo: "skip",
+        showlegend: false,
+        legendgroup: metric,
+      };
+      traces.push({
+        ...common,
+        x: x(s.round),
+        y: s.max.slice(),
+        name: plotText(`${label(metric)} max`),
+        meta: { metric, field: "max" },
+      });
+      traces.push({
+        ...common,
+        x: x(s.round),
+        y: s.min.slice(),
+        name: plotText(banded ? `${label(metric)} (min–max)` : `${label(metric)} min`),
+        fill: "tonexty",
+        fillcolor: rgba(color, banded ? 0.45 : 0.2),
+        showlegend: banded,
+        meta: { metric, field: "min" },
+      });
     }
     // Each further line is thinner and dashed: where two metrics are equal (available =
     // selected clients) the one drawn first still shows around the other.
     const line = i === 0 ? { width: 3, color } : { width: 1.8, color, dash: "dash" };
-    traces.push({ type: "scatter", mode: "lines", x: x(s.round), y: s.last.slice(), name: plotText(label(metric)), line, legendgroup: metric,
-      visible: banded ? "legendonly" : true, meta: { metric, field: "last" } });
+    traces.push({
+      type: "scatter",
+      mode: "lines",
+      x: x(s.round),
+      y: s.last.slice(),
+      name: plotText(label(metric)),
+      line,
+      legendgroup: metric,
+      visible: banded ? "legendonly" : true,
+      meta: { metric, field: "last" },
+    });
   });
   return traces;
 }
@@ -179,7 +223,12 @@ export function lineLayout(title, o = {}) {
     height: o.height ?? 320,
     margin: { l: 56, r: 16, t: 40, b: o.legend === false ? 44 : 78 },
     xaxis: { title: { text: plotText(o.xTitle ?? "round") }, zeroline: false },
-    yaxis: { title: { text: plotText(o.yTitle ?? "") }, type: o.log ? "log" : "linear", zeroline: false, exponentformat: "e" },
+    yaxis: {
+      title: { text: plotText(o.yTitle ?? "") },
+      type: o.log ? "log" : "linear",
+      zeroline: false,
+      exponentformat: "e",
+    },
     legend: { orientation: "h", x: 0, y: 0, yref: "container", yanchor: "bottom" },
     uirevision: o.uirevision ?? "keep",
     showlegend: o.legend !== false,
@@ -200,12 +249,27 @@ export function referenceLines(refs) {
   const color = (/** @type {number} */ i) => ["#444", "#2ca02c", "#9467bd", "#8c564b"][i % 4];
   return {
     shapes: refs.map((r, i) => ({
-      type: "line", xref: "paper", x0: 0, x1: 1, yref: "y", y0: r.value, y1: r.value,
-      line: { color: color(i), width: 1.5, dash: "dash" }, name: plotText(r.label),
+      type: "line",
+      xref: "paper",
+      x0: 0,
+      x1: 1,
+      yref: "y",
+      y0: r.value,
+      y1: r.value,
+      line: { color: color(i), width: 1.5, dash: "dash" },
+      name: plotText(r.label),
     })),
     annotations: refs.map((r, i) => ({
-      xref: "paper", x: 1, xanchor: "right", yref: "y", y: r.value, yanchor: "bottom",
-      text: plotText(r.label), showarrow: false, font: { size: 11, color: color(i) }, bgcolor: "rgba(255,255,255,0.7)",
+      xref: "paper",
+      x: 1,
+      xanchor: "right",
+      yref: "y",
+      y: r.value,
+      yanchor: "bottom",
+      text: plotText(r.label),
+      showarrow: false,
+      font: { size: 11, color: color(i) },
+      bgcolor: "rgba(255,255,255,0.7)",
     })),
   };
 }
@@ -241,7 +305,10 @@ export const TIMELINE_COLORS = ["#f2f2f2", "#c6dbef", "#6baed6", "#fdae6b", "#2c
 export function timelineTrace(t) {
   const n = t.labels.length;
   // A stepped scale: state i fills the band [i, i + 1) / n of the colour range.
-  const colorscale = TIMELINE_COLORS.slice(0, n).flatMap((c, i) => [[i / n, c], [(i + 1) / n, c]]);
+  const colorscale = TIMELINE_COLORS.slice(0, n).flatMap((c, i) => [
+    [i / n, c],
+    [(i + 1) / n, c],
+  ]);
   return {
     type: "heatmap",
     z: t.states.map((row) => row.map((s) => s + 0.5)),
@@ -263,7 +330,13 @@ export function timelineTrace(t) {
 /** @param {(number|null)[]} values @param {string} name @param {string} [color] */
 export function histogramTrace(values, name, color = PALETTE[0]) {
   const x = values.filter((v) => typeof v === "number" && Number.isFinite(v));
-  return { type: "histogram", x, name: plotText(name), marker: { color, line: { color: "#fff", width: 1 } }, hovertemplate: "%{x}: %{y}<extra></extra>" };
+  return {
+    type: "histogram",
+    x,
+    name: plotText(name),
+    marker: { color, line: { color: "#fff", width: 1 } },
+    hovertemplate: "%{x}: %{y}<extra></extra>",
+  };
 }
 
 /**
@@ -273,8 +346,13 @@ export function histogramTrace(values, name, color = PALETTE[0]) {
  */
 export function participationTrace(p) {
   return {
-    type: "scattergl", mode: "markers", x: p.availableShare, y: p.updates, name: "clients",
-    text: p.updates.map((_, k) => `client ${k}`), marker: { color: PALETTE[4], size: 6, opacity: 0.7 },
+    type: "scattergl",
+    mode: "markers",
+    x: p.availableShare,
+    y: p.updates,
+    name: "clients",
+    text: p.updates.map((_, k) => `client ${k}`),
+    marker: { color: PALETTE[4], size: 6, opacity: 0.7 },
     hovertemplate: "%{text}: available %{x:.1%}, %{y} updates<extra></extra>",
   };
 }
@@ -289,8 +367,15 @@ export function binnedTrace(bins, name, color = PALETTE[0]) {
   const x = bins.starts.map((s) => s + (bins.width - 1) / 2);
   const text = bins.starts.map((s) => (bins.width === 1 ? `${s}` : `${s}–${s + bins.width - 1}`));
   return {
-    type: "bar", x, y: bins.counts, width: bins.width, text, textposition: "none", name: plotText(name),
-    marker: { color, line: { color: "#fff", width: 1 } }, hovertemplate: "%{text}: %{y}<extra></extra>",
+    type: "bar",
+    x,
+    y: bins.counts,
+    width: bins.width,
+    text,
+    textposition: "none",
+    name: plotText(name),
+    marker: { color, line: { color: "#fff", width: 1 } },
+    hovertemplate: "%{text}: %{y}<extra></extra>",
   };
 }
 
@@ -319,7 +404,8 @@ export function ema(values, weight) {
  * @returns {{x: number[], y: number[]}}
  */
 export function band(x, mean, std) {
-  const plus = (/** @type {number} */ sign) => mean.map((m, i) => (m === null || std[i] === null ? null : m + sign * /** @type {number} */ (std[i])));
+  const plus = (/** @type {number} */ sign) =>
+    mean.map((m, i) => (m === null || std[i] === null ? null : m + sign * /** @type {number} */ (std[i])));
   return between(x, plus(-1), plus(1));
 }
 
@@ -345,7 +431,17 @@ export function between(x, lower, upper) {
  */
 export function groupLabels(names) {
   const cell = /^[^=,]+=[^,]*(,\s*[^=,]+=[^,]*)*$/;
-  return new Map(names.map((n) => [n, cell.test(n) ? n.split(/,\s*/).map((kv) => kv.replace("=", " = ")).join(", ") : n]));
+  return new Map(
+    names.map((n) => [
+      n,
+      cell.test(n)
+        ? n
+            .split(/,\s*/)
+            .map((kv) => kv.replace("=", " = "))
+            .join(", ")
+        : n,
+    ]),
+  );
 }
 
 /**
@@ -369,9 +465,16 @@ export function compareTraces(c, o = {}) {
       const grouped = colorOf.has(r.group) && c.groups.length > 0;
       const color = colorOf.get(r.group) ?? PALETTE[i % PALETTE.length];
       traces.push({
-        type: "scatter", mode: "lines", x: r.x, y: ema(r.y, smooth), name: plotText(`#${r.id} ${r.name}`),
-        line: { color, width: grouped ? 1 : 1.8 }, opacity: grouped ? 0.35 : 1,
-        legendgroup: grouped ? r.group : `run-${r.id}`, showlegend: !grouped, meta: { run: r.id },
+        type: "scatter",
+        mode: "lines",
+        x: r.x,
+        y: ema(r.y, smooth),
+        name: plotText(`#${r.id} ${r.name}`),
+        line: { color, width: grouped ? 1 : 1.8 },
+        opacity: grouped ? 0.35 : 1,
+        legendgroup: grouped ? r.group : `run-${r.id}`,
+        showlegend: !grouped,
+        meta: { run: r.id },
       });
     });
   }
@@ -384,14 +487,28 @@ export function compareTraces(c, o = {}) {
       const ci = o.band === "ci";
       const poly = ci ? between(g.x, ema(g.ciLow, smooth), ema(g.ciHigh, smooth)) : band(g.x, mean, ema(g.std, smooth));
       traces.push({
-        type: "scatter", mode: "lines", ...poly, fill: "toself", fillcolor: rgba(color, 0.18),
-        line: { width: 0, color }, hoverinfo: "skip", showlegend: false, legendgroup: g.name,
-        name: plotText(`${name} ${ci ? "95 % CI" : "± std"}`), meta: { band: g.name },
+        type: "scatter",
+        mode: "lines",
+        ...poly,
+        fill: "toself",
+        fillcolor: rgba(color, 0.18),
+        line: { width: 0, color },
+        hoverinfo: "skip",
+        showlegend: false,
+        legendgroup: g.name,
+        name: plotText(`${name} ${ci ? "95 % CI" : "± std"}`),
+        meta: { band: g.name },
       });
     }
     traces.push({
-      type: "scatter", mode: "lines", x: g.x, y: mean, name: plotText(`${name} (n=${g.runIds.length})`),
-      line: { color, width: 2.4 }, legendgroup: g.name, meta: { group: g.name },
+      type: "scatter",
+      mode: "lines",
+      x: g.x,
+      y: mean,
+      name: plotText(`${name} (n=${g.runIds.length})`),
+      line: { color, width: 2.4 },
+      legendgroup: g.name,
+      meta: { group: g.name },
       visible: g.x.length ? true : "legendonly",
     });
   }
@@ -408,13 +525,26 @@ export function reproductionTraces(rows) {
   const traces = [];
   rows.forEach((r, i) => {
     const color = PALETTE[i % PALETTE.length];
-    const curves = [["fedwatch", "FedWatch", r.curve, "solid"], ["official", "official code", r.officialCurve, "dash"]];
-    for (const [source, name, curve, dash] of /** @type {[string, string, {rounds: number[], acc: number[]}|null, string][]} */ (curves)) {
+    const curves = [
+      ["fedwatch", "FedWatch", r.curve, "solid"],
+      ["official", "official code", r.officialCurve, "dash"],
+    ];
+    for (const [
+      source,
+      name,
+      curve,
+      dash,
+    ] of /** @type {[string, string, {rounds: number[], acc: number[]}|null, string][]} */ (curves)) {
       if (!curve?.rounds.length) continue;
       traces.push({
-        type: "scatter", mode: "lines", x: curve.rounds, y: curve.acc.map((a) => 100 * a),
-        name: plotText(`${r.algorithm} · ${name}`), line: { color, width: 2, dash },
-        legendgroup: r.algorithm, meta: { algorithm: r.algorithm, source },
+        type: "scatter",
+        mode: "lines",
+        x: curve.rounds,
+        y: curve.acc.map((a) => 100 * a),
+        name: plotText(`${r.algorithm} · ${name}`),
+        line: { color, width: 2, dash },
+        legendgroup: r.algorithm,
+        meta: { algorithm: r.algorithm, source },
       });
     }
   });

@@ -4,19 +4,17 @@ import { test } from "node:test";
 import { duration, headline, num, shortWhen } from "../../frontend/js/format.js";
 
 test("numbers: 4 significant digits, exponents outside [1e-3, 1e5)", () => {
-  assert.deepEqual([num(0.76612345), num(0), num(null), num(Number.NaN), num(123456), num(0.0005), num(2, 3)], [
-    "0.7661",
-    "0",
-    "—",
-    "—",
-    "1.23e+5",
-    "5.00e-4",
-    "2",
-  ]);
+  assert.deepEqual(
+    [num(0.76612345), num(0), num(null), num(Number.NaN), num(123456), num(0.0005), num(2, 3)],
+    ["0.7661", "0", "—", "—", "1.23e+5", "5.00e-4", "2"],
+  );
 });
 
 test("durations in s, min or h", () => {
-  assert.deepEqual([duration(5.25), duration(125), duration(7320), duration(null)], ["5.3 s", "2 min 5 s", "2 h 2 min", "—"]);
+  assert.deepEqual(
+    [duration(5.25), duration(125), duration(7320), duration(null)],
+    ["5.3 s", "2 min 5 s", "2 h 2 min", "—"],
+  );
 });
 
 test("created dates are compact: the time today, the day otherwise", () => {

@@ -137,7 +137,10 @@ test("rgba from hex", () => {
 });
 
 test("group labels name the swept field", () => {
-  assert.deepEqual([...groupLabels(["client.lr=0.01", "client.lr=0.1"]).values()], ["client.lr = 0.01", "client.lr = 0.1"]);
+  assert.deepEqual(
+    [...groupLabels(["client.lr=0.01", "client.lr=0.1"]).values()],
+    ["client.lr = 0.01", "client.lr = 0.1"],
+  );
   const mixed = ["algorithm.name=cafed, client.lr=0.3", "seed=1", "fedavg", "a=1,b=2", "x=[1, -1]"];
   assert.deepEqual(
     [...groupLabels(mixed).values()],
@@ -224,10 +227,13 @@ test("the timeline colours each state in its own band", () => {
     [1.5, 1.5],
   ]);
   assert.deepEqual([t.zmin, t.zmax], [0, 3]);
-  assert.deepEqual([t.x, t.y], [
-    [2.5, 7.5],
-    ["client 0", "client 2"],
-  ]);
+  assert.deepEqual(
+    [t.x, t.y],
+    [
+      [2.5, 7.5],
+      ["client 0", "client 2"],
+    ],
+  );
   assert.deepEqual(t.text, [
     ["offline", "kept"],
     ["online", "online"],

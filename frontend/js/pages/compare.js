@@ -22,7 +22,6 @@ const PLOT_CONFIG = { responsive: true, displaylogo: false };
 /** Summary values shown by default (the first that have data); the chooser adds the others. */
 const DEFAULT_VALUES = 5;
 
-
 /** @typedef {import("../columns.js").Column & {heading?: string}} TableColumn */
 
 /** The x axes a comparison can take, by the `x` the API reads, with their titles. @type {Record<string, string>} */
@@ -69,70 +68,204 @@ export function mount(root, route) {
   let runById = new Map();
 
   const metric = /** @type {HTMLSelectElement} */ (h("select", { name: "metric", "aria-label": "metric" }));
-  const groupBy = selectOf("group_by", [["algorithm", "group by algorithm"], ["experiment_cell", "group by experiment cell"], ["none", "no grouping"]], state.groupBy);
-  const xAxis = selectOf("x", [["round", "x = round"], ["wall_s", "x = wall time"], ["sim_time_s", "x = simulated time"]], state.x);
-  const bandOf = selectOf("band", [["std", "band: ± std"], ["ci", "band: 95 % CI of the mean"]], state.band);
-  const alpha = /** @type {HTMLInputElement} */ (h("input", { type: "number", name: "alpha", min: "0.001", max: "0.5", step: "0.01", value: String(state.alpha), "aria-label": "significance level α", class: "axis-bound" }));
-  const width = selectOf("width", [["column", "column (3.5 in)"], ["full", "full width (7 in)"]], state.width);
+  const groupBy = selectOf(
+    "group_by",
+    [
+      ["algorithm", "group by algorithm"],
+      ["experiment_cell", "group by experiment cell"],
+      ["none", "no grouping"],
+    ],
+    state.groupBy,
+  );
+  const xAxis = selectOf(
+    "x",
+    [
+      ["round", "x = round"],
+      ["wall_s", "x = wall time"],
+      ["sim_time_s", "x = simulated time"],
+    ],
+    state.x,
+  );
+  const bandOf = selectOf(
+    "band",
+    [
+      ["std", "band: ± std"],
+      ["ci", "band: 95 % CI of the mean"],
+    ],
+    state.band,
+  );
+  const alpha = /** @type {HTMLInputElement} */ (
+    h("input", {
+      type: "number",
+      name: "alpha",
+      min: "0.001",
+      max: "0.5",
+      step: "0.01",
+      value: String(state.alpha),
+      "aria-label": "significance level α",
+      class: "axis-bound",
+    })
+  );
+  const width = selectOf(
+    "width",
+    [
+      ["column", "column (3.5 in)"],
+      ["full", "full width (7 in)"],
+    ],
+    state.width,
+  );
   const captionBox = h("p", { class: "help caption" });
   const waitingNote = h("p", { class: "help waiting" });
-  const smooth = /** @type {HTMLInputElement} */ (h("input", { type: "range", name: "smooth", min: "0", max: "0.99", step: "0.01", value: String(state.smooth), "aria-label": "smoothing" }));
+  const smooth = /** @type {HTMLInputElement} */ (
+    h("input", {
+      type: "range",
+      name: "smooth",
+      min: "0",
+      max: "0.99",
+      step: "0.01",
+      value: String(state.smooth),
+      "aria-label": "smoothing",
+    })
+  );
   const smoothValue = h("output", {}, state.smooth.toFixed(2));
-  const showRuns = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", name: "lines", checked: Boolean(state.showRuns) }));
-  const logY = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", name: "logy", checked: Boolean(state.logY) }));
-  const yMin = /** @type {HTMLInputElement} */ (h("input", { type: "number", name: "ymin", step: "any", placeholder: "auto", value: state.yMin, "aria-label": "y min", class: "axis-bound" }));
-  const yMax = /** @type {HTMLInputElement} */ (h("input", { type: "number", name: "ymax", step: "any", placeholder: "auto", value: state.yMax, "aria-label": "y max", class: "axis-bound" }));
-  const sweepValue = /** @type {HTMLSelectElement} */ (h("select", { name: "pc", "aria-label": "summary value of the parallel coordinates" }));
+  const showRuns = /** @type {HTMLInputElement} */ (
+    h("input", { type: "checkbox", name: "lines", checked: Boolean(state.showRuns) })
+  );
+  const logY = /** @type {HTMLInputElement} */ (
+    h("input", { type: "checkbox", name: "logy", checked: Boolean(state.logY) })
+  );
+  const yMin = /** @type {HTMLInputElement} */ (
+    h("input", {
+      type: "number",
+      name: "ymin",
+      step: "any",
+      placeholder: "auto",
+      value: state.yMin,
+      "aria-label": "y min",
+      class: "axis-bound",
+    })
+  );
+  const yMax = /** @type {HTMLInputElement} */ (
+    h("input", {
+      type: "number",
+      name: "ymax",
+      step: "any",
+      placeholder: "auto",
+      value: state.yMax,
+      "aria-label": "y max",
+      class: "axis-bound",
+    })
+  );
+  const sweepValue = /** @type {HTMLSelectElement} */ (
+    h("select", { name: "pc", "aria-label": "summary value of the parallel coordinates" })
+  );
   const sweepChart = h("div", { class: "plot", dataset: { plot: "parcoords" } });
   const sweepBox = h("div", { class: "plot-card wide" });
-  const sweepSection = h("section", { class: "sweep-view", hidden: true },
+  const sweepSection = h(
+    "section",
+    { class: "sweep-view", hidden: true },
     h("h2", {}, "Swept fields"),
     h("div", { class: "toolbar" }, h("label", { class: "inline" }, "one line per run, coloured by ", sweepValue)),
-    sweepBox);
+    sweepBox,
+  );
   const chooser = columnChooser("compare", () => last && renderTable(last));
-  const reference = /** @type {HTMLSelectElement} */ (h("select", { name: "reference", "aria-label": "t-test reference" }));
-  const addRun = /** @type {HTMLSelectElement} */ (h("select", { "aria-label": "add run" }, h("option", { value: "" }, "+ add run…")));
-  const addExperiment = /** @type {HTMLSelectElement} */ (h("select", { "aria-label": "add experiment" }, h("option", { value: "" }, "+ add experiment…")));
+  const reference = /** @type {HTMLSelectElement} */ (
+    h("select", { name: "reference", "aria-label": "t-test reference" })
+  );
+  const addRun = /** @type {HTMLSelectElement} */ (
+    h("select", { "aria-label": "add run" }, h("option", { value: "" }, "+ add run…"))
+  );
+  const addExperiment = /** @type {HTMLSelectElement} */ (
+    h("select", { "aria-label": "add experiment" }, h("option", { value: "" }, "+ add experiment…"))
+  );
   const chips = h("div", { class: "chips" });
   const chart = h("div", { class: "plot", dataset: { plot: "compare" } });
   const chartBox = h("div", { class: "plot-card wide" }, loading("Loading comparison…"));
   const statusBox = h("div", { class: "table-wrap" });
   const tableBox = h("div", { class: "table-wrap" });
 
-  replace(root,
+  replace(
+    root,
     h("div", { class: "page-head" }, h("h1", {}, "Compare ", helpLink("compare", "the compare page"))),
     h("div", { class: "picker" }, chips, addRun, addExperiment),
-    h("div", { class: "filters" }, metric, groupBy, xAxis, bandOf,
+    h(
+      "div",
+      { class: "filters" },
+      metric,
+      groupBy,
+      xAxis,
+      bandOf,
       h("label", { class: "inline" }, "smoothing ", smooth, smoothValue),
       h("label", { class: "check" }, showRuns, "individual runs"),
       h("label", { class: "check" }, logY, "log y"),
-      h("label", { class: "inline" }, "y from", yMin, "to", yMax)),
+      h("label", { class: "inline" }, "y from", yMin, "to", yMax),
+    ),
     chartBox,
     waitingNote,
-    h("div", { class: "toolbar downloads", dataset: { files: "figure" } }, "Figure: ", width,
-      FIGURE_FILES.map(([fmt, text]) => fileButton(text, fmt, `Download the curves as ${text}`))),
-    h("section", {}, h("h2", {}, "Summary ", helpLink("summary", "the summary table")),
-      h("div", { class: "toolbar" }, h("label", { class: "inline" }, "tests against ", reference),
-        h("label", { class: "inline" }, "α ", alpha), chooser.el),
-      tableBox, captionBox,
-      h("div", { class: "toolbar downloads", dataset: { files: "table" } }, "Table: ",
-        TABLE_FILES.map(([fmt, text]) => fileButton(text, fmt, `Download the table as ${text}`)))),
+    h(
+      "div",
+      { class: "toolbar downloads", dataset: { files: "figure" } },
+      "Figure: ",
+      width,
+      FIGURE_FILES.map(([fmt, text]) => fileButton(text, fmt, `Download the curves as ${text}`)),
+    ),
+    h(
+      "section",
+      {},
+      h("h2", {}, "Summary ", helpLink("summary", "the summary table")),
+      h(
+        "div",
+        { class: "toolbar" },
+        h("label", { class: "inline" }, "tests against ", reference),
+        h("label", { class: "inline" }, "α ", alpha),
+        chooser.el,
+      ),
+      tableBox,
+      captionBox,
+      h(
+        "div",
+        { class: "toolbar downloads", dataset: { files: "table" } },
+        "Table: ",
+        TABLE_FILES.map(([fmt, text]) => fileButton(text, fmt, `Download the table as ${text}`)),
+      ),
+    ),
     sweepSection,
-    h("section", {}, h("h2", {}, "Runs"), statusBox));
+    h("section", {}, h("h2", {}, "Runs"), statusBox),
+  );
 
   metric.addEventListener("change", () => {
     state.metric = metric.value;
-    state.yMin = yMin.value = state.yMax = yMax.value = "";  // a range is one metric's
+    state.yMin = yMin.value = state.yMax = yMax.value = ""; // a range is one metric's
     reload();
   });
-  groupBy.addEventListener("change", () => { state.groupBy = groupBy.value; state.reference = ""; reload(); });
-  xAxis.addEventListener("change", () => { state.x = xAxis.value; reload(); });
-  reference.addEventListener("change", () => { state.reference = reference.value; reload(); });
-  bandOf.addEventListener("change", () => { state.band = bandOf.value === "ci" ? "ci" : "std"; sync(); drawChart(); });
-  width.addEventListener("change", () => { state.width = width.value === "full" ? "full" : "column"; sync(); });
+  groupBy.addEventListener("change", () => {
+    state.groupBy = groupBy.value;
+    state.reference = "";
+    reload();
+  });
+  xAxis.addEventListener("change", () => {
+    state.x = xAxis.value;
+    reload();
+  });
+  reference.addEventListener("change", () => {
+    state.reference = reference.value;
+    reload();
+  });
+  bandOf.addEventListener("change", () => {
+    state.band = bandOf.value === "ci" ? "ci" : "std";
+    sync();
+    drawChart();
+  });
+  width.addEventListener("change", () => {
+    state.width = width.value === "full" ? "full" : "column";
+    sync();
+  });
   alpha.addEventListener("change", () => {
     const value = Number(alpha.value);
-    if (!(value > 0 && value < 1)) { alpha.value = String(state.alpha); return; }
+    if (!(value > 0 && value < 1)) {
+      alpha.value = String(state.alpha);
+      return;
+    }
     state.alpha = value;
     reload();
   });
@@ -142,8 +275,16 @@ export function mount(root, route) {
     sync();
     drawChart();
   });
-  showRuns.addEventListener("change", () => { state.showRuns = showRuns.checked; sync(); drawChart(); });
-  logY.addEventListener("change", () => { state.logY = logY.checked; sync(); drawChart(); });
+  showRuns.addEventListener("change", () => {
+    state.showRuns = showRuns.checked;
+    sync();
+    drawChart();
+  });
+  logY.addEventListener("change", () => {
+    state.logY = logY.checked;
+    sync();
+    drawChart();
+  });
   for (const bound of [yMin, yMax]) {
     bound.addEventListener("input", () => {
       state.yMin = yMin.value;
@@ -152,7 +293,11 @@ export function mount(root, route) {
       drawChart();
     });
   }
-  sweepValue.addEventListener("change", () => { state.sweepValue = sweepValue.value; sync(); drawSweep(); });
+  sweepValue.addEventListener("change", () => {
+    state.sweepValue = sweepValue.value;
+    sync();
+    drawSweep();
+  });
   addRun.addEventListener("change", () => {
     const id = Number(addRun.value);
     if (id && !state.runs.includes(id)) state.runs.push(id);
@@ -167,27 +312,51 @@ export function mount(root, route) {
     reload();
   });
 
-  api.listRuns({ limit: 200 }).then(({ runs }) => {
-    for (const r of runs) addRun.appendChild(h("option", { value: String(r.id) }, `#${r.id} ${r.name} (${r.algorithm}, ${r.status})`));
-  }).catch(() => {});
-  api.experiments().then((exps) => {
-    for (const e of exps) addExperiment.appendChild(h("option", { value: String(e.id) }, `#${e.id} ${e.name} (${e.runIds.length} runs)`));
-  }).catch(() => {});
+  api
+    .listRuns({ limit: 200 })
+    .then(({ runs }) => {
+      for (const r of runs)
+        addRun.appendChild(h("option", { value: String(r.id) }, `#${r.id} ${r.name} (${r.algorithm}, ${r.status})`));
+    })
+    .catch(() => {});
+  api
+    .experiments()
+    .then((exps) => {
+      for (const e of exps)
+        addExperiment.appendChild(h("option", { value: String(e.id) }, `#${e.id} ${e.name} (${e.runIds.length} runs)`));
+    })
+    .catch(() => {});
 
   function sync() {
     replaceQuery("/compare", {
-      runs: state.runs, experiment: state.experiments, metric: state.metric, group_by: state.groupBy,
-      x: state.x === "round" ? "" : state.x, smooth: state.smooth ? state.smooth.toFixed(2) : "",
-      lines: state.showRuns === null ? "" : state.showRuns ? "1" : "0", reference: state.reference,
-      logy: state.logY === null ? "" : state.logY ? "1" : "0", ymin: state.yMin.trim(), ymax: state.yMax.trim(),
-      pc: state.sweepValue, band: state.band === "std" ? "" : state.band,
-      alpha: state.alpha === 0.05 ? "" : String(state.alpha), width: state.width === "column" ? "" : state.width,
+      runs: state.runs,
+      experiment: state.experiments,
+      metric: state.metric,
+      group_by: state.groupBy,
+      x: state.x === "round" ? "" : state.x,
+      smooth: state.smooth ? state.smooth.toFixed(2) : "",
+      lines: state.showRuns === null ? "" : state.showRuns ? "1" : "0",
+      reference: state.reference,
+      logy: state.logY === null ? "" : state.logY ? "1" : "0",
+      ymin: state.yMin.trim(),
+      ymax: state.yMax.trim(),
+      pc: state.sweepValue,
+      band: state.band === "std" ? "" : state.band,
+      alpha: state.alpha === 0.05 ? "" : String(state.alpha),
+      width: state.width === "column" ? "" : state.width,
     });
   }
 
   /** The comparison as the page shows it, for the API's files. */
   function query() {
-    return { runs: ids, metric: state.metric, groupBy: state.groupBy, x: state.x, reference: state.reference || undefined, alpha: state.alpha };
+    return {
+      runs: ids,
+      metric: state.metric,
+      groupBy: state.groupBy,
+      x: state.x,
+      reference: state.reference || undefined,
+      alpha: state.alpha,
+    };
   }
 
   /**
@@ -195,8 +364,15 @@ export function mount(root, route) {
    * @param {string} text @param {string} fmt @param {string} title
    */
   function fileButton(text, fmt, title) {
-    const figure = () => ({ band: state.band, width: state.width, log: Boolean(state.logY ?? state.metric === "opt_gap") });
-    return downloadButton(text, () => (ids.length ? api.comparePath(query(), fmt, figure()) : null), { title, format: fmt });
+    const figure = () => ({
+      band: state.band,
+      width: state.width,
+      log: Boolean(state.logY ?? state.metric === "opt_gap"),
+    });
+    return downloadButton(text, () => (ids.length ? api.comparePath(query(), fmt, figure()) : null), {
+      title,
+      format: fmt,
+    });
   }
 
   function reload() {
@@ -214,7 +390,13 @@ export function mount(root, route) {
       ids = [...new Set([...state.runs, ...experiments.flatMap((e) => e.runIds)])];
       renderChips(experiments);
       if (!ids.length) {
-        replace(chartBox, empty("Nothing to compare yet.", "Add runs or an experiment above, or tick runs in the Runs table and press Compare."));
+        replace(
+          chartBox,
+          empty(
+            "Nothing to compare yet.",
+            "Add runs or an experiment above, or tick runs in the Runs table and press Compare.",
+          ),
+        );
         replace(tableBox);
         replace(statusBox);
         sweep = { experiments: [], runs: [] };
@@ -232,7 +414,10 @@ export function mount(root, route) {
       drawChart();
       renderTable(comparison);
       renderStatuses(runs, comparison);
-      sweep = { experiments, runs: runs.filter((r) => r.experimentId !== null && state.experiments.includes(r.experimentId)) };
+      sweep = {
+        experiments,
+        runs: runs.filter((r) => r.experimentId !== null && state.experiments.includes(r.experimentId)),
+      };
       drawSweep();
       if (runs.some((r) => r.active)) timer = setTimeout(refresh, REFRESH_MS);
     } catch (err) {
@@ -244,26 +429,41 @@ export function mount(root, route) {
 
   /** @param {import("../api.js").Experiment[]} experiments */
   function renderChips(experiments) {
-    replace(chips,
+    replace(
+      chips,
       experiments.map((e) => [
-        chip(`experiment #${e.id} ${e.name}`, () => { state.experiments = state.experiments.filter((x) => x !== e.id); reload(); }),
+        chip(`experiment #${e.id} ${e.name}`, () => {
+          state.experiments = state.experiments.filter((x) => x !== e.id);
+          reload();
+        }),
         h("a", { class: "report-link experiment-link", href: `#/experiments/${e.id}` }, "Progress"),
         e.preset && h("a", { class: "report-link", href: `#/experiments/${e.id}/reproduction` }, "Reproduction report"),
       ]),
-      state.runs.map((id) => chip(`run #${id}`, () => { state.runs = state.runs.filter((x) => x !== id); reload(); })));
+      state.runs.map((id) =>
+        chip(`run #${id}`, () => {
+          state.runs = state.runs.filter((x) => x !== id);
+          reload();
+        }),
+      ),
+    );
   }
 
   /** Fill the metric list from what the first started run recorded. @param {import("../api.js").Run[]} runs */
   async function chooseMetric(runs) {
     if (metric.options.length > 1 && state.metric) return;
     const started = runs.find((r) => r.roundsDone > 0);
-    const names = started ? [...(await api.metrics(started.id, { maxPoints: 1 })).keys()].filter((n) => n !== "wall_s") : [];
+    const names = started
+      ? [...(await api.metrics(started.id, { maxPoints: 1 })).keys()].filter((n) => n !== "wall_s")
+      : [];
     if (!state.metric) {
       const fallback = runs.every((r) => r.dataset === "mean_estimation") ? "param" : "test_acc";
       state.metric = PREFERRED_METRICS.find((m) => names.includes(m)) ?? names[0] ?? fallback;
     }
     const options = names.includes(state.metric) ? names : [state.metric, ...names];
-    replace(metric, options.map((n) => h("option", { value: n }, label(n))));
+    replace(
+      metric,
+      options.map((n) => h("option", { value: n }, label(n))),
+    );
     metric.value = state.metric;
   }
 
@@ -271,12 +471,19 @@ export function mount(root, route) {
     if (!last) return;
     const started = last.runs.filter((r) => r.x.length).length;
     const total = last.runs.length;
-    waitingNote.textContent = started && started < total
-      ? `${total - started} of ${total} runs have not recorded ${label(state.metric)} yet: each group's curve covers its runs that have, up to the slowest of them, and grows as rounds land.`
-      : "";
+    waitingNote.textContent =
+      started && started < total
+        ? `${total - started} of ${total} runs have not recorded ${label(state.metric)} yet: each group's curve covers its runs that have, up to the slowest of them, and grows as rounds land.`
+        : "";
     if (!started) {
       purge(chart);
-      replace(chartBox, empty(`Waiting for the first rounds: no run has recorded ${label(state.metric)} yet.`, `${total} run${total === 1 ? "" : "s"} compared; the chart fills in as rounds land.`));
+      replace(
+        chartBox,
+        empty(
+          `Waiting for the first rounds: no run has recorded ${label(state.metric)} yet.`,
+          `${total} run${total === 1 ? "" : "s"} compared; the chart fills in as rounds land.`,
+        ),
+      );
       return;
     }
     if (chart.parentElement !== chartBox) replace(chartBox, chart);
@@ -285,9 +492,12 @@ export function mount(root, route) {
     const range = yRange(state.yMin, state.yMax, log);
     const per = state.band === "ci" ? "mean and 95 % CI per group" : "mean ± std per group";
     const layout = lineLayout(`${label(state.metric)} — ${last.groups.length ? per : "per run"}`, {
-      xTitle: X_TITLES[state.x], yTitle: label(state.metric), height: 440,
+      xTitle: X_TITLES[state.x],
+      yTitle: label(state.metric),
+      height: 440,
       // A new axis setting wins over the user's zoom; a refresh keeps the zoom.
-      uirevision: `${state.metric}|${state.x}|${ids.join()}|${log}|${range}`, log,
+      uirevision: `${state.metric}|${state.x}|${ids.join()}|${log}|${range}`,
+      log,
     });
     if (range) layout.yaxis.range = range;
     // With groups, the bands tell the story: 36 runs and 4 bands drawn at once were a blur.
@@ -305,7 +515,10 @@ export function mount(root, route) {
    */
   function renderTable(c) {
     const groups = c.table.map((r) => r.group);
-    replace(reference, groups.map((g) => h("option", { value: g }, groupLabels(groups).get(g) ?? g)));
+    replace(
+      reference,
+      groups.map((g) => h("option", { value: g }, groupLabels(groups).get(g) ?? g)),
+    );
     reference.value = state.reference || c.reference || groups[0] || "";
     captionBox.textContent = c.caption;
     if (!c.table.length) {
@@ -318,8 +531,16 @@ export function mount(root, route) {
       { key: "group", label: "group" },
       { key: "n", label: "n", optional: true },
       { key: "ttest", label: "test", optional: true },
-      ...(c.configKeys.length || c.configPartial.length ? [{ key: "config", label: "config diff", optional: true }] : []),
-      ...values.map((k, i) => ({ key: k, label: label(k), heading: c.headings[k] ?? label(k), optional: true, hidden: i >= DEFAULT_VALUES })),
+      ...(c.configKeys.length || c.configPartial.length
+        ? [{ key: "config", label: "config diff", optional: true }]
+        : []),
+      ...values.map((k, i) => ({
+        key: k,
+        label: label(k),
+        heading: c.headings[k] ?? label(k),
+        optional: true,
+        hidden: i >= DEFAULT_VALUES,
+      })),
     ];
     chooser.update(all);
     const cols = shownColumns(all, chooser.choice());
@@ -328,24 +549,45 @@ export function mount(root, route) {
     const rows = c.table.map((row) => {
       const mine = c.ttests.filter((t) => t.group === row.group);
       const ran = mine.find((t) => t.test !== null);
-      let test = ran ? `${ran.test}, ${ran.nPairs ? `${ran.nPairs} pairs` : `${row.n} runs`}` : mine.find((t) => t.reason)?.reason ?? "—";
+      let test = ran
+        ? `${ran.test}, ${ran.nPairs ? `${ran.nPairs} pairs` : `${row.n} runs`}`
+        : (mine.find((t) => t.reason)?.reason ?? "—");
       if (row.group === reference.value) test = "reference";
       /** @param {TableColumn} col */
       const cell = (col) => {
         if (col.key === "group") return h("th", { title: row.group }, names.get(row.group) ?? row.group);
         if (col.key === "n") return h("td", { class: "num", dataset: { key: "n" } }, String(row.n));
         if (col.key === "ttest") return h("td", { class: "num", dataset: { key: "ttest" } }, test);
-        if (col.key === "config") return h("td", { class: "config-diff", dataset: { key: "config" } }, configCell(c, row));
+        if (col.key === "config")
+          return h("td", { class: "config-diff", dataset: { key: "config" } }, configCell(c, row));
         const stat = row.stats[col.key];
-        return h("td", { class: "num", dataset: { key: col.key } }, stat?.text ?? "—",
+        return h(
+          "td",
+          { class: "num", dataset: { key: col.key } },
+          stat?.text ?? "—",
           stat?.ciText && h("div", { class: "ci", title: "95 % confidence interval of the mean" }, `CI ${stat.ciText}`),
-          testNote(ttest.get(`${row.group}\u0000${col.key}`)));
+          testNote(ttest.get(`${row.group}\u0000${col.key}`)),
+        );
       };
       return h("tr", { dataset: { group: row.group } }, cols.map(cell));
     });
-    replace(tableBox, h("table", { class: "summary-table" },
-      h("thead", {}, h("tr", {}, cols.map((col) => h("th", { title: col.label, dataset: { key: col.key } }, col.heading ?? col.label)))),
-      h("tbody", {}, rows)));
+    replace(
+      tableBox,
+      h(
+        "table",
+        { class: "summary-table" },
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            cols.map((col) => h("th", { title: col.label, dataset: { key: col.key } }, col.heading ?? col.label)),
+          ),
+        ),
+        h("tbody", {}, rows),
+      ),
+    );
   }
 
   /**
@@ -360,9 +602,15 @@ export function mount(root, route) {
     const ids = c.runs.filter((r) => r.group === row.group).map((r) => r.id);
     const kinds = new Set(ids.map((id) => (runById.get(id)?.external ? "external" : "simulated")));
     const source = kinds.size === 1 ? [...kinds][0] : "mixed";
-    return [...shared, h("details", { class: "config-only" },
-      h("summary", {}, onlyLine(source, own.length)),
-      configLines(own, row.configOnly).map((line) => h("div", {}, line)))];
+    return [
+      ...shared,
+      h(
+        "details",
+        { class: "config-only" },
+        h("summary", {}, onlyLine(source, own.length)),
+        configLines(own, row.configOnly).map((line) => h("div", {}, line)),
+      ),
+    ];
   }
 
   /**
@@ -383,15 +631,27 @@ export function mount(root, route) {
     // The URL's choice holds its place while no run has it yet.
     if (state.sweepValue && !options.includes(state.sweepValue)) options.unshift(state.sweepValue);
     const value = state.sweepValue || options.find((k) => specOf(k)?.rank) || options[0] || "";
-    if (sweepValue.options.length !== options.length || [...sweepValue.options].some((o, i) => o.value !== options[i])) {
-      replace(sweepValue, options.map((k) => h("option", { value: k }, label(k))));
+    if (
+      sweepValue.options.length !== options.length ||
+      [...sweepValue.options].some((o, i) => o.value !== options[i])
+    ) {
+      replace(
+        sweepValue,
+        options.map((k) => h("option", { value: k }, label(k))),
+      );
     }
     sweepValue.value = value;
-    const trace = parcoordsTrace(fields, sweep.runs, value, { label: label(value), better: specOf(value)?.better ?? null });
+    const trace = parcoordsTrace(fields, sweep.runs, value, {
+      label: label(value),
+      better: specOf(value)?.better ?? null,
+    });
     const lines = trace.meta.runs.length;
     if (!lines) {
       purge(sweepChart);
-      replace(sweepBox, empty(`No run has ${label(value) || "a summary value"} yet.`, "Lines appear as the sweep's runs finish."));
+      replace(
+        sweepBox,
+        empty(`No run has ${label(value) || "a summary value"} yet.`, "Lines appear as the sweep's runs finish."),
+      );
       return;
     }
     if (sweepChart.parentElement !== sweepBox) replace(sweepBox, sweepChart);
@@ -399,7 +659,10 @@ export function mount(root, route) {
     const title = `${fields.length} swept field${fields.length === 1 ? "" : "s"} against ${label(value)}${missing ? ` (${missing} of ${sweep.runs.length} runs have no value yet)` : ""}`;
     const layout = {
       title: { text: plotText(title), font: { size: 14 }, x: 0.01, xanchor: "left" },
-      height: 380, margin: { l: 70, r: 70, t: 90, b: 30 }, paper_bgcolor: "rgba(0,0,0,0)", uirevision: trace.uirevision,
+      height: 380,
+      margin: { l: 70, r: 70, t: 90, b: 30 },
+      paper_bgcolor: "rgba(0,0,0,0)",
+      uirevision: trace.uirevision,
     };
     react(sweepChart, [trace], layout, PLOT_CONFIG);
   }
@@ -408,18 +671,41 @@ export function mount(root, route) {
   function renderStatuses(runs, c) {
     const names = groupLabels(c.groups.map((g) => g.name));
     const groupOf = new Map(c.runs.map((r) => [r.id, names.get(r.group) ?? r.group]));
-    replace(statusBox, h("table", { class: "runs-table compact" },
-      h("thead", {}, h("tr", {}, ["#", "name", "group", "status", "progress", "seed"].map((t) => h("th", {}, t)))),
-      h("tbody", {}, runs.map((r) => h("tr", { dataset: { runId: String(r.id) } },
-        h("td", { class: "num" }, String(r.id)),
-        h("td", {}, h("a", { href: `#/runs/${r.id}` }, r.name || `run ${r.id}`)),
-        h("td", {}, groupOf.get(r.id) ?? "—"),
-        h("td", {}, badge(r.status)),
-        h("td", { class: "progress-cell" }, progressBar(r.progress, `${r.roundsDone} / ${r.roundsTotal}`)),
-        h("td", { class: "num" }, String(r.seed)))))));
+    replace(
+      statusBox,
+      h(
+        "table",
+        { class: "runs-table compact" },
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            ["#", "name", "group", "status", "progress", "seed"].map((t) => h("th", {}, t)),
+          ),
+        ),
+        h(
+          "tbody",
+          {},
+          runs.map((r) =>
+            h(
+              "tr",
+              { dataset: { runId: String(r.id) } },
+              h("td", { class: "num" }, String(r.id)),
+              h("td", {}, h("a", { href: `#/runs/${r.id}` }, r.name || `run ${r.id}`)),
+              h("td", {}, groupOf.get(r.id) ?? "—"),
+              h("td", {}, badge(r.status)),
+              h("td", { class: "progress-cell" }, progressBar(r.progress, `${r.roundsDone} / ${r.roundsTotal}`)),
+              h("td", { class: "num" }, String(r.seed)),
+            ),
+          ),
+        ),
+      ),
+    );
   }
 
-  preloadPlotly();  // downloads while the data does; runs once a plot is drawn
+  preloadPlotly(); // downloads while the data does; runs once a plot is drawn
   refresh();
   return () => {
     alive = false;
@@ -428,7 +714,6 @@ export function mount(root, route) {
     purge(sweepChart);
   };
 }
-
 
 /**
  * A group's test on one value, under the value: the verdict after the table's correction
@@ -446,12 +731,23 @@ function testNote(t) {
 
 /** @param {string} text @param {() => void} onRemove */
 function chip(text, onRemove) {
-  return h("span", { class: "chip" }, text, h("button", { type: "button", class: "link", "aria-label": `remove ${text}`, on: { click: onRemove } }, "×"));
+  return h(
+    "span",
+    { class: "chip" },
+    text,
+    h("button", { type: "button", class: "link", "aria-label": `remove ${text}`, on: { click: onRemove } }, "×"),
+  );
 }
 
 /** @param {string} name @param {string[][]} options @param {string} value */
 function selectOf(name, options, value) {
-  const el = /** @type {HTMLSelectElement} */ (h("select", { name, "aria-label": name }, options.map(([v, t]) => h("option", { value: v }, t))));
+  const el = /** @type {HTMLSelectElement} */ (
+    h(
+      "select",
+      { name, "aria-label": name },
+      options.map(([v, t]) => h("option", { value: v }, t)),
+    )
+  );
   el.value = value;
   return el;
 }

@@ -45,8 +45,15 @@ export function mount(root, route) {
       if (!alive) return;
       shown = "";
       if (err instanceof ApiError && err.status === 404) {
-        replace(root, h("div", { class: "state state-missing" },
-          empty(`Experiment #${id} does not exist`, "It was never created."), h("a", { href: "#/runs" }, "Back to the runs")));
+        replace(
+          root,
+          h(
+            "div",
+            { class: "state state-missing" },
+            empty(`Experiment #${id} does not exist`, "It was never created."),
+            h("a", { href: "#/runs" }, "Back to the runs"),
+          ),
+        );
       } else {
         replace(root, errorBox(err, refresh));
       }
@@ -64,47 +71,144 @@ export function mount(root, route) {
     const statuses = specs.map((s) => s.name).filter((s) => p.byStatus[s]);
     const active = activeCount(p.byStatus, specs);
     const grid = Object.entries(e.grid);
-    replace(root,
-      h("div", { class: "page-head" },
-        h("h1", {}, h("span", { class: "run-id" }, `#${e.id}`), " ", h("span", { class: "experiment-title" }, e.name), " ", helpLink("experiment", "the experiment page")),
-        h("div", { class: "actions" },
+    replace(
+      root,
+      h(
+        "div",
+        { class: "page-head" },
+        h(
+          "h1",
+          {},
+          h("span", { class: "run-id" }, `#${e.id}`),
+          " ",
+          h("span", { class: "experiment-title" }, e.name),
+          " ",
+          helpLink("experiment", "the experiment page"),
+        ),
+        h(
+          "div",
+          { class: "actions" },
           h("a", { class: "button", href: `#/compare?experiment=${e.id}` }, "Compare"),
           e.preset && h("a", { class: "button", href: `#/experiments/${e.id}/reproduction` }, "Reproduction report"),
-          h("button", { type: "button", class: "danger", on: { click: () => remove(e) } }, "Delete experiment"))),
+          h("button", { type: "button", class: "danger", on: { click: () => remove(e) } }, "Delete experiment"),
+        ),
+      ),
       asking,
-      e.runIds.length > 0 && h("div", { class: "toolbar downloads", dataset: { files: "experiment" } },
-        "Comparison of its cells: ",
-        TABLE_FILES.slice(0, 2).map(([fmt, text]) => downloadButton(text, () => comparePath(e, runs, fmt), { title: `The summary table as ${text}`, format: fmt })),
-        downloadButton("Figure (PDF)", () => comparePath(e, runs, "pdf"), { title: "The cells' mean curves with ± std bands", format: "pdf" })),
-      h("section", { class: "experiment-progress" },
-        h("div", { class: "status-line" },
-          progressBar(p.roundsTotal ? p.roundsDone / p.roundsTotal : 0, `${p.roundsDone.toLocaleString()} / ${p.roundsTotal.toLocaleString()} rounds`)),
-        h("dl", { class: "facts" },
-          h("div", { class: "status-counts" }, h("dt", {}, `${total} run${total === 1 ? "" : "s"}`),
-            h("dd", {}, statuses.map((s) => h("span", { class: "status-count", dataset: { status: s } }, badge(s), ` ${p.byStatus[s]}`)))),
+      e.runIds.length > 0 &&
+        h(
+          "div",
+          { class: "toolbar downloads", dataset: { files: "experiment" } },
+          "Comparison of its cells: ",
+          TABLE_FILES.slice(0, 2).map(([fmt, text]) =>
+            downloadButton(text, () => comparePath(e, runs, fmt), {
+              title: `The summary table as ${text}`,
+              format: fmt,
+            }),
+          ),
+          downloadButton("Figure (PDF)", () => comparePath(e, runs, "pdf"), {
+            title: "The cells' mean curves with ± std bands",
+            format: "pdf",
+          }),
+        ),
+      h(
+        "section",
+        { class: "experiment-progress" },
+        h(
+          "div",
+          { class: "status-line" },
+          progressBar(
+            p.roundsTotal ? p.roundsDone / p.roundsTotal : 0,
+            `${p.roundsDone.toLocaleString()} / ${p.roundsTotal.toLocaleString()} rounds`,
+          ),
+        ),
+        h(
+          "dl",
+          { class: "facts" },
+          h(
+            "div",
+            { class: "status-counts" },
+            h("dt", {}, `${total} run${total === 1 ? "" : "s"}`),
+            h(
+              "dd",
+              {},
+              statuses.map((s) =>
+                h("span", { class: "status-count", dataset: { status: s } }, badge(s), ` ${p.byStatus[s]}`),
+              ),
+            ),
+          ),
           fact("ETA", active ? etaText(p.etaS) : "done", "overall-eta"),
           fact("speed", speedText(p.roundsPerS), "speed"),
-          fact("created", when(e.createdAt)))),
-      h("section", { class: "experiment-design" },
-        h("dl", { class: "facts" },
+          fact("created", when(e.createdAt)),
+        ),
+      ),
+      h(
+        "section",
+        { class: "experiment-design" },
+        h(
+          "dl",
+          { class: "facts" },
           fact("seeds", e.seeds.join(", ")),
           e.preset && fact("preset", e.preset),
-          grid.length > 0 && fact("grid", grid.map(([k, values]) => `${k} ∈ {${values.map(show).join(", ")}}`).join(" × ")),
-          e.cells.length > 0 && fact("cells", `${e.cells.length}`)),
-        e.cells.length > 0 && h("ul", { class: "experiment-cells small" }, e.cells.map((c) => h("li", {}, cellText(c))))),
-      h("section", {},
+          grid.length > 0 &&
+            fact("grid", grid.map(([k, values]) => `${k} ∈ {${values.map(show).join(", ")}}`).join(" × ")),
+          e.cells.length > 0 && fact("cells", `${e.cells.length}`),
+        ),
+        e.cells.length > 0 &&
+          h(
+            "ul",
+            { class: "experiment-cells small" },
+            e.cells.map((c) => h("li", {}, cellText(c))),
+          ),
+      ),
+      h(
+        "section",
+        {},
         h("h2", {}, "Runs"),
         runs.length
-          ? h("div", { class: "table-wrap" }, h("table", { class: "runs-table compact" },
-              h("thead", {}, h("tr", {}, ["#", "name", "status", "progress", "seed"].map((t) => h("th", {}, t)))),
-              h("tbody", {}, runs.map((r) => h("tr", { dataset: { runId: String(r.id) } },
-                h("td", { class: "num" }, String(r.id)),
-                h("td", { class: "name-cell" }, h("a", { href: `#/runs/${r.id}`, class: "run-name" }, r.name || `run ${r.id}`)),
-                h("td", {}, badge(r.cancelling ? "cancelling" : r.status), standing(r)),
-                h("td", { class: "progress-cell" }, progressBar(r.progress, `${r.roundsDone} / ${r.roundsTotal}`)),
-                h("td", { class: "num" }, String(r.seed)))))))
+          ? h(
+              "div",
+              { class: "table-wrap" },
+              h(
+                "table",
+                { class: "runs-table compact" },
+                h(
+                  "thead",
+                  {},
+                  h(
+                    "tr",
+                    {},
+                    ["#", "name", "status", "progress", "seed"].map((t) => h("th", {}, t)),
+                  ),
+                ),
+                h(
+                  "tbody",
+                  {},
+                  runs.map((r) =>
+                    h(
+                      "tr",
+                      { dataset: { runId: String(r.id) } },
+                      h("td", { class: "num" }, String(r.id)),
+                      h(
+                        "td",
+                        { class: "name-cell" },
+                        h("a", { href: `#/runs/${r.id}`, class: "run-name" }, r.name || `run ${r.id}`),
+                      ),
+                      h("td", {}, badge(r.cancelling ? "cancelling" : r.status), standing(r)),
+                      h(
+                        "td",
+                        { class: "progress-cell" },
+                        progressBar(r.progress, `${r.roundsDone} / ${r.roundsTotal}`),
+                      ),
+                      h("td", { class: "num" }, String(r.seed)),
+                    ),
+                  ),
+                ),
+              ),
+            )
           : empty("This experiment has no runs left.", "Its runs were deleted."),
-        count > runs.length && h("p", { class: "help" }, `The first ${runs.length} of ${count} runs.`)));
+        count > runs.length && h("p", { class: "help" }, `The first ${runs.length} of ${count} runs.`),
+      ),
+    );
   }
 
   /** The experiment and its runs, after one confirmation. @param {import("../api.js").Experiment} e */

@@ -19,7 +19,15 @@ export function mount(root, route) {
   replace(root, h("h1", {}, "New run"), loading("Loading the run-config schema…"));
   Promise.all([api.schema(), api.presets()])
     .then(([schema, presets]) => alive && build(root, schema, presets, route.query))
-    .catch((err) => alive && replace(root, h("h1", {}, "New run"), errorBox(err, () => go("/new"))));
+    .catch(
+      (err) =>
+        alive &&
+        replace(
+          root,
+          h("h1", {}, "New run"),
+          errorBox(err, () => go("/new")),
+        ),
+    );
   return () => {
     alive = false;
   };
@@ -39,15 +47,35 @@ function build(root, schema, presets, query) {
   /** @type {Record<string, string>|null} each field's value (as JSON) as the form was filled, edits differ; null before */
   let filled = null;
 
-  const presetSelect = /** @type {HTMLSelectElement} */ (h("select", { name: "preset", "aria-label": "preset" },
-    h("option", { value: "" }, "defaults"), presets.map((p) => h("option", { value: p.name }, p.name))));
-  const variantSelect = /** @type {HTMLSelectElement} */ (h("select", { name: "variant", "aria-label": "variant", hidden: true }));
+  const presetSelect = /** @type {HTMLSelectElement} */ (
+    h(
+      "select",
+      { name: "preset", "aria-label": "preset" },
+      h("option", { value: "" }, "defaults"),
+      presets.map((p) => h("option", { value: p.name }, p.name)),
+    )
+  );
+  const variantSelect = /** @type {HTMLSelectElement} */ (
+    h("select", { name: "variant", "aria-label": "variant", hidden: true })
+  );
   const presetInfo = h("div", { class: "preset-info" });
   const compareBtn = h("button", { type: "button", hidden: true, on: { click: () => presetComparison() } }, "");
-  const reproduceBtn = h("button", { type: "button", hidden: true, on: { click: () => confirmReproduction() } }, "Reproduce");
+  const reproduceBtn = h(
+    "button",
+    { type: "button", hidden: true, on: { click: () => confirmReproduction() } },
+    "Reproduce",
+  );
   const reproduceBox = h("div", { class: "confirm-box", role: "group", "aria-label": "reproduce", hidden: true });
-  const singleTab = h("button", { type: "button", class: "tab", role: "tab", on: { click: () => setMode("single") } }, "Single run");
-  const sweepTab = h("button", { type: "button", class: "tab", role: "tab", on: { click: () => setMode("sweep") } }, "Sweep (experiment)");
+  const singleTab = h(
+    "button",
+    { type: "button", class: "tab", role: "tab", on: { click: () => setMode("single") } },
+    "Single run",
+  );
+  const sweepTab = h(
+    "button",
+    { type: "button", class: "tab", role: "tab", on: { click: () => setMode("sweep") } },
+    "Sweep (experiment)",
+  );
   const sweep = sweepEditor(form.leaves, () => {
     updateSubmit();
     syncUrl();
@@ -74,9 +102,26 @@ function build(root, schema, presets, query) {
     checkData();
   });
 
-  const formEl = h("form", { class: "new-run", novalidate: true, on: { submit: (/** @type {Event} */ e) => { e.preventDefault(); send(); } } },
-    h("div", { class: "toolbar" },
-      h("label", { class: "inline" }, "Start from ", presetSelect), variantSelect, compareBtn, reproduceBtn),
+  const formEl = h(
+    "form",
+    {
+      class: "new-run",
+      novalidate: true,
+      on: {
+        submit: (/** @type {Event} */ e) => {
+          e.preventDefault();
+          send();
+        },
+      },
+    },
+    h(
+      "div",
+      { class: "toolbar" },
+      h("label", { class: "inline" }, "Start from ", presetSelect),
+      variantSelect,
+      compareBtn,
+      reproduceBtn,
+    ),
     reproduceBox,
     presetInfo,
     h("div", { class: "tabs", role: "tablist" }, singleTab, sweepTab),
@@ -85,7 +130,8 @@ function build(root, schema, presets, query) {
     notesBox,
     dataBox,
     errors,
-    h("div", { class: "submit-bar" }, submit));
+    h("div", { class: "submit-bar" }, submit),
+  );
   replace(root, h("div", { class: "page-head" }, h("h1", {}, "New run ", helpLink("newRun", "the form"))), formEl);
 
   /**
@@ -98,9 +144,13 @@ function build(root, schema, presets, query) {
     filled = snapshot();
     try {
       if (sets.length) form.set(applyAssignments(form.value(), sets));
-    } catch (err) {  // an address edited by hand: the base stays, the edit is named
+    } catch (err) {
+      // an address edited by hand: the base stays, the edit is named
       errors.hidden = false;
-      replace(errors, h("p", {}, `The address's edits were not applied: ${err instanceof Error ? err.message : String(err)}`));
+      replace(
+        errors,
+        h("p", {}, `The address's edits were not applied: ${err instanceof Error ? err.message : String(err)}`),
+      );
     }
     syncUrl();
     checkData();
@@ -123,12 +173,19 @@ function build(root, schema, presets, query) {
     let shown = null;
     try {
       const status = await api.dataset(name, root);
-      if (key !== dataKey) return;  // a newer check is under way
+      if (key !== dataKey) return; // a newer check is under way
       if (!status.present && !(data.download && status.downloadAllowed)) {
         problem = `${name} is not on this server`;
-        shown = [h("p", {}, status.advice ?? problem), h("div", { class: "actions" },
-          h("button", { type: "button", on: { click: () => setField("data.dataset", "digits") } }, "Use digits"),
-          status.downloadAllowed && h("button", { type: "button", on: { click: () => setField("data.download", true) } }, "Download it"))];
+        shown = [
+          h("p", {}, status.advice ?? problem),
+          h(
+            "div",
+            { class: "actions" },
+            h("button", { type: "button", on: { click: () => setField("data.dataset", "digits") } }, "Use digits"),
+            status.downloadAllowed &&
+              h("button", { type: "button", on: { click: () => setField("data.download", true) } }, "Download it"),
+          ),
+        ];
       }
     } catch (err) {
       if (key !== dataKey) return;
@@ -160,12 +217,14 @@ function build(root, schema, presets, query) {
   /** The fields edited away from what filled the form, as "path=value". */
   function edits() {
     const before = filled ?? {};
-    return Object.entries(snapshot()).filter(([path, v]) => before[path] !== v).map(([path, v]) => `${path}=${assigned(JSON.parse(v))}`);
+    return Object.entries(snapshot())
+      .filter(([path, v]) => before[path] !== v)
+      .map(([path, v]) => `${path}=${assigned(JSON.parse(v))}`);
   }
 
   /** The preset, its variant, where the form came from, the mode and the edits: in the address. */
   function syncUrl() {
-    if (filled === null) return;  // the address's state is still being restored
+    if (filled === null) return; // the address's state is still being restored
     const q = new URLSearchParams();
     if (preset) q.set("preset", preset.name);
     if (preset && !variantSelect.hidden && variantSelect.selectedIndex > 0) q.set("variant", variantSelect.value);
@@ -200,7 +259,10 @@ function build(root, schema, presets, query) {
       return;
     }
     const variants = Object.keys(preset.variants);
-    replace(variantSelect, variants.map((v) => h("option", { value: v }, `variant: ${v}`)));
+    replace(
+      variantSelect,
+      variants.map((v) => h("option", { value: v }, `variant: ${v}`)),
+    );
     variantSelect.hidden = variants.length === 0;
     if (restore.variant && variants.includes(restore.variant)) variantSelect.value = restore.variant;
     if (preset.compare.length) {
@@ -208,9 +270,12 @@ function build(root, schema, presets, query) {
       compareBtn.hidden = false;
       reproduceBtn.hidden = false;
     }
-    replace(presetInfo, h("p", { class: "help" }, preset.description),
+    replace(
+      presetInfo,
+      h("p", { class: "help" }, preset.description),
       preset.paper && h("p", { class: "help paper" }, preset.paper),
-      preset.needs && h("p", { class: "help needs" }, `Needs ${preset.needs}.`));
+      preset.needs && h("p", { class: "help needs" }, `Needs ${preset.needs}.`),
+    );
     applyPreset(restore.sets);
   }
 
@@ -227,14 +292,19 @@ function build(root, schema, presets, query) {
   }
 
   function presetLabel() {
-    return variantSelect.hidden ? preset?.name ?? "" : `${preset?.name} (${variantSelect.value})`;
+    return variantSelect.hidden ? (preset?.name ?? "") : `${preset?.name} (${variantSelect.value})`;
   }
 
   function presetComparison() {
     if (!preset) return;
     const variant = variantSelect.hidden ? "" : ` (${variantSelect.value})`;
     // Cells, not a grid over algorithm.name: each method keeps its paper's settings.
-    sweep.set({ name: `${preset.name} comparison${variant}`, grid: {}, cells: methodCells(preset.methods), seeds: preset.seeds });
+    sweep.set({
+      name: `${preset.name} comparison${variant}`,
+      grid: {},
+      cells: methodCells(preset.methods),
+      seeds: preset.seeds,
+    });
     setMode("sweep");
     sweep.element.scrollIntoView({ block: "start" });
   }
@@ -245,10 +315,25 @@ function build(root, schema, presets, query) {
     const p = preset;
     const variant = variantSelect.hidden ? "" : variantSelect.value;
     const n = p.methods.length * p.seeds.length;
-    const launch = h("button", { type: "button", class: "primary", on: { click: () => reproduce(p, variant, launch) } }, `Launch ${n} runs`);
-    replace(reproduceBox,
-      h("p", {}, `Reproduce ${p.name}${variant ? ` (${variant})` : ""}: ${p.methods.length} methods × ${p.seeds.length} seeds = ${n} runs, each method with its paper's settings.`),
-      h("div", { class: "actions" }, launch, h("button", { type: "button", on: { click: closeReproduction } }, "Cancel")));
+    const launch = h(
+      "button",
+      { type: "button", class: "primary", on: { click: () => reproduce(p, variant, launch) } },
+      `Launch ${n} runs`,
+    );
+    replace(
+      reproduceBox,
+      h(
+        "p",
+        {},
+        `Reproduce ${p.name}${variant ? ` (${variant})` : ""}: ${p.methods.length} methods × ${p.seeds.length} seeds = ${n} runs, each method with its paper's settings.`,
+      ),
+      h(
+        "div",
+        { class: "actions" },
+        launch,
+        h("button", { type: "button", on: { click: closeReproduction } }, "Cancel"),
+      ),
+    );
     reproduceBox.hidden = false;
   }
 
@@ -321,7 +406,13 @@ function build(root, schema, presets, query) {
       } else {
         const spec = sweep.value();
         const base = form.value();
-        const experiment = await api.createExperiment({ name: spec.name || `${base.name} sweep`, base, grid: spec.grid, cells: spec.cells, seeds: spec.seeds });
+        const experiment = await api.createExperiment({
+          name: spec.name || `${base.name} sweep`,
+          base,
+          grid: spec.grid,
+          cells: spec.cells,
+          seeds: spec.seeds,
+        });
         go("/compare", { experiment: experiment.id });
       }
     } catch (err) {
@@ -346,17 +437,38 @@ function build(root, schema, presets, query) {
     const unplaced = fields.length ? form.showErrors(sweepMessages(sweep.showErrors(fields), cells)) : [];
     // Every error in one list by Start, as its field shows it, each a link to its field:
     // only one may be in view.
-    const all = [...formEl.querySelectorAll(".invalid")].map((el) => ({
-      path: /** @type {HTMLElement} */ (el).dataset.path ?? /** @type {HTMLElement} */ (el).dataset.label ?? "",
-      message: el.querySelector(".field-error")?.textContent ?? "",
-    })).concat(unplaced);
+    const all = [...formEl.querySelectorAll(".invalid")]
+      .map((el) => ({
+        path: /** @type {HTMLElement} */ (el).dataset.path ?? /** @type {HTMLElement} */ (el).dataset.label ?? "",
+        message: el.querySelector(".field-error")?.textContent ?? "",
+      }))
+      .concat(unplaced);
     const n = all.length;
-    const item = (/** @type {import("../api.js").FieldError} */ f) => (f.path
-      ? h("a", { href: "#", on: { click: (/** @type {Event} */ e) => { e.preventDefault(); showField(f.path); } } }, `${f.path}: ${f.message}`)
-      : f.message);
+    const item = (/** @type {import("../api.js").FieldError} */ f) =>
+      f.path
+        ? h(
+            "a",
+            {
+              href: "#",
+              on: {
+                click: (/** @type {Event} */ e) => {
+                  e.preventDefault();
+                  showField(f.path);
+                },
+              },
+            },
+            `${f.path}: ${f.message}`,
+          )
+        : f.message;
     const lines = fields.length
-      ? [h("strong", {}, `${n === 1 ? "One field needs" : `${n} fields need`} fixing:`),
-        h("ul", { class: "error-list" }, all.map((f) => h("li", {}, item(f))))]
+      ? [
+          h("strong", {}, `${n === 1 ? "One field needs" : `${n} fields need`} fixing:`),
+          h(
+            "ul",
+            { class: "error-list" },
+            all.map((f) => h("li", {}, item(f))),
+          ),
+        ]
       : [h("strong", {}, "The run was not created."), h("div", {}, err instanceof Error ? err.message : String(err))];
     replace(errors, lines);
     errors.scrollIntoView({ block: "center" });
@@ -385,11 +497,22 @@ function build(root, schema, presets, query) {
   } else if (Number.isInteger(from) && from > 0) {
     fromRun = from;
     setMode(mode);
-    api.run(from).then((run) => {
-      fill(run.config ?? {}, sets);
-      restoreSweep();
-      replace(presetInfo, h("p", { class: "help" }, `Config copied from run #${run.id} `, h("a", { href: `#/runs/${run.id}` }, run.name)));
-    }).catch((err) => replace(presetInfo, errorBox(err)));
+    api
+      .run(from)
+      .then((run) => {
+        fill(run.config ?? {}, sets);
+        restoreSweep();
+        replace(
+          presetInfo,
+          h(
+            "p",
+            { class: "help" },
+            `Config copied from run #${run.id} `,
+            h("a", { href: `#/runs/${run.id}` }, run.name),
+          ),
+        );
+      })
+      .catch((err) => replace(presetInfo, errorBox(err)));
   } else {
     fill({}, sets);
     restoreSweep();
@@ -411,7 +534,9 @@ export function sweepFromAddress(text) {
     return {
       name: typeof v.name === "string" ? v.name : "",
       grid: Object.fromEntries(Object.entries(grid).filter(([, values]) => Array.isArray(values))),
-      cells: Array.isArray(v.cells) ? v.cells.filter((/** @type {any} */ c) => c && typeof c.label === "string" && typeof c.set === "object") : [],
+      cells: Array.isArray(v.cells)
+        ? v.cells.filter((/** @type {any} */ c) => c && typeof c.label === "string" && typeof c.set === "object")
+        : [],
       seeds: Array.isArray(v.seeds) ? v.seeds.filter((/** @type {any} */ s) => Number.isInteger(s)) : [],
     };
   } catch {

@@ -10,7 +10,20 @@ import { duration, label, num, when } from "../format.js";
 import { extendTraces, preloadPlotly, purge, react } from "../plot.js";
 import { replaceQuery } from "../router.js";
 import { followEvents } from "../sse.js";
-import { binnedTrace, extension, histogramTrace, lineLayout, matrixTrace, panelTraces, panelsFor, PALETTE, participationTrace, referenceLines, timelineTrace, timesAt } from "../traces.js";
+import {
+  binnedTrace,
+  extension,
+  histogramTrace,
+  lineLayout,
+  matrixTrace,
+  panelTraces,
+  panelsFor,
+  PALETTE,
+  participationTrace,
+  referenceLines,
+  timelineTrace,
+  timesAt,
+} from "../traces.js";
 
 /** @typedef {import("../api.js").Run} Run */
 /** @typedef {import("../api.js").Series} Series */
@@ -54,18 +67,47 @@ export function mount(root, route) {
   const plots = [];
 
   replace(root, loading(`Loading run #${id}…`));
-  preloadPlotly();  // downloads while the run's data does; runs once a plot is drawn
+  preloadPlotly(); // downloads while the run's data does; runs once a plot is drawn
   start().catch((err) => {
     if (!alive) return;
     if (/** @type {any} */ (err)?.status === 404) {
       const back = h("a", { href: "#/runs" }, "Back to the runs");
-      replace(root, h("div", { class: "state state-missing" }, empty(`Run #${id} does not exist`, "It was deleted, or never created."), back));
-    } else replace(root, errorBox(err, () => { replace(root, loading()); start(); }));
+      replace(
+        root,
+        h(
+          "div",
+          { class: "state state-missing" },
+          empty(`Run #${id} does not exist`, "It was deleted, or never created."),
+          back,
+        ),
+      );
+    } else
+      replace(
+        root,
+        errorBox(err, () => {
+          replace(root, loading());
+          start();
+        }),
+      );
   });
 
   async function start() {
-    const [run, series, catalogue] = await Promise.all([api.run(id), api.metrics(id, { maxPoints: 1000 }), loadCatalog()]);
-    if (alive) new RunView(root, run, series, catalogue, plots, (v) => follow(v), route.query.get("x"), route.query.get("logy") === "1");
+    const [run, series, catalogue] = await Promise.all([
+      api.run(id),
+      api.metrics(id, { maxPoints: 1000 }),
+      loadCatalog(),
+    ]);
+    if (alive)
+      new RunView(
+        root,
+        run,
+        series,
+        catalogue,
+        plots,
+        (v) => follow(v),
+        route.query.get("x"),
+        route.query.get("logy") === "1",
+      );
   }
 
   /** @param {RunView} view */
@@ -148,39 +190,83 @@ class RunView {
     this.editor = null;
     this.timed = timed(run, series);
     /** x axis of the curves: a key of X_AXES; in the address as `?x=wall` or `?x=sim` */
-    this.xKey = X_AXES.find((a) => a.key !== "round" && (x === a.query || x === a.key) && (a.key !== "sim_time_s" || this.timed))?.key ?? "round";
+    this.xKey =
+      X_AXES.find((a) => a.key !== "round" && (x === a.query || x === a.key) && (a.key !== "sim_time_s" || this.timed))
+        ?.key ?? "round";
     /** @type {Map<string, {div: HTMLElement, traces: any[], metrics: string[]}>} */
     this.panels = new Map();
     this.head = h("div", { class: "run-head" });
     this.asking = h("div", { class: "confirm-slot", hidden: true });
     this.curves = h("div", { class: "plots curves" });
     this.connection = h("span", { class: "live-dot", title: "live" });
-    this.xSelect = /** @type {HTMLSelectElement} */ (h("select", { name: "x", "aria-label": "x axis", on: { change: () => {
-      this.xKey = this.xSelect.value;
-      this.syncQuery();
-      this.drawCurves();
-    } } },
-      X_AXES.filter((a) => a.key !== "sim_time_s" || this.timed).map((a) => h("option", { value: a.key }, a.option))));
+    this.xSelect = /** @type {HTMLSelectElement} */ (
+      h(
+        "select",
+        {
+          name: "x",
+          "aria-label": "x axis",
+          on: {
+            change: () => {
+              this.xKey = this.xSelect.value;
+              this.syncQuery();
+              this.drawCurves();
+            },
+          },
+        },
+        X_AXES.filter((a) => a.key !== "sim_time_s" || this.timed).map((a) => h("option", { value: a.key }, a.option)),
+      )
+    );
     this.xSelect.value = this.xKey;
     /** a log y axis on every curve (the optimality gap's is always log) */
     this.logY = logY;
-    this.logBox = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", name: "logy", checked: logY, on: { change: () => {
-      this.logY = this.logBox.checked;
-      this.syncQuery();
-      this.drawCurves();
-    } } }));
+    this.logBox = /** @type {HTMLInputElement} */ (
+      h("input", {
+        type: "checkbox",
+        name: "logy",
+        checked: logY,
+        on: {
+          change: () => {
+            this.logY = this.logBox.checked;
+            this.syncQuery();
+            this.drawCurves();
+          },
+        },
+      })
+    );
     /** a log y axis on the staleness distribution, whose counts span decades */
-    this.histLog = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", name: "hist-log", on: { change: () => this.refreshClientViews() } }));
+    this.histLog = /** @type {HTMLInputElement} */ (
+      h("input", { type: "checkbox", name: "hist-log", on: { change: () => this.refreshClientViews() } })
+    );
     this.clientBox = h("div", { class: "plots client-views" });
     this.details = h("div", { class: "run-details" });
-    replace(root,
+    replace(
+      root,
       this.head,
       this.asking,
-      h("section", {}, h("div", { class: "section-head" }, h("h2", {}, "Training curves ", this.connection, " ", helpLink("curves", "the training curves")),
-        h("div", { class: "toolbar" }, this.xSelect, h("label", { class: "check" }, this.logBox, "log y"))), this.curves),
-      h("section", {}, h("div", { class: "section-head" }, h("h2", {}, "Clients ", helpLink("clients", "the client views")),
-        h("label", { class: "check" }, this.histLog, "log counts (staleness distribution)")), this.clientBox),
-      this.details);
+      h(
+        "section",
+        {},
+        h(
+          "div",
+          { class: "section-head" },
+          h("h2", {}, "Training curves ", this.connection, " ", helpLink("curves", "the training curves")),
+          h("div", { class: "toolbar" }, this.xSelect, h("label", { class: "check" }, this.logBox, "log y")),
+        ),
+        this.curves,
+      ),
+      h(
+        "section",
+        {},
+        h(
+          "div",
+          { class: "section-head" },
+          h("h2", {}, "Clients ", helpLink("clients", "the client views")),
+          h("label", { class: "check" }, this.histLog, "log counts (staleness distribution)"),
+        ),
+        this.clientBox,
+      ),
+      this.details,
+    );
     this.clientDivs = {
       ...(this.timed ? { timeline: this.plotDiv("timeline") } : {}),
       availability: this.plotDiv("availability"),
@@ -199,12 +285,20 @@ class RunView {
 
   /** The client views' cards (the timeline across the whole width). */
   showClientCards() {
-    replace(this.clientBox, Object.entries(this.clientDivs).map(([k, d]) => h("div", { class: k === "timeline" ? "plot-card span-all" : "plot-card" }, d)));
+    replace(
+      this.clientBox,
+      Object.entries(this.clientDivs).map(([k, d]) =>
+        h("div", { class: k === "timeline" ? "plot-card span-all" : "plot-card" }, d),
+      ),
+    );
   }
 
   /** The x axis and the log y choice, in the address. */
   syncQuery() {
-    replaceQuery(`/runs/${this.run.id}`, { x: X_AXES.find((a) => a.key === this.xKey)?.query ?? "", logy: this.logY ? "1" : "" });
+    replaceQuery(`/runs/${this.run.id}`, {
+      x: X_AXES.find((a) => a.key === this.xKey)?.query ?? "",
+      logy: this.logY ? "1" : "",
+    });
   }
 
   /** @param {string} name */
@@ -217,31 +311,89 @@ class RunView {
   renderHead() {
     const r = this.run;
     this.connection.hidden = !r.active;
-    replace(this.head,
-      h("div", { class: "page-head" },
-        h("h1", {}, h("span", { class: "run-id" }, `#${r.id}`), " ", h("span", { class: "run-title" }, r.name || `run ${r.id}`)),
-        h("div", { class: "actions" },
+    replace(
+      this.head,
+      h(
+        "div",
+        { class: "page-head" },
+        h(
+          "h1",
+          {},
+          h("span", { class: "run-id" }, `#${r.id}`),
+          " ",
+          h("span", { class: "run-title" }, r.name || `run ${r.id}`),
+        ),
+        h(
+          "div",
+          { class: "actions" },
           h("button", { type: "button", title: "Rename, notes, tags", on: { click: () => this.edit() } }, "Edit"),
           r.active && !r.cancelling && h("button", { type: "button", on: { click: () => this.cancel() } }, "Cancel"),
-          r.resumable && h("button", { type: "button", title: "Queue it again; it continues from its last checkpoint", on: { click: () => this.resume() } }, "Resume"),
-          downloadButton("Export CSV", () => `/api/runs/${r.id}/export.csv`, { title: "Every round's metrics", format: "csv" }),
-          downloadButton("Bundle", () => `/api/runs/${r.id}/export.zip`, { title: "The run with its config: config, summary, every round's metrics and client records (.zip)", format: "zip" }),
-          r.roundsDone > 0 && downloadButton("Figure", () => `/api/runs/${r.id}/figure.pdf`, { title: "The run's accuracy and loss curves as a PDF for a paper", format: "pdf" }),
-          r.modelBytes !== null && downloadButton("Model", () => `/api/runs/${r.id}/model`, { title: `The final global model (safetensors, ${(r.modelBytes / 1024).toFixed(0)} KiB)`, format: "safetensors" }),
+          r.resumable &&
+            h(
+              "button",
+              {
+                type: "button",
+                title: "Queue it again; it continues from its last checkpoint",
+                on: { click: () => this.resume() },
+              },
+              "Resume",
+            ),
+          downloadButton("Export CSV", () => `/api/runs/${r.id}/export.csv`, {
+            title: "Every round's metrics",
+            format: "csv",
+          }),
+          downloadButton("Bundle", () => `/api/runs/${r.id}/export.zip`, {
+            title: "The run with its config: config, summary, every round's metrics and client records (.zip)",
+            format: "zip",
+          }),
+          r.roundsDone > 0 &&
+            downloadButton("Figure", () => `/api/runs/${r.id}/figure.pdf`, {
+              title: "The run's accuracy and loss curves as a PDF for a paper",
+              format: "pdf",
+            }),
+          r.modelBytes !== null &&
+            downloadButton("Model", () => `/api/runs/${r.id}/model`, {
+              title: `The final global model (safetensors, ${(r.modelBytes / 1024).toFixed(0)} KiB)`,
+              format: "safetensors",
+            }),
           !r.external && h("a", { class: "button", href: `#/new?from=${r.id}` }, "Run again…"),
-          r.experimentId !== null && h("a", { class: "button", href: `#/compare?experiment=${r.experimentId}` }, `Experiment #${r.experimentId}`))),
-      h("div", { class: "status-line" },
+          r.experimentId !== null &&
+            h(
+              "a",
+              { class: "button", href: `#/compare?experiment=${r.experimentId}` },
+              `Experiment #${r.experimentId}`,
+            ),
+        ),
+      ),
+      h(
+        "div",
+        { class: "status-line" },
         badge(r.cancelling ? "cancelling" : r.status),
-        progressBar(r.progress, `round ${r.roundsDone} / ${r.roundsTotal}`)),
-      h("dl", { class: "facts" },
-        fact("algorithm", r.algorithm), fact("dataset", r.dataset), fact("availability", r.availability),
-        fact("clients", String(r.nClients || "—")), fact("seed", String(r.seed)),
-        fact("created", when(r.createdAt)), fact("started", when(r.startedAt)), fact("finished", when(r.finishedAt)),
-        r.worker && fact("worker", r.worker)),
-      r.tags.length > 0 && h("div", { class: "tags" }, r.tags.map((t) => h("a", { class: "tag", href: `#/runs?tag=${encodeURIComponent(t)}` }, t))),
+        progressBar(r.progress, `round ${r.roundsDone} / ${r.roundsTotal}`),
+      ),
+      h(
+        "dl",
+        { class: "facts" },
+        fact("algorithm", r.algorithm),
+        fact("dataset", r.dataset),
+        fact("availability", r.availability),
+        fact("clients", String(r.nClients || "—")),
+        fact("seed", String(r.seed)),
+        fact("created", when(r.createdAt)),
+        fact("started", when(r.startedAt)),
+        fact("finished", when(r.finishedAt)),
+        r.worker && fact("worker", r.worker),
+      ),
+      r.tags.length > 0 &&
+        h(
+          "div",
+          { class: "tags" },
+          r.tags.map((t) => h("a", { class: "tag", href: `#/runs?tag=${encodeURIComponent(t)}` }, t)),
+        ),
       r.notes && h("p", { class: "notes" }, r.notes),
       r.error && h("pre", { class: "run-error", role: "alert" }, r.error),
-      this.editor);  // kept across the re-renders of a live run
+      this.editor,
+    ); // kept across the re-renders of a live run
   }
 
   /** @param {any} wire a Run without config, from a status event */
@@ -270,25 +422,60 @@ class RunView {
   edit() {
     const r = this.run;
     const name = h("input", { name: "edit-name", value: r.name, maxLength: 200, "aria-label": "name" });
-    const tags = h("input", { name: "edit-tags", value: r.tags.join(", "), placeholder: "tags, comma-separated", "aria-label": "tags" });
+    const tags = h("input", {
+      name: "edit-tags",
+      value: r.tags.join(", "),
+      placeholder: "tags, comma-separated",
+      "aria-label": "tags",
+    });
     const notes = h("textarea", { name: "edit-notes", rows: 2, maxLength: 20000, "aria-label": "notes" }, r.notes);
     const problem = h("div", { class: "field-error" });
     const save = async () => {
       const value = (/** @type {any} */ el) => /** @type {HTMLInputElement} */ (el).value;
       try {
         const edited = await api.editRun(r.id, {
-          name: value(name).trim(), notes: value(notes), tags: value(tags).split(",").map((t) => t.trim()).filter(Boolean),
+          name: value(name).trim(),
+          notes: value(notes),
+          tags: value(tags)
+            .split(",")
+            .map((t) => t.trim())
+            .filter(Boolean),
         });
         this.editor = null;
         this.setRun(edited);
       } catch (err) {
-        problem.textContent = err instanceof ApiError && err.fields.length ? err.fields.map((f) => `${f.path}: ${f.message}`).join("; ") : String(err);
+        problem.textContent =
+          err instanceof ApiError && err.fields.length
+            ? err.fields.map((f) => `${f.path}: ${f.message}`).join("; ")
+            : String(err);
       }
     };
-    const close = () => { this.editor = null; this.renderHead(); };
-    this.editor = h("form", { class: "edit-run", on: { submit: (/** @type {Event} */ e) => { e.preventDefault(); save(); } } },
-      name, tags, notes, problem,
-      h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Save"), h("button", { type: "button", on: { click: close } }, "Discard")));
+    const close = () => {
+      this.editor = null;
+      this.renderHead();
+    };
+    this.editor = h(
+      "form",
+      {
+        class: "edit-run",
+        on: {
+          submit: (/** @type {Event} */ e) => {
+            e.preventDefault();
+            save();
+          },
+        },
+      },
+      name,
+      tags,
+      notes,
+      problem,
+      h(
+        "div",
+        { class: "actions" },
+        h("button", { type: "submit", class: "primary" }, "Save"),
+        h("button", { type: "button", on: { click: close } }, "Discard"),
+      ),
+    );
     this.renderHead();
   }
 
@@ -322,9 +509,14 @@ class RunView {
     if (!panels.length) {
       for (const { div } of this.panels.values()) purge(div);
       this.panels.clear();
-      replace(this.curves, this.run.active ? empty("Waiting for the first round…", "Curves appear here as rounds finish.")
-        : this.failedEarly() ? empty("No curves: the run failed before its first round.", "Its error is shown above.")
-          : empty("This run recorded no metrics."));
+      replace(
+        this.curves,
+        this.run.active
+          ? empty("Waiting for the first round…", "Curves appear here as rounds finish.")
+          : this.failedEarly()
+            ? empty("No curves: the run failed before its first round.", "Its error is shown above.")
+            : empty("This run recorded no metrics."),
+      );
       return;
     }
     const ids = panels.map((p) => p.id).join();
@@ -349,7 +541,10 @@ class RunView {
       const log = Boolean(p.log || this.logY);
       const layout = { yTitle: p.yTitle, log, uirevision: `run-${this.run.id}-${p.id}-${this.xKey}-${log}` };
       const refs = p.metrics.flatMap((m) => this.run.references[m] ?? []);
-      draw(slot.div, slot.traces, { ...lineLayout(p.title, { ...layout, xTitle: axis?.title }), ...referenceLines(refs) });
+      draw(slot.div, slot.traces, {
+        ...lineLayout(p.title, { ...layout, xTitle: axis?.title }),
+        ...referenceLines(refs),
+      });
     }
   }
 
@@ -410,35 +605,78 @@ class RunView {
     const id = this.run.id;
     if (this.failedEarly()) {
       for (const div of Object.values(this.clientDivs)) purge(div);
-      replace(this.clientBox, empty("No client views: the run failed before its first round.", "Its error is shown above."));
+      replace(
+        this.clientBox,
+        empty("No client views: the run failed before its first round.", "Its error is shown above."),
+      );
       return;
     }
-    if (!this.clientBox.querySelector(".plot-card")) this.showClientCards();  // it failed early, then was resumed
+    if (!this.clientBox.querySelector(".plot-card")) this.showClientCards(); // it failed early, then was resumed
     const [avail, sel, stale, acc, spread, timeline, part] = await Promise.allSettled([
-      api.matrix(id, "availability"), api.matrix(id, "selection"), api.matrix(id, "staleness"), api.clientAccuracy(id),
-      api.stalenessDistribution(id), this.timed ? api.timeline(id) : Promise.resolve(null), api.participation(id),
+      api.matrix(id, "availability"),
+      api.matrix(id, "selection"),
+      api.matrix(id, "staleness"),
+      api.clientAccuracy(id),
+      api.stalenessDistribution(id),
+      this.timed ? api.timeline(id) : Promise.resolve(null),
+      api.participation(id),
     ]);
     const d = this.clientDivs;
     if (d.timeline) drawTimeline(d.timeline, timeline);
     // in an async run a round is a server update: staleness counts model versions
     const unit = spread.status === "fulfilled" ? spread.value.unit : "rounds";
     const round = unit === "versions" ? "server update" : "round";
-    drawMatrix(d.availability, avail, `Availability: share of ${round}s each client was available`, { zmin: 0, zmax: 1, colorscale: "Blues", zTitle: "share" });
-    drawMatrix(d.selection, sel, `Selection: share of ${round}s each client's update entered`, { zmin: 0, zmax: 1, colorscale: "Greens", zTitle: "share" });
-    drawMatrix(d.staleness, stale, `Staleness heatmap (${unit} since the client's update entered the model)`, { zmin: 0, colorscale: "YlOrRd", zTitle: unit });
+    drawMatrix(d.availability, avail, `Availability: share of ${round}s each client was available`, {
+      zmin: 0,
+      zmax: 1,
+      colorscale: "Blues",
+      zTitle: "share",
+    });
+    drawMatrix(d.selection, sel, `Selection: share of ${round}s each client's update entered`, {
+      zmin: 0,
+      zmax: 1,
+      colorscale: "Greens",
+      zTitle: "share",
+    });
+    drawMatrix(d.staleness, stale, `Staleness heatmap (${unit} since the client's update entered the model)`, {
+      zmin: 0,
+      colorscale: "YlOrRd",
+      zTitle: unit,
+    });
     drawParticipation(d.participation, part);
     if (spread.status === "fulfilled" && spread.value.cells > 0) {
       const s = spread.value;
       const title = `Staleness distribution in ${unit}: all ${s.cells.toLocaleString()} client × ${round} cells (mean ${num(s.mean, 3)}, max ${s.max})`;
-      const layout = lineLayout(title, { xTitle: `staleness (${unit})`, yTitle: "cells", uirevision: `stale-hist-${this.histLog.checked}`, legend: false, log: this.histLog.checked });
-      layout.yaxis.tickformat = "~s";  // 8k, not 0.8e+4
-      draw(d.stalenessHist, [binnedTrace(s, "staleness", PALETTE[3])], { ...layout, hovermode: "closest", bargap: 0.05 });
+      const layout = lineLayout(title, {
+        xTitle: `staleness (${unit})`,
+        yTitle: "cells",
+        uirevision: `stale-hist-${this.histLog.checked}`,
+        legend: false,
+        log: this.histLog.checked,
+      });
+      layout.yaxis.tickformat = "~s"; // 8k, not 0.8e+4
+      draw(d.stalenessHist, [binnedTrace(s, "staleness", PALETTE[3])], {
+        ...layout,
+        hovermode: "closest",
+        bargap: 0.05,
+      });
     } else placeholder(d.stalenessHist, spread, "Staleness distribution", "No staleness recorded yet.");
     if (acc.status === "fulfilled" && acc.value.values.some((v) => typeof v === "number")) {
-      draw(d.clientAcc, [histogramTrace(acc.value.values, "clients", PALETTE[2])],
-        { ...lineLayout(`Per-client test accuracy at round ${acc.value.round}`, { xTitle: "accuracy", yTitle: "clients", uirevision: "client-acc", legend: false }), hovermode: "closest", bargap: 0.05 });
+      draw(d.clientAcc, [histogramTrace(acc.value.values, "clients", PALETTE[2])], {
+        ...lineLayout(`Per-client test accuracy at round ${acc.value.round}`, {
+          xTitle: "accuracy",
+          yTitle: "clients",
+          uirevision: "client-acc",
+          legend: false,
+        }),
+        hovermode: "closest",
+        bargap: 0.05,
+      });
     } else {
-      const why = this.run.config?.eval?.client_every === 0 ? "Per-client accuracy is evaluated only when eval.client_every > 0." : "No per-client evaluation yet.";
+      const why =
+        this.run.config?.eval?.client_every === 0
+          ? "Per-client accuracy is evaluated only when eval.client_every > 0."
+          : "No per-client evaluation yet.";
       placeholder(d.clientAcc, acc, "Per-client test accuracy", why);
     }
   }
@@ -447,18 +685,39 @@ class RunView {
     const s = this.run.summary;
     const rows = s ? summaryRows(s, this.catalogue, this.run) : [];
     const summary = rows.length
-      ? h("table", { class: "kv" }, h("tbody", {}, rows.map(([k, v]) =>
-          h("tr", { dataset: { key: k } }, h("th", {}, label(k)), h("td", {}, shownValue(k, v))))))
+      ? h(
+          "table",
+          { class: "kv" },
+          h(
+            "tbody",
+            {},
+            rows.map(([k, v]) =>
+              h("tr", { dataset: { key: k } }, h("th", {}, label(k)), h("td", {}, shownValue(k, v))),
+            ),
+          ),
+        )
       : empty(this.run.active ? "The summary appears when the run ends." : "No summary.");
     const config = this.run.config;
-    replace(this.details,
+    replace(
+      this.details,
       h("section", { class: "summary" }, h("h2", {}, "Summary"), summary),
-      h("section", { class: "config" }, h("h2", {}, "Config"),
+      h(
+        "section",
+        { class: "config" },
+        h("h2", {}, "Config"),
         config
-          ? [h("pre", { class: "config-json" }, JSON.stringify(essentialConfig(config), null, 2)),
-            h("details", { class: "config-full" }, h("summary", {}, "Full config (with unset values and the parameters of components not selected)"),
-              h("pre", { class: "config-json" }, JSON.stringify(config, null, 2)))]
-          : empty("No config.")));
+          ? [
+              h("pre", { class: "config-json" }, JSON.stringify(essentialConfig(config), null, 2)),
+              h(
+                "details",
+                { class: "config-full" },
+                h("summary", {}, "Full config (with unset values and the parameters of components not selected)"),
+                h("pre", { class: "config-json" }, JSON.stringify(config, null, 2)),
+              ),
+            ]
+          : empty("No config."),
+      ),
+    );
   }
 }
 
@@ -473,7 +732,10 @@ class RunView {
  */
 function summaryRows(summary, catalogue, run) {
   const known = new Set(catalogue.map((m) => m.name));
-  const names = [...catalogue.filter((m) => m.kind === "summary").map((m) => m.name), ...Object.keys(summary).filter((k) => !known.has(k))];
+  const names = [
+    ...catalogue.filter((m) => m.kind === "summary").map((m) => m.name),
+    ...Object.keys(summary).filter((k) => !known.has(k)),
+  ];
   /** @param {string} k @param {any} v */
   const informative = (k, v) => {
     if (k === "rounds_done") return v !== run.roundsDone;
@@ -501,14 +763,24 @@ export function essentialConfig(config) {
   /** @param {any} v @returns {any} */
   const pruned = (v) => {
     if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
-    return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, pruned(x)]));
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== null)
+        .map(([k, x]) => [k, pruned(x)]),
+    );
   };
-  return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== null).map(([key, section]) => {
-    if (section === null || typeof section !== "object" || Array.isArray(section)) return [key, section];
-    const chosen = new Set(Object.values(section).filter((v) => typeof v === "string"));
-    const kept = Object.entries(section).filter(([k, v]) => v !== null && (typeof v !== "object" || Array.isArray(v) || chosen.has(k)));
-    return [key, pruned(Object.fromEntries(kept))];
-  }));
+  return Object.fromEntries(
+    Object.entries(config)
+      .filter(([, v]) => v !== null)
+      .map(([key, section]) => {
+        if (section === null || typeof section !== "object" || Array.isArray(section)) return [key, section];
+        const chosen = new Set(Object.values(section).filter((v) => typeof v === "string"));
+        const kept = Object.entries(section).filter(
+          ([k, v]) => v !== null && (typeof v !== "object" || Array.isArray(v) || chosen.has(k)),
+        );
+        return [key, pruned(Object.fromEntries(kept))];
+      }),
+  );
 }
 
 /** A fact of the head; none for a value not there (not started, not finished). @param {string} k @param {string} v */
@@ -520,8 +792,38 @@ function fact(k, v) {
 /** Run fields carried by a status event. @param {any} w */
 function statusFields(w) {
   const r = toRun(w);
-  const { name, notes, tags, status, progress, roundsDone, roundsTotal, startedAt, finishedAt, error, worker, active, resumable, cancelling } = r;
-  return { name, notes, tags, status, progress, roundsDone, roundsTotal, startedAt, finishedAt, error, worker, active, resumable, cancelling };
+  const {
+    name,
+    notes,
+    tags,
+    status,
+    progress,
+    roundsDone,
+    roundsTotal,
+    startedAt,
+    finishedAt,
+    error,
+    worker,
+    active,
+    resumable,
+    cancelling,
+  } = r;
+  return {
+    name,
+    notes,
+    tags,
+    status,
+    progress,
+    roundsDone,
+    roundsTotal,
+    startedAt,
+    finishedAt,
+    error,
+    worker,
+    active,
+    resumable,
+    cancelling,
+  };
 }
 
 /**
@@ -535,7 +837,11 @@ function drawMatrix(div, result, title, opts) {
   }
   const m = result.value;
   const height = Math.min(520, Math.max(220, 14 * m.clients.length + 110));
-  const layout = { ...lineLayout(title, { uirevision: title, height, legend: false }), hovermode: "closest", yaxis: { autorange: "reversed", type: "category", title: { text: "" } } };
+  const layout = {
+    ...lineLayout(title, { uirevision: title, height, legend: false }),
+    hovermode: "closest",
+    yaxis: { autorange: "reversed", type: "category", title: { text: "" } },
+  };
   draw(div, [matrixTrace(m, opts)], layout);
 }
 
@@ -550,9 +856,17 @@ function drawParticipation(div, result) {
     return;
   }
   const p = result.value;
-  const bias = p.bias === null ? "no participation bias: availability or updates do not vary" : `participation bias r = ${num(p.bias, 3)}`;
+  const bias =
+    p.bias === null
+      ? "no participation bias: availability or updates do not vary"
+      : `participation bias r = ${num(p.bias, 3)}`;
   const title = `Participation: each client's kept updates against its availability share (${bias})`;
-  const layout = lineLayout(title, { xTitle: "share of rounds available", yTitle: "kept updates", uirevision: "participation", legend: false });
+  const layout = lineLayout(title, {
+    xTitle: "share of rounds available",
+    yTitle: "kept updates",
+    uirevision: "participation",
+    legend: false,
+  });
   layout.xaxis.tickformat = ".0%";
   draw(div, [participationTrace(p)], { ...layout, hovermode: "closest" });
 }
@@ -564,7 +878,12 @@ function drawParticipation(div, result) {
 function drawTimeline(div, result) {
   const title = "Client timeline in simulated time: online, training, uploading; updates kept, partial or dropped";
   if (result.status !== "fulfilled" || !result.value?.times.length) {
-    placeholder(div, result, "Client timeline", "Nothing recorded yet (an asynchronous run records no rounds to draw).");
+    placeholder(
+      div,
+      result,
+      "Client timeline",
+      "Nothing recorded yet (an asynchronous run records no rounds to draw).",
+    );
     return;
   }
   const t = result.value;
