@@ -112,14 +112,14 @@ def read_runs(
     return RunsPublic(data=data, count=count)
 
 
-@router.get("/{run_id}", responses=NOT_FOUND)
+@router.get("/{run_id:int}", responses=NOT_FOUND)
 def read_run(run: RunDep, session: SessionDep, settings: SettingsDep) -> RunPublic:
     item = _shown(run, session, settings)
     item.model_bytes = model_size(session, run.id)
     return item
 
 
-@router.patch("/{run_id}", responses=NOT_FOUND | WITH_BODY)
+@router.patch("/{run_id:int}", responses=NOT_FOUND | WITH_BODY)
 def edit(run: RunDep, body: RunEdit, session: SessionDep, settings: SettingsDep) -> RunPublic:
     """Rename a run, replace its notes or its tags, archive it or bring it back; fields
     left out stay as they are."""
@@ -158,7 +158,7 @@ def resume(
     return _shown(run, session, settings)
 
 
-@router.delete("/{run_id}", status_code=204, responses=NOT_FOUND)
+@router.delete("/{run_id:int}", status_code=204, responses=NOT_FOUND)
 def delete_run(run: RunDep, session: SessionDep) -> Response:
     """Any run, running or not: a running run's process is stopped within a poll."""
     session.delete(run)

@@ -12,6 +12,7 @@ from pydantic import (
     Discriminator,
     Field,
     GetJsonSchemaHandler,
+    StrictBool,
     StringConstraints,
     computed_field,
     model_validator,
@@ -149,7 +150,7 @@ class RunEdit(BaseModel):
     name: str | None = Field(None, min_length=1, max_length=200)
     notes: str | None = Field(None, max_length=20_000)
     tags: list[Tag] | None = Field(None, max_length=20, description="Replaces the run's tags.")
-    archived: bool | None = Field(None, description="Archive the run, or bring it back.")
+    archived: StrictBool | None = Field(None, description="Archive the run, or bring it back.")
 
 
 class RunsBulk(BaseModel):

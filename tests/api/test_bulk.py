@@ -72,3 +72,17 @@ def test_an_experiment_is_deleted_with_its_runs(client: TestClient) -> None:
     assert all(client.get(f"/api/runs/{i}").status_code == 404 for i in experiment["run_ids"])
     assert client.get(f"/api/runs/{other}").status_code == 200
     assert client.delete(f"/api/experiments/{experiment['id']}").status_code == 404
+
+
+def test_other_methods_on_bulk_are_not_allowed_and_archived_is_a_boolean(
+    client: TestClient,
+) -> None:
+    # `bulk` is no run id: another method on it is a 405, not a 422 about an integer.
+    for method in ("GET", "PATCH", "DELETE"):
+        answer = client.request(method, "/api/runs/bulk", json={})
+        assert answer.status_code == 405 and answer.headers["allow"] == "POST", method
+    (run_id,) = runs(client, 1, "strict")
+    for value in (0, 1, "true", None):
+        edit = client.patch(f"/api/runs/{run_id}", json={"archived": value})
+        assert edit.status_code == (200 if value is None else 422), value
+    assert client.patch(f"/api/runs/{run_id}", json={"archived": True}).json()["archived"] is True

@@ -178,3 +178,14 @@ def test_table_columns_follow_the_catalogue() -> None:
     tested = [c.name for c in metrics.compared() if c.better]
     assert [t.metric for t in table.tests] == tested and {t.group for t in table.tests} == {"other"}
     assert compare(groups, None).tests == []
+
+
+def test_values_at_the_ends_of_the_float_range_give_statistics_not_errors() -> None:
+    # Before: an OverflowError in the mean's fsum (a 500 of /api/compare).
+    top = 1.7976931348623157e308
+    s = mean_std([top, -top])
+    # mean 0; the std (√2 · top) and the interval's ends are past the float range: None
+    assert (s.mean, s.std, s.ci_low, s.ci_high, s.n) == (0.0, None, None, None, 2)
+    assert mean_std([top, top, top]).mean == top
+    tiny = mean_std([5e-324, 5e-324, 1e-323])
+    assert tiny.mean == 5e-324 and tiny.std == 5e-324  # subnormals, rounded as floats

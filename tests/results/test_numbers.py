@@ -59,3 +59,11 @@ def test_signed_and_lone_values() -> None:
     assert numbers.signed(0.0041, 100.0) == "+0.4100"  # a lone value: 4 significant digits
     assert numbers.signed(-0.1767, 100.0, 0.025) == "-17.7"
     assert numbers.value(62.76) == "62.76" and numbers.value(None) == "–"
+
+
+def test_subnormal_and_scaled_past_the_range_values_are_written() -> None:
+    # 10 ** -324 is 0.0 as a float: the quotient divided by zero before.
+    assert numbers.Style(2, -324).fixed(5e-324) == "4.94"
+    assert numbers.style(5e-324) == numbers.Style(3, -324)
+    # a huge mean ×100 (percent) is inf: no magnitude to take
+    assert numbers.style(float("inf"), 1.0) == numbers.Style(0)

@@ -134,32 +134,67 @@ def participation_bias(available_share: np.ndarray, updates: np.ndarray) -> floa
 
 
 def mean_std(values: Sequence[float | int | None]) -> Stat:
-    """Mean, std and 95 % CI of the finite values."""
+    """Mean, std and 95 % CI of the finite values, whatever their size (a bound past
+    the float range is None: JSON holds no infinity)."""
     got = finite(values)
     if not got:
         return Stat(None, None, 0)
-    mean = math.fsum(got) / len(got)
+    mean = scaled_mean(got)
     if len(got) < 2:
         return Stat(mean, None, 1)
-    std = float(np.std(got, ddof=1))
     low, high, interval = mean_interval(got)
-    return Stat(mean, std, len(got), low, high, interval)
+    std = _bound(scaled_std(got, ddof=1))
+    return Stat(mean, std, len(got), _bound(low), _bound(high), interval)
 
 
 def mean_interval(values: Sequence[float]) -> tuple[float, float, Interval]:
     """The 95 % confidence interval of the mean of two or more values: Student's t below
-    `BOOTSTRAP_FROM` values, the percentile bootstrap from there on."""
-    x = np.asarray(values, dtype=np.float64)
+    `BOOTSTRAP_FROM` values, the percentile bootstrap from there on; computed on the
+    values scaled as `scaled_mean`, so a bound past the float range is infinite."""
+    exponent = _exponent(values)
+    x = np.ldexp(np.asarray(values, dtype=np.float64), -exponent)
     n = len(x)
     if n < BOOTSTRAP_FROM:
         half = t_quantile(n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
         mean = float(x.mean())
-        return mean - half, mean + half, "t"
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    means = x[rng.integers(0, n, size=(BOOTSTRAP_RESAMPLES, n))].mean(axis=1)
-    tail = 100 * (1 - CONFIDENCE) / 2
-    low, high = np.percentile(means, [tail, 100 - tail])
-    return float(low), float(high), "bootstrap"
+        low, high = mean - half, mean + half
+        interval: Interval = "t"
+    else:
+        rng = np.random.default_rng(BOOTSTRAP_SEED)
+        means = x[rng.integers(0, n, size=(BOOTSTRAP_RESAMPLES, n))].mean(axis=1)
+        tail = 100 * (1 - CONFIDENCE) / 2
+        low, high = (float(b) for b in np.percentile(means, [tail, 100 - tail]))
+        interval = "bootstrap"
+    with np.errstate(over="ignore"):  # a bound past the float range is inf
+        return float(np.ldexp(low, exponent)), float(np.ldexp(high, exponent)), interval
+
+
+def scaled_mean(values: Sequence[float]) -> float:
+    """The mean of finite floats, whatever their size: computed on the values scaled by a
+    power of two below their largest magnitude (exact), so no sum overflows; for values
+    whose sum fits, the same float as `fsum(values) / n`."""
+    exponent = _exponent(values)
+    return math.ldexp(math.fsum(math.ldexp(v, -exponent) for v in values) / len(values), exponent)
+
+
+def scaled_std(values: Sequence[float], ddof: int = 0) -> float:
+    """The std (population, or sample with `ddof=1`) of finite floats, scaled as
+    `scaled_mean` so that neither the squares nor their sum overflow; inf where the std
+    itself is past the float range."""
+    exponent = _exponent(values)
+    scaled = [math.ldexp(v, -exponent) for v in values]
+    mean = math.fsum(scaled) / len(scaled)
+    spread = math.sqrt(math.fsum((v - mean) ** 2 for v in scaled) / (len(scaled) - ddof))
+    with np.errstate(over="ignore"):  # past the float range: inf, not an error
+        return float(np.ldexp(spread, exponent))
+
+
+def _exponent(values: Sequence[float]) -> int:
+    return math.frexp(max(abs(v) for v in values))[1]
+
+
+def _bound(value: float) -> float | None:
+    return value if math.isfinite(value) else None
 
 
 def t_quantile(df: float) -> float:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from worker.engine import metrics
+from worker.engine.stats import scaled_mean, scaled_std
 
 SummaryValue = float | int | None
 
@@ -112,7 +113,7 @@ class SummaryTracker:
     def _traffic(self) -> float | None:
         if any(name not in self.last for name in TRAFFIC):
             return None
-        return math.fsum(self.last[name] for name in TRAFFIC)
+        return sum(self.last[name] for name in TRAFFIC)  # past the float range: inf
 
     def _period_average(self) -> float | None:
         if not self.period or not self.window or self.first_param is None:
@@ -120,7 +121,7 @@ class SummaryTracker:
         last = self.window[-1][0]
         if last - self.first_param + 1 < self.period:  # not a whole period recorded yet
             return None
-        return _mean([v for _, v in self.window])
+        return scaled_mean([v for _, v in self.window])
 
     def _accuracy(self, rounds_done: int) -> dict[str, SummaryValue]:
         if not self.acc:
@@ -132,7 +133,7 @@ class SummaryTracker:
         return {
             "best_test_acc": max(points),
             "final_test_acc": values[-1],
-            "time_avg_test_acc": _mean(points),
+            "time_avg_test_acc": scaled_mean(points),
             "time_avg_points": len(points),
             "std_test_acc_second_half": std_second_half(
                 ((r + 1, a) for r, a in self.acc), rounds_done
@@ -172,28 +173,7 @@ def std_second_half(points: Iterable[tuple[int, float]], rounds: int) -> float |
     there is no such point. The one definition: run summaries and reproduction reports
     read it."""
     second = [acc for completed, acc in points if 2 * completed >= rounds]
-    return _population_std(second) if second else None
-
-
-def _mean(values: Sequence[float]) -> float:
-    """The mean of finite floats, whatever their size: computed on the values scaled by a
-    power of two below their largest magnitude (exact), so no sum overflows; for values
-    whose sum fits, the same float as `fsum(values) / n`."""
-    exponent = _exponent(values)
-    return math.ldexp(math.fsum(math.ldexp(v, -exponent) for v in values) / len(values), exponent)
-
-
-def _population_std(values: Sequence[float]) -> float:
-    """Scaled as `_mean`, so that neither the squares nor their sum overflow."""
-    exponent = _exponent(values)
-    scaled = [math.ldexp(v, -exponent) for v in values]
-    mean = math.fsum(scaled) / len(scaled)
-    spread = math.sqrt(math.fsum((v - mean) ** 2 for v in scaled) / len(scaled))
-    return math.ldexp(spread, exponent)
-
-
-def _exponent(values: Sequence[float]) -> int:
-    return math.frexp(max(abs(v) for v in values))[1]
+    return scaled_std(second) if second else None
 
 
 def _finite(value: SummaryValue) -> SummaryValue:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from decimal import Decimal
 
 SPREAD_DIGITS = 2
 VALUE_DIGITS = 4
@@ -28,7 +29,8 @@ class Style:
     exponent: int = 0
 
     def fixed(self, x: float) -> str:
-        text = f"{x / 10**self.exponent:.{self.decimals}f}"
+        # in decimal: neither 10**exponent nor the quotient under- or overflows
+        text = f"{Decimal(x).scaleb(-self.exponent):.{self.decimals}f}"
         return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
@@ -42,10 +44,12 @@ def _whole(x: float) -> bool:
 
 def style(value: float, spread: float | None = None) -> Style:
     """The style of `value` (± `spread`), both already scaled."""
+    if not math.isfinite(value):  # a huge value scaled for display (×100 for %)
+        return Style(0)
     if spread is not None and math.isfinite(spread) and spread > 0:
         last = _magnitude(spread) - (SPREAD_DIGITS - 1)
         top = _magnitude(max(abs(value), spread))
-    elif value == 0 or not math.isfinite(value) or _whole(value):
+    elif value == 0 or _whole(value):
         return Style(0)
     else:
         last = _magnitude(value) - (VALUE_DIGITS - 1)
