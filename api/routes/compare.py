@@ -224,7 +224,12 @@ def compare_figure(
     data, groups = read_groups(session, runs, metric, group_by)
     curves = [group_curve(g, members, x, max_points) for g, members in groups.items()]
     y = figures.Axis.of(metrics.by_name().get(metric), metric, log)
-    body = figures.compare_figure(
-        curves, y, X_LABELS[x], band=band, width=width, fmt=fmt, runs=data if lines else (), x=x
-    )
+    try:
+        body = figures.compare_figure(
+            curves, y, X_LABELS[x], band=band, width=width, fmt=fmt, runs=data if lines else (), x=x
+        )
+    except figures.Unplottable as err:  # the metric chosen cannot be drawn
+        raise RequestValidationError(
+            [{"loc": ["query", "metric"], "msg": str(err), "type": "value_error"}]
+        ) from None
     return attachment(body, figures.MEDIA_TYPES[fmt], f"comparison-{metric}.{fmt}")

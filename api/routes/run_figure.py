@@ -84,8 +84,13 @@ def run_figure(
         members.setdefault(spec.panel, []).append(spec)
     axes = {p: panel_axis(p, members[p]) for p in panels}
     labels = {n: (specs[n].label if n in specs else n) for n in wanted}
-    body = figures.run_figure(
-        panels, axes, X_LABELS[x], width=width, fmt=fmt, title=f"#{run.id} {run.name}",
-        labels=labels,
-    )  # fmt: skip
+    try:
+        body = figures.run_figure(
+            panels, axes, X_LABELS[x], width=width, fmt=fmt, title=f"#{run.id} {run.name}",
+            labels=labels,
+        )  # fmt: skip
+    except figures.Unplottable as err:  # the metrics chosen cannot be drawn
+        raise RequestValidationError(
+            [{"loc": ["query", "names"], "msg": str(err), "type": "value_error"}]
+        ) from None
     return attachment(body, figures.MEDIA_TYPES[fmt], f"run-{run.id}.{fmt}")

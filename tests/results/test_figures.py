@@ -84,3 +84,23 @@ def test_run_figure_has_a_panel_per_entry() -> None:
 
     for label in ("accuracy (%)", "loss", "train_loss", "test_acc"):
         assert label in text
+
+
+@pytest.mark.parametrize(
+    ("ys", "drawn"),
+    [
+        ([-1.7976931348623157e308, 1.7976931348623157e308], False),  # the span is inf
+        ([0.0, 1.7976931348623157e308], False),  # the axis' margin passes the range
+        ([0.0, 1e300], True),
+        ([5e-324, 1e-323], True),
+    ],
+)
+def test_values_past_what_an_axis_holds_are_refused_in_words(ys: list[float], drawn: bool) -> None:
+    # Before: matplotlib's "arange: cannot compute length", a 500 of the figure routes.
+    panels: dict[str, dict[str, figures.Series]] = {"loss": {"test_loss": ([0.0, 1.0], ys)}}
+    axes = {"loss": figures.Axis("loss")}
+    if drawn:
+        assert figures.run_figure(panels, axes, "round", fmt="svg").startswith(b"<?xml")
+        return
+    with pytest.raises(figures.Unplottable, match=r"^loss: the values run from .* past what"):
+        figures.run_figure(panels, axes, "round", fmt="svg")

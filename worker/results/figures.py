@@ -13,6 +13,7 @@ in worker threads).
 from __future__ import annotations
 
 import io
+import math
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -46,6 +47,24 @@ Series = tuple[Sequence[float], Sequence[float | None]]  # x, y (None: not finit
 Curve = tuple[list[int], list[float]]  # rounds, accuracy
 
 _drawing = threading.Lock()
+MARGIN = 1.25  # room for matplotlib's margins and ticks beyond the data
+
+
+class Unplottable(ValueError):
+    """Values no axis can hold: the data, with an axis' margins, pass the float range."""
+
+
+def _check_plottable(ax: Any, label: str) -> None:
+    lim = ax.dataLim
+    for low, high in ((lim.x0, lim.x1), (lim.y0, lim.y1)):
+        if low > high:  # nothing drawn on it
+            continue
+        low, high = float(low), float(high)  # numpy's scalars warn where floats overflow
+        if not all(math.isfinite(v * MARGIN) for v in (low, high, high - low)):
+            raise Unplottable(
+                f"{label}: the values run from {low:.3g} to {high:.3g}, past what an axis "
+                "can hold; no figure is drawn (the CSV export holds them)"
+            )
 
 
 @dataclass(frozen=True)
@@ -195,6 +214,7 @@ def _figure(
         flat = [ax for row in grid for ax in row]
         for ax, draw, y in zip(flat, draws, ys, strict=False):
             draw(ax)
+            _check_plottable(ax, y.label)
             ax.set_xlabel(x_label)
             ax.set_ylabel(y.label)
             if y.log:
