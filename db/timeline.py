@@ -67,6 +67,8 @@ def client_timeline(
     lo = int(np.searchsorted(ends, start_s, side="right"))
     hi = int(np.searchsorted(ends, stop, side="left"))
     wanted = rounds[lo : hi + 1]
+    if not len(wanted):  # no round overlaps the window (after the run's end, say)
+        return Timeline(row_starts.tolist(), [], 0.0, [[] for _ in row_starts])
     r = RoundClients
     rows = fetch_all(
         session,

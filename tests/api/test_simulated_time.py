@@ -65,6 +65,10 @@ def test_a_timed_run_records_its_clock_and_timeline(client: TestClient) -> None:
     assert timeline["width_s"] * 50 == ends[-1]
     seen = {s for row in timeline["states"] for s in row}
     assert {1, 2, 4} <= seen  # online, training, kept
+    # A window after the run's end holds no round: an empty timeline (it was a 500).
+    after = {"start_s": ends[-1] + 1, "end_s": ends[-1] + 2}
+    late = client.get(f"/api/runs/{run['id']}/timeline", params=after)
+    assert late.status_code == 200 and late.json()["times"] == []
 
 
 def test_a_run_without_a_system_model_has_no_timeline(client: TestClient) -> None:
