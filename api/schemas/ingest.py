@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints
 
+from db.packing import WEIGHT_DTYPE
 from db.status import Status
 
 # Client ids and rounds are stored in 32-bit integers (see `api.deps.MAX_INT`).
@@ -20,6 +22,9 @@ ClientId = Annotated[int, Field(ge=0, le=MAX_INT)]  # also a JSON object's key (
 StrictInt = Annotated[int, Strict()]
 Id = Annotated[int, Field(ge=0, le=MAX_INT), Strict()]
 Number = Annotated[float, Strict()]
+# Weights are stored as float32 (`db.packing.WEIGHT_DTYPE`): a larger one would read as inf.
+WEIGHT_MAX = float(np.finfo(WEIGHT_DTYPE).max)
+Weight = Annotated[float, Strict(), Field(ge=-WEIGHT_MAX, le=WEIGHT_MAX)]
 
 
 class ExternalRunCreate(BaseModel):
@@ -68,8 +73,10 @@ class RoundIn(BaseModel):
     selected: list[Id] | None = Field(
         None, description="Ids of the clients selected (default: those with a weight)."
     )
-    weights: dict[ClientId, Number] | None = Field(
-        None, description="Aggregation weight of each client whose update entered the model."
+    weights: dict[ClientId, Weight] | None = Field(
+        None,
+        description="Aggregation weight of each client whose update entered the model "
+        "(within ±3.4e38: stored as float32).",
     )
     client_acc: list[Number | None] | None = Field(
         None, description="Per-client accuracy, one value per client (null where unknown)."

@@ -99,6 +99,8 @@ SHAPES = [
     ("long", 0),  # every integer past 53 or 64 bits
 ]
 HUGE = (1e300, -1e300, 1.7976931348623157e308, -1.7976931348623157e308, 5e-324, -1e-300)
+# Weights are stored as float32: the ends of its range, and what rounds to 0 in it.
+HUGE_WEIGHTS = (3.4028234663852886e38, -3.4028234663852886e38, 5e-324, -1e-300, 1e-45)
 LONG = (2**53 + 1, 2**63, -(2**63), 10**30)
 
 
@@ -215,11 +217,15 @@ def _huge_runs(client: httpx.Client, metrics: list[str]) -> list[int]:
                 "round": t,
                 "metrics": {name: rng.choice([*HUGE, 0.5]) for name in metrics},
                 "selected": [0, 2],
-                "weights": {"0": rng.choice(HUGE), "2": rng.choice(HUGE)},
+                "weights": {"0": rng.choice(HUGE_WEIGHTS), "2": rng.choice(HUGE_WEIGHTS)},
                 "wall_s": abs(rng.choice(HUGE)),
             }
             for t in range(6)
         ]
+        past = [{"round": 0, "weights": {"0": 1e300}}]  # no float32 holds it: refused
+        refused = client.post(f"/api/runs/{run_id}/rounds", json={"rounds": past})
+        assert refused.status_code == 422, refused.text
+        assert refused.json()["detail"][0]["loc"] == ["body", "rounds", 0, "weights", "0"]
         requests = [
             ("POST", f"/api/runs/{run_id}/rounds", {"rounds": rounds}),
             ("POST", f"/api/runs/{run_id}/finish", {"status": ["succeeded", "failed"][run % 2]}),
