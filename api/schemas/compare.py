@@ -25,12 +25,15 @@ class GroupSeries(BaseModel):
         default_factory=list, description="The group's runs that have not recorded it yet."
     )
     x: list[float]
-    mean: list[float]
-    std: list[float] = Field(description="Sample std across the group's runs at each x.")
-    ci_low: list[float] = Field(
+    mean: list[float | None] = Field(
+        description="The runs' mean at each x; null where it is past the float range (as "
+        "std and the interval's ends)."
+    )
+    std: list[float | None] = Field(description="Sample std across the group's runs at each x.")
+    ci_low: list[float | None] = Field(
         description="95 % t-interval of the mean at each x (the mean itself for one run)."
     )
-    ci_high: list[float]
+    ci_high: list[float | None]
 
 
 class Stat(BaseModel):
