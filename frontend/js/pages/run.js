@@ -789,41 +789,28 @@ function fact(k, v) {
   return h("div", {}, h("dt", {}, k), h("dd", {}, v));
 }
 
-/** Run fields carried by a status event. @param {any} w */
+// Run fields carried by a status event.
+const STATUS_FIELDS = /** @type {const} */ ([
+  "name",
+  "notes",
+  "tags",
+  "status",
+  "progress",
+  "roundsDone",
+  "roundsTotal",
+  "startedAt",
+  "finishedAt",
+  "error",
+  "worker",
+  "active",
+  "resumable",
+  "cancelling",
+]);
+
+/** @param {any} w @returns {Partial<import("../api.js").Run>} */
 function statusFields(w) {
   const r = toRun(w);
-  const {
-    name,
-    notes,
-    tags,
-    status,
-    progress,
-    roundsDone,
-    roundsTotal,
-    startedAt,
-    finishedAt,
-    error,
-    worker,
-    active,
-    resumable,
-    cancelling,
-  } = r;
-  return {
-    name,
-    notes,
-    tags,
-    status,
-    progress,
-    roundsDone,
-    roundsTotal,
-    startedAt,
-    finishedAt,
-    error,
-    worker,
-    active,
-    resumable,
-    cancelling,
-  };
+  return Object.fromEntries(STATUS_FIELDS.map((k) => [k, r[k]]));
 }
 
 /**
