@@ -38,11 +38,13 @@ $(FLOWER)/.installed: $(CLIENT)
 		pytest pytest-timeout httpx
 	touch $@
 
-# bench/peers.py's Flower side: Flower's simulation engine and torch, nothing of FedWatch.
-.venv-peers/.installed:
+# bench/peers.py's Flower side: Flower's simulation engine and .venv's torch release,
+# nothing of FedWatch (which the bench runs in .venv).
+.venv-peers/.installed: $(STAMP)
 	test -x .venv-peers/bin/python || python3 -m venv .venv-peers
 	.venv-peers/bin/python -m pip install -q --upgrade pip
-	.venv-peers/bin/python -m pip install -q 'flwr[simulation]' torch numpy
+	.venv-peers/bin/python -m pip install -q 'flwr[simulation]' numpy \
+		"torch==$$($(PY) -c 'from importlib.metadata import version; print(version("torch"))')"
 	touch $@
 
 run: $(STAMP) docs
