@@ -13,14 +13,13 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.client.conftest import Server
-
-pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 # A spool written in the fresh environment: a run of 3 clients, 3 rounds, finished.
@@ -81,6 +80,17 @@ class Venv:
         return {p.relative_to(package).as_posix() for p in package.rglob("*.py") if p.is_file()}
 
 
+def test_the_full_distribution_requires_the_client_of_its_own_version() -> None:
+    full, client = (
+        tomllib.loads((REPO / path).read_text())["project"]
+        for path in ("pyproject.toml", "client/pyproject.toml")
+    )
+
+    assert full["version"] == client["version"]
+    assert f"fedwatch-client=={client['version']}" in full["dependencies"]
+
+
+@pytest.mark.slow
 def test_the_client_installs_alone_and_syncs_a_spool(server: Server, tmp_path: Path) -> None:
     venv = Venv(tmp_path)
     tree = checkout(tmp_path / "tree", "client", "fedwatch")
@@ -102,6 +112,7 @@ def test_the_client_installs_alone_and_syncs_a_spool(server: Server, tmp_path: P
     assert selection == [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
 
 
+@pytest.mark.slow
 def test_the_full_distribution_goes_beside_the_client_and_leaves_it_whole(
     tmp_path: Path,
 ) -> None:
