@@ -1,7 +1,8 @@
 """Imports follow the layers: fedwatch (the public surface and the command) above api,
 api above worker, worker above db, and the engine imports none of the service; a
 migration imports only what never changes under it. Below them all, the client
-distribution (fedwatch's top-level modules) imports only the standard library."""
+distribution (fedwatch's top-level modules) imports only the standard library; any
+layer may import a fact it shares with the client from there."""
 
 from __future__ import annotations
 
@@ -33,15 +34,22 @@ FORBIDDEN = {
 MIGRATION_IMPORTS = ("__future__", "alembic", "sqlalchemy", "numpy")
 
 
+def names_of(node: ast.AST) -> list[str]:
+    """The modules an import statement imports (absolute names; none for another node).
+    `from fedwatch import x` imports the module `fedwatch.x`: the package's __init__
+    holds nothing else."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "fedwatch":
+        return [f"fedwatch.{alias.name}" for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        return [node.module]
+    return []
+
+
 def imported(path: Path) -> list[str]:
     """The modules `path` imports (absolute names)."""
-    names = []
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.append(node.module)
-    return names
+    return [n for node in ast.walk(ast.parse(path.read_text(), str(path))) for n in names_of(node)]
 
 
 @pytest.mark.parametrize("package", sorted(FORBIDDEN))
@@ -54,7 +62,7 @@ def test_no_package_imports_a_layer_above(package: str) -> None:
         for name in imported(path):
             if package == "worker/engine" and name.startswith("worker.engine"):
                 continue
-            if name.split(".")[0] in FORBIDDEN[package]:
+            if name.split(".")[0] in FORBIDDEN[package] and name not in CLIENT_MODULES:
                 found.append(f"{inside} imports {name}")
     assert found == []
 
@@ -77,11 +85,8 @@ def import_time(path: Path) -> list[str]:
     pending: list[ast.stmt] = list(ast.parse(path.read_text(), str(path)).body)
     while pending:
         node = pending.pop()
-        if isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.append(node.module)
-        elif isinstance(node, ast.If) and ast.unparse(node.test) != "TYPE_CHECKING":
+        names += names_of(node)
+        if isinstance(node, ast.If) and ast.unparse(node.test) != "TYPE_CHECKING":
             pending += node.body + node.orelse
         elif isinstance(node, ast.Try):
             pending += node.body + node.orelse + node.finalbody
