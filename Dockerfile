@@ -9,12 +9,14 @@ RUN useradd --create-home --uid 1000 fedwatch
 WORKDIR /app
 
 COPY pyproject.toml README.md ./
+COPY client ./client
 COPY api ./api
 COPY db ./db
 COPY worker ./worker
 COPY fedwatch ./fedwatch
 COPY frontend ./frontend
-RUN pip install --extra-index-url "$TORCH_INDEX" . \
+# The full distribution depends on the client's (client/pyproject.toml), built from ./fedwatch.
+RUN pip install --extra-index-url "$TORCH_INDEX" ./client . \
     && mkdir -p /data /var/lib/fedwatch && chown fedwatch /data /var/lib/fedwatch
 
 USER fedwatch
