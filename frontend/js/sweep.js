@@ -71,10 +71,13 @@ export function sweepEditor(leaves, onChange) {
   const sweepable = leaves.filter((l) => l.type.kind !== "list");
   /** @typedef {{path: () => string, values: () => any[], problem: () => string|null, el: HTMLElement, error: HTMLElement}} Row */
   /** @typedef {{cell: Cell, el: HTMLElement, error: HTMLElement}} CellEntry */
-  /** @type {Row[]} */
-  let rows = [];
-  /** @type {CellEntry[]} */
-  let cells = [];
+  /** The editor's mutable state, in one place: its swept fields' rows and its method cells. */
+  const state = {
+    /** @type {Row[]} */
+    rows: [],
+    /** @type {CellEntry[]} */
+    cells: [],
+  };
   const cellList = h("div", { class: "sweep-cells" });
   const cellBox = h(
     "div",
@@ -214,14 +217,14 @@ export function sweepEditor(leaves, onChange) {
     choose.addEventListener("change", () => {
       row.el.dataset.path = choose.value;
     });
-    rows.push(row);
+    state.rows.push(row);
     list.appendChild(row.el);
     build(initial);
   }
 
   /** @param {Row} row */
   function remove(row) {
-    rows = rows.filter((r) => r !== row);
+    state.rows = state.rows.filter((r) => r !== row);
     row.el.remove();
     onChange();
   }
@@ -249,24 +252,24 @@ export function sweepEditor(leaves, onChange) {
         error,
       ),
     };
-    cells.push(entry);
+    state.cells.push(entry);
     cellList.appendChild(entry.el);
   }
 
   /** @param {CellEntry} entry */
   function removeCell(entry) {
-    cells = cells.filter((c) => c !== entry);
+    state.cells = state.cells.filter((c) => c !== entry);
     entry.el.remove();
-    cellBox.hidden = !cells.length;
+    cellBox.hidden = !state.cells.length;
     onChange();
   }
 
   function clearErrors() {
-    for (const c of cells) {
+    for (const c of state.cells) {
       c.error.hidden = true;
       c.el.classList.remove("invalid");
     }
-    for (const r of rows) setError(r.el, r.error, null);
+    for (const r of state.rows) setError(r.el, r.error, null);
     setError(seedsField, seedsError, null);
   }
 
@@ -274,14 +277,14 @@ export function sweepEditor(leaves, onChange) {
     element,
     /** @param {{name: string, grid: Record<string, any[]>, seeds: number[], cells?: Cell[]}} spec */
     set(spec) {
-      rows = [];
+      state.rows = [];
       list.replaceChildren();
-      cells = [];
+      state.cells = [];
       cellList.replaceChildren();
       name.value = spec.name;
       seeds.value = spec.seeds.join(", ");
       for (const cell of spec.cells ?? []) addCell(cell);
-      cellBox.hidden = !cells.length;
+      cellBox.hidden = !state.cells.length;
       for (const [path, values] of Object.entries(spec.grid)) addRow(path, values);
       checkSeedsField();
       onChange();
@@ -294,7 +297,7 @@ export function sweepEditor(leaves, onChange) {
     problem() {
       const seedsProblem = checkSeeds(seeds.value).problem;
       if (seedsProblem) return `Seeds: ${seedsProblem}`;
-      for (const r of rows) {
+      for (const r of state.rows) {
         const p = r.problem();
         if (p) return `${r.path()}: ${p}`;
       }
@@ -304,8 +307,13 @@ export function sweepEditor(leaves, onChange) {
     value() {
       /** @type {Record<string, any[]>} */
       const grid = {};
-      for (const r of rows) grid[r.path()] = r.values();
-      return { name: name.value.trim(), grid, cells: cells.map((c) => c.cell), seeds: parseValues(seeds.value, "int") };
+      for (const r of state.rows) grid[r.path()] = r.values();
+      return {
+        name: name.value.trim(),
+        grid,
+        cells: state.cells.map((c) => c.cell),
+        seeds: parseValues(seeds.value, "int"),
+      };
     },
     clearErrors,
     /**
@@ -317,7 +325,7 @@ export function sweepEditor(leaves, onChange) {
       clearErrors();
       /** @type {Map<number, Set<string>>} */
       const byCell = new Map();
-      /** @type {Map<(typeof rows)[number], FieldError[]>} */
+      /** @type {Map<Row, FieldError[]>} */
       const byRow = new Map();
       const rest = errors.filter((e) => {
         // The seeds (`seeds`, `seeds.<i>`) and a swept field's values (`grid.<key>`): at their rows.
@@ -325,23 +333,23 @@ export function sweepEditor(leaves, onChange) {
           setError(seedsField, seedsError, plainMessage(e.message));
           return false;
         }
-        const swept = e.path.startsWith("grid.") ? rows.find((r) => r.path() === e.path.slice(5)) : undefined;
+        const swept = e.path.startsWith("grid.") ? state.rows.find((r) => r.path() === e.path.slice(5)) : undefined;
         if (swept) {
           byRow.set(swept, [...(byRow.get(swept) ?? []), e]);
           return false;
         }
         const m = /^cells\.(\d+)(?:\.set\.(.+)|\.(.+))?$/.exec(e.path);
-        if (!m || !cells[Number(m[1])]) return true;
+        if (!m || !state.cells[Number(m[1])]) return true;
         const messages = byCell.get(Number(m[1])) ?? new Set();
         messages.add(cellError(m[2] ?? m[3] ?? "", plainMessage(e.message.replace(/^(?:[^:]*, )?seed=\d+: /, ""))));
         byCell.set(Number(m[1]), messages);
         return false;
       });
-      const grid = Object.fromEntries(rows.map((r) => [r.path(), r.values()]));
+      const grid = Object.fromEntries(state.rows.map((r) => [r.path(), r.values()]));
       const n = sweepSize(
         grid,
         [0],
-        cells.map((c) => c.cell),
+        state.cells.map((c) => c.cell),
       );
       for (const [row, rowErrors] of byRow)
         setError(
@@ -353,11 +361,11 @@ export function sweepEditor(leaves, onChange) {
         );
       for (const [i, messages] of byCell) {
         replace(
-          cells[i].error,
+          state.cells[i].error,
           [...messages].map((t) => h("div", {}, t)),
         );
-        cells[i].error.hidden = false;
-        cells[i].el.classList.add("invalid");
+        state.cells[i].error.hidden = false;
+        state.cells[i].el.classList.add("invalid");
       }
       element.querySelector(".invalid")?.scrollIntoView({ block: "center" });
       return rest;

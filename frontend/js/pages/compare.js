@@ -53,19 +53,21 @@ export function mount(root, route) {
     /** @type {"column"|"full"} the figure file's width */
     width: q.get("width") === "full" ? "full" : "column",
   };
-  let alive = true;
-  let timer = 0;
-  /** @type {import("../api.js").Comparison|null} */
-  let last = null;
-  /** @type {number[]} */
-  let ids = [];
-  /** The compared experiments and their runs, for the sweep view. */
-  /** @type {{experiments: import("../api.js").Experiment[], runs: import("../api.js").Run[]}} */
-  let sweep = { experiments: [], runs: [] };
-  /** @type {import("../api.js").MetricSpec[]} */
-  let catalogue = [];
-  /** @type {Map<number, import("../api.js").Run>} the compared runs, by id */
-  let runById = new Map();
+  /** The page's mutable state besides its query (`state`), in one place: whether it is mounted, its refresh timer, the last comparison and its run ids, the compared sweep, the metric catalogue, and the compared runs by id. */
+  const page = {
+    alive: true,
+    timer: 0,
+    /** @type {import("../api.js").Comparison|null} */
+    last: null,
+    /** @type {number[]} */
+    ids: [],
+    /** @type {{experiments: import("../api.js").Experiment[], runs: import("../api.js").Run[]}} the compared experiments and their runs, for the sweep view */
+    sweep: { experiments: [], runs: [] },
+    /** @type {import("../api.js").MetricSpec[]} */
+    catalogue: [],
+    /** @type {Map<number, import("../api.js").Run>} the compared runs, by id */
+    runById: new Map(),
+  };
 
   const metric = /** @type {HTMLSelectElement} */ (h("select", { name: "metric", "aria-label": "metric" }));
   const groupBy = selectOf(
@@ -168,7 +170,7 @@ export function mount(root, route) {
     h("div", { class: "toolbar" }, h("label", { class: "inline" }, "one line per run, coloured by ", sweepValue)),
     sweepBox,
   );
-  const chooser = columnChooser("compare", () => last && renderTable(last));
+  const chooser = columnChooser("compare", () => page.last && renderTable(page.last));
   const reference = /** @type {HTMLSelectElement} */ (
     h("select", { name: "reference", "aria-label": "t-test reference" })
   );
@@ -350,7 +352,7 @@ export function mount(root, route) {
   /** The comparison as the page shows it, for the API's files. */
   function query() {
     return {
-      runs: ids,
+      runs: page.ids,
       metric: state.metric,
       groupBy: state.groupBy,
       x: state.x,
@@ -369,27 +371,27 @@ export function mount(root, route) {
       width: state.width,
       log: Boolean(state.logY ?? state.metric === "opt_gap"),
     });
-    return downloadButton(text, () => (ids.length ? api.comparePath(query(), fmt, figure()) : null), {
+    return downloadButton(text, () => (page.ids.length ? api.comparePath(query(), fmt, figure()) : null), {
       title,
       format: fmt,
     });
   }
 
   function reload() {
-    clearTimeout(timer);
-    last = null;
+    clearTimeout(page.timer);
+    page.last = null;
     replace(chartBox, loading("Loading comparison…"));
     refresh();
   }
 
   async function refresh() {
-    clearTimeout(timer);
+    clearTimeout(page.timer);
     sync();
     try {
       const experiments = await Promise.all(state.experiments.map((e) => api.experiment(e)));
-      ids = [...new Set([...state.runs, ...experiments.flatMap((e) => e.runIds)])];
+      page.ids = [...new Set([...state.runs, ...experiments.flatMap((e) => e.runIds)])];
       renderChips(experiments);
-      if (!ids.length) {
+      if (!page.ids.length) {
         replace(
           chartBox,
           empty(
@@ -399,29 +401,29 @@ export function mount(root, route) {
         );
         replace(tableBox);
         replace(statusBox);
-        sweep = { experiments: [], runs: [] };
+        page.sweep = { experiments: [], runs: [] };
         drawSweep();
         return;
       }
-      const [runs, specs] = await Promise.all([Promise.all(ids.map((id) => api.run(id))), loadCatalog()]);
-      catalogue = specs;
-      runById = new Map(runs.map((r) => [r.id, r]));
-      if (!alive) return;
+      const [runs, specs] = await Promise.all([Promise.all(page.ids.map((id) => api.run(id))), loadCatalog()]);
+      page.catalogue = specs;
+      page.runById = new Map(runs.map((r) => [r.id, r]));
+      if (!page.alive) return;
       await chooseMetric(runs);
       const comparison = await api.compare(query());
-      if (!alive) return;
-      last = comparison;
+      if (!page.alive) return;
+      page.last = comparison;
       drawChart();
       renderTable(comparison);
       renderStatuses(runs, comparison);
-      sweep = {
+      page.sweep = {
         experiments,
         runs: runs.filter((r) => r.experimentId !== null && state.experiments.includes(r.experimentId)),
       };
       drawSweep();
-      if (runs.some((r) => r.active)) timer = setTimeout(refresh, REFRESH_MS);
+      if (runs.some((r) => r.active)) page.timer = setTimeout(refresh, REFRESH_MS);
     } catch (err) {
-      if (!alive) return;
+      if (!page.alive) return;
       purge(chart);
       replace(chartBox, errorBox(err, reload));
     }
@@ -468,9 +470,9 @@ export function mount(root, route) {
   }
 
   function drawChart() {
-    if (!last) return;
-    const started = last.runs.filter((r) => r.x.length).length;
-    const total = last.runs.length;
+    if (!page.last) return;
+    const started = page.last.runs.filter((r) => r.x.length).length;
+    const total = page.last.runs.length;
     waitingNote.textContent =
       started && started < total
         ? `${total - started} of ${total} runs have not recorded ${label(state.metric)} yet: each group's curve covers its runs that have, up to the slowest of them, and grows as rounds land.`
@@ -491,19 +493,24 @@ export function mount(root, route) {
     logY.checked = log;
     const range = yRange(state.yMin, state.yMax, log);
     const per = state.band === "ci" ? "mean and 95 % CI per group" : "mean ± std per group";
-    const layout = lineLayout(`${label(state.metric)} — ${last.groups.length ? per : "per run"}`, {
+    const layout = lineLayout(`${label(state.metric)} — ${page.last.groups.length ? per : "per run"}`, {
       xTitle: X_TITLES[state.x],
       yTitle: label(state.metric),
       height: 440,
       // A new axis setting wins over the user's zoom; a refresh keeps the zoom.
-      uirevision: `${state.metric}|${state.x}|${ids.join()}|${log}|${range}`,
+      uirevision: `${state.metric}|${state.x}|${page.ids.join()}|${log}|${range}`,
       log,
     });
     if (range) layout.yaxis.range = range;
     // With groups, the bands tell the story: 36 runs and 4 bands drawn at once were a blur.
-    const lines = state.showRuns ?? !last.groups.some((g) => g.runIds.length > 1);
+    const lines = state.showRuns ?? !page.last.groups.some((g) => g.runIds.length > 1);
     showRuns.checked = lines;
-    react(chart, compareTraces(last, { smooth: state.smooth, showRuns: lines, band: state.band }), layout, PLOT_CONFIG);
+    react(
+      chart,
+      compareTraces(page.last, { smooth: state.smooth, showRuns: lines, band: state.band }),
+      layout,
+      PLOT_CONFIG,
+    );
   }
 
   /**
@@ -600,7 +607,7 @@ export function mount(root, route) {
     const own = Object.keys(row.configOnly);
     if (!own.length) return shared;
     const ids = c.runs.filter((r) => r.group === row.group).map((r) => r.id);
-    const kinds = new Set(ids.map((id) => (runById.get(id)?.external ? "external" : "simulated")));
+    const kinds = new Set(ids.map((id) => (page.runById.get(id)?.external ? "external" : "simulated")));
     const source = kinds.size === 1 ? [...kinds][0] : "mixed";
     return [
       ...shared,
@@ -619,15 +626,15 @@ export function mount(root, route) {
    * that sweeps something is compared.
    */
   function drawSweep() {
-    const fields = sweptFields(sweep.experiments);
-    if (!fields.length || !sweep.runs.length) {
+    const fields = sweptFields(page.sweep.experiments);
+    if (!fields.length || !page.sweep.runs.length) {
       sweepSection.hidden = true;
       purge(sweepChart);
       return;
     }
     sweepSection.hidden = false;
-    const has = (/** @type {string} */ k) => sweep.runs.some((r) => typeof r.summary?.[k] === "number");
-    const options = catalogue.filter((s) => s.kind === "summary" && s.compare && has(s.name)).map((s) => s.name);
+    const has = (/** @type {string} */ k) => page.sweep.runs.some((r) => typeof r.summary?.[k] === "number");
+    const options = page.catalogue.filter((s) => s.kind === "summary" && s.compare && has(s.name)).map((s) => s.name);
     // The URL's choice holds its place while no run has it yet.
     if (state.sweepValue && !options.includes(state.sweepValue)) options.unshift(state.sweepValue);
     const value = state.sweepValue || options.find((k) => specOf(k)?.rank) || options[0] || "";
@@ -641,7 +648,7 @@ export function mount(root, route) {
       );
     }
     sweepValue.value = value;
-    const trace = parcoordsTrace(fields, sweep.runs, value, {
+    const trace = parcoordsTrace(fields, page.sweep.runs, value, {
       label: label(value),
       better: specOf(value)?.better ?? null,
     });
@@ -655,8 +662,8 @@ export function mount(root, route) {
       return;
     }
     if (sweepChart.parentElement !== sweepBox) replace(sweepBox, sweepChart);
-    const missing = sweep.runs.length - lines;
-    const title = `${fields.length} swept field${fields.length === 1 ? "" : "s"} against ${label(value)}${missing ? ` (${missing} of ${sweep.runs.length} runs have no value yet)` : ""}`;
+    const missing = page.sweep.runs.length - lines;
+    const title = `${fields.length} swept field${fields.length === 1 ? "" : "s"} against ${label(value)}${missing ? ` (${missing} of ${page.sweep.runs.length} runs have no value yet)` : ""}`;
     const layout = {
       title: { text: plotText(title), font: { size: 14 }, x: 0.01, xanchor: "left" },
       height: 380,
@@ -708,8 +715,8 @@ export function mount(root, route) {
   preloadPlotly(); // downloads while the data does; runs once a plot is drawn
   refresh();
   return () => {
-    alive = false;
-    clearTimeout(timer);
+    page.alive = false;
+    clearTimeout(page.timer);
     purge(chart);
     purge(sweepChart);
   };

@@ -39,13 +39,19 @@ export function mount(root, route) {
  */
 function build(root, schema, presets, query) {
   const form = schemaForm(schema);
-  let mode = query.get("mode") === "sweep" ? "sweep" : "single";
-  /** @type {import("../api.js").Preset|null} */
-  let preset = null;
-  /** @type {number|null} the run whose config the form was filled from (`from`) */
-  let fromRun = null;
-  /** @type {Record<string, string>|null} each field's value (as JSON) as the form was filled, edits differ; null before */
-  let filled = null;
+  /** The form's mutable state, in one place: single run or sweep, the preset and the run it was filled from, its values as filled, and why Start cannot run (the data is not on this server) for which data. */
+  const page = {
+    mode: query.get("mode") === "sweep" ? "sweep" : "single",
+    /** @type {import("../api.js").Preset|null} */
+    preset: null,
+    /** @type {number|null} the run whose config the form was filled from (`from`) */
+    fromRun: null,
+    /** @type {Record<string, string>|null} each field's value (as JSON) as the form was filled, edits differ; null before */
+    filled: null,
+    /** @type {string|null} why Start cannot run: the data is not on this server */
+    dataProblem: null,
+    dataKey: "",
+  };
 
   const presetSelect = /** @type {HTMLSelectElement} */ (
     h(
@@ -86,9 +92,6 @@ function build(root, schema, presets, query) {
   const notesBox = h("div", { class: "field notes" }, h("label", { class: "field-name" }, "notes"), notes);
   const errors = h("div", { class: "form-errors", role: "alert", hidden: true });
   const dataBox = h("div", { class: "data-status", role: "status", hidden: true });
-  /** @type {string|null} why Start cannot run: the data is not on this server */
-  let dataProblem = null;
-  let dataKey = "";
   const submit = h("button", { type: "submit", class: "primary" }, "Start run");
 
   presetSelect.addEventListener("change", () => loadPreset(presetSelect.value));
@@ -141,7 +144,7 @@ function build(root, schema, presets, query) {
    */
   function fill(base, sets = []) {
     form.set(base);
-    filled = snapshot();
+    page.filled = snapshot();
     try {
       if (sets.length) form.set(applyAssignments(form.value(), sets));
     } catch (err) {
@@ -165,15 +168,15 @@ function build(root, schema, presets, query) {
     const name = String(data.dataset ?? "");
     const root = String(data.root ?? "data");
     const key = `${name}\u0000${root}\u0000${Boolean(data.download)}`;
-    if (!name || key === dataKey) return;
-    dataKey = key;
+    if (!name || key === page.dataKey) return;
+    page.dataKey = key;
     /** @type {string|null} */
     let problem = null;
     /** @type {any[]|null} */
     let shown = null;
     try {
       const status = await api.dataset(name, root);
-      if (key !== dataKey) return; // a newer check is under way
+      if (key !== page.dataKey) return; // a newer check is under way
       if (!status.present && !(data.download && status.downloadAllowed)) {
         problem = `${name} is not on this server`;
         shown = [
@@ -188,7 +191,7 @@ function build(root, schema, presets, query) {
         ];
       }
     } catch (err) {
-      if (key !== dataKey) return;
+      if (key !== page.dataKey) return;
       // An unknown dataset is the form's to report at its field; a root outside the data
       // root is said here.
       if (!(err instanceof ApiError && err.status === 404)) {
@@ -196,7 +199,7 @@ function build(root, schema, presets, query) {
         shown = [h("p", {}, err instanceof Error ? err.message : String(err))];
       }
     }
-    dataProblem = problem;
+    page.dataProblem = problem;
     dataBox.hidden = shown === null;
     replace(dataBox, shown ?? []);
     updateSubmit();
@@ -216,7 +219,7 @@ function build(root, schema, presets, query) {
 
   /** The fields edited away from what filled the form, as "path=value". */
   function edits() {
-    const before = filled ?? {};
+    const before = page.filled ?? {};
     return Object.entries(snapshot())
       .filter(([path, v]) => before[path] !== v)
       .map(([path, v]) => `${path}=${assigned(JSON.parse(v))}`);
@@ -224,14 +227,14 @@ function build(root, schema, presets, query) {
 
   /** The preset, its variant, where the form came from, the mode and the edits: in the address. */
   function syncUrl() {
-    if (filled === null) return; // the address's state is still being restored
+    if (page.filled === null) return; // the address's state is still being restored
     const q = new URLSearchParams();
-    if (preset) q.set("preset", preset.name);
-    if (preset && !variantSelect.hidden && variantSelect.selectedIndex > 0) q.set("variant", variantSelect.value);
-    if (fromRun !== null) q.set("from", String(fromRun));
-    if (mode === "sweep") q.set("mode", "sweep");
+    if (page.preset) q.set("preset", page.preset.name);
+    if (page.preset && !variantSelect.hidden && variantSelect.selectedIndex > 0) q.set("variant", variantSelect.value);
+    if (page.fromRun !== null) q.set("from", String(page.fromRun));
+    if (page.mode === "sweep") q.set("mode", "sweep");
     const spec = JSON.stringify(sweep.value());
-    if (mode === "sweep" && spec !== emptySweep) q.set("sweep", spec);
+    if (page.mode === "sweep" && spec !== emptySweep) q.set("sweep", spec);
     for (const edit of edits()) q.append("set", edit);
     replaceQuery("/new", q);
   }
@@ -241,8 +244,8 @@ function build(root, schema, presets, query) {
    * @param {{variant?: string|null, sets?: string[]}} [restore] the address's variant and edits
    */
   async function loadPreset(name, restore = {}) {
-    preset = null;
-    fromRun = null;
+    page.preset = null;
+    page.fromRun = null;
     variantSelect.hidden = true;
     compareBtn.hidden = true;
     reproduceBtn.hidden = true;
@@ -253,28 +256,28 @@ function build(root, schema, presets, query) {
       return;
     }
     try {
-      preset = await api.preset(name);
+      page.preset = await api.preset(name);
     } catch (err) {
       replace(presetInfo, errorBox(err));
       return;
     }
-    const variants = Object.keys(preset.variants);
+    const variants = Object.keys(page.preset.variants);
     replace(
       variantSelect,
       variants.map((v) => h("option", { value: v }, `variant: ${v}`)),
     );
     variantSelect.hidden = variants.length === 0;
     if (restore.variant && variants.includes(restore.variant)) variantSelect.value = restore.variant;
-    if (preset.compare.length) {
-      compareBtn.textContent = `Compare ${preset.compare.join(", ")}`;
+    if (page.preset.compare.length) {
+      compareBtn.textContent = `Compare ${page.preset.compare.join(", ")}`;
       compareBtn.hidden = false;
       reproduceBtn.hidden = false;
     }
     replace(
       presetInfo,
-      h("p", { class: "help" }, preset.description),
-      preset.paper && h("p", { class: "help paper" }, preset.paper),
-      preset.needs && h("p", { class: "help needs" }, `Needs ${preset.needs}.`),
+      h("p", { class: "help" }, page.preset.description),
+      page.preset.paper && h("p", { class: "help paper" }, page.preset.paper),
+      page.preset.needs && h("p", { class: "help needs" }, `Needs ${page.preset.needs}.`),
     );
     applyPreset(restore.sets);
   }
@@ -287,23 +290,23 @@ function build(root, schema, presets, query) {
 
   /** The preset's config with its chosen variant, as the form was filled from it. */
   function presetBase() {
-    if (!preset?.config) return null;
-    return applyAssignments(preset.config, preset.variants[variantSelect.value] ?? []);
+    if (!page.preset?.config) return null;
+    return applyAssignments(page.preset.config, page.preset.variants[variantSelect.value] ?? []);
   }
 
   function presetLabel() {
-    return variantSelect.hidden ? (preset?.name ?? "") : `${preset?.name} (${variantSelect.value})`;
+    return variantSelect.hidden ? (page.preset?.name ?? "") : `${page.preset?.name} (${variantSelect.value})`;
   }
 
   function presetComparison() {
-    if (!preset) return;
+    if (!page.preset) return;
     const variant = variantSelect.hidden ? "" : ` (${variantSelect.value})`;
     // Cells, not a grid over algorithm.name: each method keeps its paper's settings.
     sweep.set({
-      name: `${preset.name} comparison${variant}`,
+      name: `${page.preset.name} comparison${variant}`,
       grid: {},
-      cells: methodCells(preset.methods),
-      seeds: preset.seeds,
+      cells: methodCells(page.preset.methods),
+      seeds: page.preset.seeds,
     });
     setMode("sweep");
     sweep.element.scrollIntoView({ block: "start" });
@@ -311,8 +314,8 @@ function build(root, schema, presets, query) {
 
   /** Say what reproducing the preset launches, with buttons to go ahead or not. */
   function confirmReproduction() {
-    if (!preset) return;
-    const p = preset;
+    if (!page.preset) return;
+    const p = page.preset;
     const variant = variantSelect.hidden ? "" : variantSelect.value;
     const n = p.methods.length * p.seeds.length;
     const launch = h(
@@ -357,7 +360,7 @@ function build(root, schema, presets, query) {
 
   /** @param {string} m */
   function setMode(m) {
-    mode = m;
+    page.mode = m;
     singleTab.classList.toggle("active", m === "single");
     sweepTab.classList.toggle("active", m === "sweep");
     singleTab.setAttribute("aria-selected", String(m === "single"));
@@ -370,12 +373,12 @@ function build(root, schema, presets, query) {
 
   function updateSubmit() {
     submit.disabled = false;
-    if (dataProblem) {
-      submit.textContent = dataProblem;
+    if (page.dataProblem) {
+      submit.textContent = page.dataProblem;
       submit.disabled = true;
       return;
     }
-    if (mode === "single") {
+    if (page.mode === "single") {
       submit.textContent = "Start run";
       return;
     }
@@ -397,10 +400,10 @@ function build(root, schema, presets, query) {
     errors.hidden = true;
     submit.disabled = true;
     try {
-      if (mode === "single") {
+      if (page.mode === "single") {
         const config = form.value();
         const base = presetBase();
-        if (preset && base && config.name === base.name) config.name = runName(presetLabel(), base, config);
+        if (page.preset && base && config.name === base.name) config.name = runName(presetLabel(), base, config);
         const run = await api.createRun(config, notes.value);
         go(`/runs/${run.id}`);
       } else {
@@ -433,7 +436,7 @@ function build(root, schema, presets, query) {
     // At their fields, in plain words, each once: a sweep repeats an error of its base
     // config for every one of its runs.
     const spec = sweep.value();
-    const cells = mode === "sweep" ? sweepSize(spec.grid, [0], spec.cells) : 1;
+    const cells = page.mode === "sweep" ? sweepSize(spec.grid, [0], spec.cells) : 1;
     const unplaced = fields.length ? form.showErrors(sweepMessages(sweep.showErrors(fields), cells)) : [];
     // Every error in one list by Start, as its field shows it, each a link to its field:
     // only one may be in view.
@@ -492,11 +495,11 @@ function build(root, schema, presets, query) {
   };
   if (initial && presets.some((p) => p.name === initial)) {
     presetSelect.value = initial;
-    setMode(mode);
+    setMode(page.mode);
     loadPreset(initial, { variant: query.get("variant"), sets }).then(restoreSweep);
   } else if (Number.isInteger(from) && from > 0) {
-    fromRun = from;
-    setMode(mode);
+    page.fromRun = from;
+    setMode(page.mode);
     api
       .run(from)
       .then((run) => {
@@ -516,7 +519,7 @@ function build(root, schema, presets, query) {
   } else {
     fill({}, sets);
     restoreSweep();
-    setMode(mode);
+    setMode(page.mode);
   }
 }
 

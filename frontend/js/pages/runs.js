@@ -31,9 +31,13 @@ export function mount(root, route) {
   };
   /** @type {Set<number>} */
   const picked = new Set();
-  let timer = 0;
-  let alive = true;
-  let shown = "";
+  /** The page's mutable state, in one place: its refresh timer, whether it is mounted, the key of the rows shown, and the search box's pending apply. */
+  const page = {
+    timer: 0,
+    alive: true,
+    shown: "",
+    debounce: 0,
+  };
 
   const status = select("status", [["", "any status"]], filters.status);
   const algorithm = select("algorithm", [["", "any algorithm"]], filters.algorithm);
@@ -96,7 +100,7 @@ export function mount(root, route) {
   const pager = h("div", { class: "pager" });
   // Re-rendered from the last list when the user shows or hides a column.
   const chooser = columnChooser("runs", () => {
-    shown = "";
+    page.shown = "";
     refresh();
   });
   chooser.update(runColumns());
@@ -136,10 +140,9 @@ export function mount(root, route) {
 
   for (const control of [status, algorithm, experiment, rank, archived])
     control.addEventListener("change", () => apply());
-  let debounce = 0;
   text.addEventListener("input", () => {
-    clearTimeout(debounce);
-    debounce = setTimeout(apply, 300);
+    clearTimeout(page.debounce);
+    page.debounce = setTimeout(apply, 300);
   });
 
   /** Show only runs with this tag ("" for all). @param {string} tag */
@@ -215,10 +218,10 @@ export function mount(root, route) {
       rank.value = filters.rankBy;
     })
     .catch(() => {})
-    .finally(() => alive && refresh());
+    .finally(() => page.alive && refresh());
 
   async function refresh() {
-    clearTimeout(timer);
+    clearTimeout(page.timer);
     replaceQuery("/runs", {
       status: filters.status,
       algorithm: filters.algorithm,
@@ -239,20 +242,20 @@ export function mount(root, route) {
         order,
         limit: PAGE_SIZE,
       });
-      if (!alive) return;
+      if (!page.alive) return;
       // Re-render only on change, so that an idle table does not swap buttons under the pointer.
       const key = JSON.stringify([runs, count, filters]); // the empty state names the filters
-      if (key !== shown) {
-        shown = key;
+      if (key !== page.shown) {
+        page.shown = key;
         renderTable(runs);
         renderPager(count);
       }
     } catch (err) {
-      if (!alive) return;
-      shown = "";
+      if (!page.alive) return;
+      page.shown = "";
       replace(body, errorBox(err, refresh));
     }
-    if (alive) timer = setTimeout(refresh, REFRESH_MS);
+    if (page.alive) page.timer = setTimeout(refresh, REFRESH_MS);
   }
 
   /** @param {import("../api.js").Run[]} runs */
@@ -291,7 +294,7 @@ export function mount(root, route) {
         on: {
           change: () => {
             for (const r of runs) toggle(r.id, all.checked);
-            shown = "";
+            page.shown = "";
             refresh();
           },
         },
@@ -307,7 +310,7 @@ export function mount(root, route) {
 
   function clearPicked() {
     for (const id of [...picked]) toggle(id, false);
-    shown = "";
+    page.shown = "";
   }
 
   /**
@@ -334,7 +337,7 @@ export function mount(root, route) {
     } catch (err) {
       alert(err instanceof Error ? err.message : String(err));
     }
-    shown = "";
+    page.shown = "";
     refresh();
   }
 
@@ -519,9 +522,9 @@ export function mount(root, route) {
 
   showTagFilter();
   return () => {
-    alive = false;
-    clearTimeout(timer);
-    clearTimeout(debounce);
+    page.alive = false;
+    clearTimeout(page.timer);
+    clearTimeout(page.debounce);
   };
 }
 
