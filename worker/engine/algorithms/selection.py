@@ -7,7 +7,6 @@ from torch import Tensor
 
 from worker.engine.masks import ids_of
 
-
 # Up to this many candidates, a selection draws a permutation of them: the stream every
 # run drew before populations of a million were admitted (at most 10⁵ clients), so
 # those runs record what they did. Above it, a permutation of 10⁶ candidates cost more
