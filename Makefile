@@ -10,7 +10,7 @@ FLOWER := .venv-flower
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test test-flower test-js fuzz lint typecheck docs unit bench clean
+.PHONY: run test test-flower test-js test-deploy fuzz lint typecheck docs unit bench clean
 
 # The tests' environment holds the example plug-in too, installed as a user installs one.
 $(STAMP): pyproject.toml examples/fedau/pyproject.toml
@@ -42,6 +42,11 @@ test-js: $(NODE)
 
 test-flower: $(FLOWER)/.installed
 	$(FLOWER)/bin/python -m pytest -p no:cacheprovider tests/flower
+
+# docker-compose.yml end to end in a Docker engine of its own (tests/deploy; needs root,
+# docker.io, docker-compose, and mmdebstrap where the base images cannot be pulled).
+test-deploy: $(STAMP)
+	$(PY) -m pytest -m deploy -s -p no:cacheprovider tests/deploy
 
 # Schemathesis against a real `fedwatch serve` on 127.0.0.1 (schemathesis.toml).
 fuzz: $(STAMP)
