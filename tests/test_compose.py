@@ -169,7 +169,7 @@ def test_each_worker_names_itself_and_its_healthcheck_pings_that_name(tmp_path: 
         node_file = tmp_path / "node"
         command = shell(service).replace("/tmp/fedwatch-node", str(node_file))
         health = shell(service, "healthcheck").replace("/tmp/fedwatch-node", str(node_file))
-        assert "celery -A worker.tasks inspect ping -d" in health
+        assert "celery -A worker.celery_app:celery_app inspect ping -d" in health
         fake = tmp_path / "bin" / "fedwatch"
         fake.parent.mkdir(exist_ok=True)
         fake.write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n')

@@ -10,20 +10,33 @@ from typing import Any
 
 import pytest
 
-from tests.api.helpers import example1, submit, wait_final, wait_rounds
+from tests.api.helpers import submit, wait_final, wait_rounds
 from tests.deploy.stack import Stack, phase
 from tests.service.test_worker import stored_rows
 
 # a cold machine builds the base images and the image first (the module's fixture)
-pytestmark = [pytest.mark.deploy, pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.deploy, pytest.mark.slow, pytest.mark.timeout(1800)]
 
 CAFED_SEED = 12  # one seed of the preset's: its four methods, one run each
 ROUNDS, CHECKPOINT_EVERY, KILL_AFTER = 3000, 100, 500
 
 
+def example1(stack: Stack, **dotted: Any) -> dict[str, Any]:
+    """Example 1 as the stack serves it (the image holds none of this machine's plug-ins),
+    with `dotted` paths set (`eval__checkpoint_every` for eval.checkpoint_every)."""
+    config: dict[str, Any] = stack.api.get("/api/presets/example1").json()["config"]
+    for path, value in (dotted | {"device": "cpu"}).items():
+        *parents, key = path.split("__")
+        section = config
+        for parent in parents:
+            section = section[parent]
+        section[key] = value
+    return config
+
+
 def test_runs_on_both_workers_equal_embedded_runs(stack: Stack) -> None:
     with phase("example1 and a 4-run cafed-synthetic comparison"):
-        first = submit(stack.api, example1())
+        first = submit(stack.api, example1(stack, rounds=120))
         response = stack.api.post(
             "/api/presets/cafed-synthetic/reproduce", json={"seeds": [CAFED_SEED]}
         )
@@ -48,7 +61,9 @@ def test_runs_on_both_workers_equal_embedded_runs(stack: Stack) -> None:
 
 
 def test_killed_workers_run_resumes_on_the_other(stack: Stack) -> None:
-    config = example1(ROUNDS, algorithm__name="fedavg", eval__checkpoint_every=CHECKPOINT_EVERY)
+    config = example1(
+        stack, rounds=ROUNDS, algorithm__name="fedavg", eval__checkpoint_every=CHECKPOINT_EVERY
+    )
     containers = {stack.node(c): c for c in stack.containers("worker")}
     with phase("a worker killed mid-run, its run resumed"):
         run = submit(stack.api, config)
