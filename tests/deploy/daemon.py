@@ -64,7 +64,15 @@ def docker_daemon() -> Iterator[dict[str, str]]:
             finally:
                 stop(daemon)
     finally:
+        unmount_under(run)
         shutil.rmtree(run, ignore_errors=True)
+
+
+def unmount_under(folder: Path) -> None:
+    """What the engine left mounted in its exec root (its network namespace)."""
+    mounts = [line.split()[1] for line in Path("/proc/self/mounts").read_text().splitlines()]
+    for point in sorted((m for m in mounts if m.startswith(f"{folder}/")), reverse=True):
+        subprocess.run(["umount", point], capture_output=True, check=False)
 
 
 def stop(daemon: subprocess.Popen[bytes]) -> None:
