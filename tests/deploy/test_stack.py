@@ -34,6 +34,17 @@ def example1(stack: Stack, **dotted: Any) -> dict[str, Any]:
     return config
 
 
+def test_the_image_holds_cpu_only_torch(stack: Stack) -> None:
+    """torch without CUDA, and none of CUDA's packages. (torchvision is left out: where
+    this machine's CPU wheel of torch is used, its torchvision is PyPI's CUDA build, which
+    does not import on it; see tests/deploy/wheels.py.)"""
+    probe = "import torch; print(torch.version.cuda, torch.cuda.is_available())"
+    done = stack.compose("exec", "-T", "api", "python", "-c", probe)
+    assert done.stdout.split() == ["None", "False"], done.stdout
+    packages = stack.compose("exec", "-T", "api", "pip", "list", "--format=freeze").stdout
+    assert [p for p in packages.splitlines() if p.startswith("nvidia-")] == []
+
+
 def test_runs_on_both_workers_equal_embedded_runs(stack: Stack) -> None:
     with phase("example1 and a 4-run cafed-synthetic comparison"):
         first = submit(stack.api, example1(stack, rounds=120))

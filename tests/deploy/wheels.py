@@ -3,7 +3,12 @@
 The Dockerfile's default TORCH_INDEX (PyTorch's CPU index) is what a user builds with; a
 machine that holds a CPU wheel of torch for the image's Python in pip's configured folders
 (find-links, file:// indexes) and the torchvision of the same release serves them instead,
-pinned (PIP_CONSTRAINT), so the build takes them whatever PyPI's newest torch is."""
+pinned (PIP_CONSTRAINT), so the build takes them whatever PyPI's newest torch is.
+
+PyPI holds no CPU build of torchvision: where the local one is PyPI's (CUDA) build, the
+image's `import torchvision` fails ("operator torchvision::nms does not exist"), so runs
+on vision datasets fail in that image; the test's runs (Example 1, CA-Fed's synthetic
+data) do not import it. PyTorch's CPU index, the Dockerfile's default, has both."""
 
 from __future__ import annotations
 
