@@ -25,19 +25,23 @@ RUN if [ -n "$EXTRA_CA_CERTS" ]; then \
 WORKDIR /app
 
 # The dependencies first, as pyproject.toml lists them: a change of the code alone
-# reuses this layer (torch and the rest) from the build cache.
-COPY pyproject.toml README.md ./
-RUN python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'], sep='\n')" \
-      > /tmp/requirements.txt \
+# reuses this layer (torch and the rest) from the build cache. The client's distribution
+# (client/pyproject.toml, standard library only) is built from the tree below.
+COPY pyproject.toml ./
+RUN python -c "import tomllib; d = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; \
+print(*(r for r in d if not r.startswith('fedwatch-client')), sep='\n')" > /tmp/requirements.txt \
     && pip install --extra-index-url "$TORCH_INDEX" -r /tmp/requirements.txt \
     && rm /tmp/requirements.txt
 
+COPY README.md ./
+COPY client ./client
 COPY api ./api
 COPY db ./db
 COPY worker ./worker
 COPY fedwatch ./fedwatch
 COPY frontend ./frontend
-RUN pip install --no-deps . \
+# The full distribution depends on the client's, built from ./fedwatch.
+RUN pip install --no-deps ./client . \
     && mkdir -p /data /var/lib/fedwatch && chown fedwatch /data /var/lib/fedwatch
 
 USER fedwatch

@@ -4,8 +4,12 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # The front end's tools (package.json): tsc over the JSDoc types, prettier, node --test.
 NODE   := node_modules/.installed
-# The Flower tests run where a user of the extra would: `pip install 'fedwatch[flower]'`
-# in an environment of its own (flwr pins fastapi, starlette and uvicorn below .venv's).
+# The client distribution (the SDK, `fedwatch sync`, the Flower wrapper): built from
+# this tree's `fedwatch/`; the full distribution depends on it.
+CLIENT := client/pyproject.toml
+# The Flower tests run where a Flower user's code would: an environment holding only
+# `pip install 'fedwatch-client[flower]'` (from the tree), Flower's simulation engine and
+# the test tools. They record into `.venv`'s `fedwatch serve` (FEDWATCH_TEST_SERVER).
 FLOWER := .venv-flower
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
@@ -13,10 +17,13 @@ PORT   ?= 8000
 .PHONY: run test test-flower test-js test-deploy fuzz lint typecheck docs unit bench clean
 
 # The tests' environment holds the example plug-in too, installed as a user installs one.
-$(STAMP): pyproject.toml examples/fedau/pyproject.toml
+# A `fedwatch` from before the client's split owns bin/fedwatch, now the client's: were it
+# replaced in place after the client, it would take the script with it (hence uninstall).
+$(STAMP): pyproject.toml $(CLIENT) examples/fedau/pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip uninstall -q -y fedwatch
+	$(PY) -m pip install -q -e ./client -e '.[dev]'
 	$(PY) -m pip install -q --no-deps -e examples/fedau
 	touch $(STAMP)
 
@@ -24,10 +31,20 @@ $(NODE): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-$(FLOWER)/.installed: pyproject.toml
-	test -x $(FLOWER)/bin/python || python3 -m venv $(FLOWER)
+$(FLOWER)/.installed: $(CLIENT)
+	rm -rf $(FLOWER) && python3 -m venv $(FLOWER)
 	$(FLOWER)/bin/python -m pip install -q --upgrade pip
-	$(FLOWER)/bin/python -m pip install -q -e '.[flower]' 'flwr[simulation]' pytest pytest-timeout
+	$(FLOWER)/bin/python -m pip install -q -e './client[flower]' 'flwr[simulation]' \
+		pytest pytest-timeout httpx
+	touch $@
+
+# bench/peers.py's Flower side: Flower's simulation engine and .venv's torch release,
+# nothing of FedWatch (which the bench runs in .venv).
+.venv-peers/.installed: $(STAMP)
+	test -x .venv-peers/bin/python || python3 -m venv .venv-peers
+	.venv-peers/bin/python -m pip install -q --upgrade pip
+	.venv-peers/bin/python -m pip install -q 'flwr[simulation]' numpy \
+		"torch==$$($(PY) -c 'from importlib.metadata import version; print(version("torch"))')"
 	touch $@
 
 run: $(STAMP) docs
@@ -40,8 +57,9 @@ test: $(STAMP) lint typecheck docs test-js test-flower
 test-js: $(NODE)
 	node --test tests/js/
 
-test-flower: $(FLOWER)/.installed
-	$(FLOWER)/bin/python -m pytest -p no:cacheprovider tests/flower
+test-flower: $(STAMP) $(FLOWER)/.installed
+	FEDWATCH_TEST_SERVER=$(CURDIR)/$(VENV)/bin/fedwatch \
+		$(FLOWER)/bin/python -m pytest -p no:cacheprovider tests/flower
 
 # docker-compose.yml end to end in a Docker engine of its own (tests/deploy; needs root,
 # docker.io, docker-compose, and mmdebstrap where the base images cannot be pulled).
@@ -72,4 +90,4 @@ bench: $(STAMP)
 	$(PY) bench/engine.py
 
 clean:
-	rm -rf $(VENV) $(FLOWER) node_modules var .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(FLOWER) .venv-peers node_modules var .mypy_cache .ruff_cache .pytest_cache

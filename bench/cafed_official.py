@@ -193,7 +193,7 @@ def main() -> None:
     elif script.exists():
         fedwatch = [str(script)]
     else:
-        fedwatch = [sys.executable, "-c", "from fedwatch.cli.main import main; main()"]
+        fedwatch = [sys.executable, "-c", "from fedwatch.command import main; main()"]
 
     env = dict(os.environ)
     if args.threads is not None:

@@ -41,10 +41,10 @@ FedWatch computes on one core while Flower with `num_cpus=1` runs one actor per 
 
 Prints each run, then per workload the medians, the ratios Flower ÷ FedWatch per round
 and per process, and both final test accuracies (close, not equal: the two draw their
-clients and batches from different generators), and a summary table. Both sides run
-under the interpreter of `.venv-flower` (Flower, torch and fedwatch): run from another
-environment, the bench makes it (`make .venv-flower/.installed`) and re-executes
-itself there.
+clients and batches from different generators), and a summary table.
+FedWatch runs under this interpreter (`.venv`'s: the engine), Flower under
+`.venv-peers`'s (Flower's simulation engine and torch, a Flower user's environment; the
+bench makes it, `make .venv-peers/.installed`); the bench prints both torch versions.
 
     python bench/peers.py [--workloads W1-10,W1-100,W2] [--repeats 3] [--rounds R]
         [--threads 1] [--flower-cpus 1,2] [--seed 0]
@@ -53,7 +53,6 @@ itself there.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import itertools
 import json
 import os
@@ -70,7 +69,7 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-FLOWER_ENV = ROOT / ".venv-flower"
+FLOWER_ENV = ROOT / ".venv-peers"
 DATASET = "bench_peers"
 N_CLASSES = 10
 TEST = 2000
@@ -324,7 +323,7 @@ def bench_workload(
             flush=True,
         )
         out = tmp / "result.json"
-        py = sys.executable
+        py, flower_py = sys.executable, str(FLOWER_ENV / "bin" / "python")
         common = ["--data", str(tmp), "--out", str(out), "--threads", str(args.threads)]
         for i in range(args.repeats):
             cmd = [py, "-m", "bench.peers", "--child-fedwatch", *common]
@@ -338,7 +337,7 @@ def bench_workload(
                 flush=True,
             )
             for c in cpus:
-                cmd = [py, "-m", "bench.peers_flower", *common, "--num-cpus", str(c)]
+                cmd = [flower_py, "-m", "bench.peers_flower", *common, "--num-cpus", str(c)]
                 run = run_child(f"Flower cpus={c}", cmd, out, env, tmp / f"flower-{c}-{i}.log")
                 flower[c].append(run)
                 print(
@@ -384,15 +383,16 @@ def bench_workload(
     return figures
 
 
-def ensure_flower() -> None:
-    """Flower in the bench's own environment: make `.venv-flower` where this
-    interpreter has no `flwr`, and re-execute the bench with its interpreter."""
-    if importlib.util.find_spec("flwr") is not None:
-        return
-    python = FLOWER_ENV / "bin" / "python"
-    print(f"flwr is not importable here: making {FLOWER_ENV.name} ...", flush=True)
+def ensure_flower() -> str:
+    """Flower's environment for its side (made or brought up to date by `make`); its
+    Python, torch and flwr versions."""
     subprocess.run(["make", "-C", str(ROOT), f"{FLOWER_ENV.name}/.installed"], check=True)
-    os.execv(python, [str(python), str(Path(__file__).resolve()), *sys.argv[1:]])
+    code = "import platform, flwr, torch; print(platform.python_version(), torch.__version__, "
+    code += "flwr.__version__)"
+    versions = subprocess.run(
+        [FLOWER_ENV / "bin" / "python", "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    return "python {}, torch {}, flwr {}".format(*versions)
 
 
 def main() -> None:
@@ -410,7 +410,7 @@ def main() -> None:
     if args.child_fedwatch:
         fedwatch_child(args.data, args.out, args.threads)
         return
-    ensure_flower()
+    flower = ensure_flower()
     if str(ROOT) not in sys.path:  # this tree's `worker`, as the children import it
         sys.path.insert(0, str(ROOT))
     names = [n.strip() for n in args.workloads.split(",") if n.strip()]
@@ -418,13 +418,13 @@ def main() -> None:
         parser.error(f"unknown workload(s) {unknown}; choose from {list(WORKLOADS)}")
     cpus = [int(c) for c in args.flower_cpus.split(",")]
 
-    import flwr
     import torch
 
     print(
-        f"python {platform.python_version()} ({sys.executable}), torch {torch.__version__}, "
-        f"flwr {flwr.__version__}; {os.cpu_count()} CPUs; threads {args.threads} per process; "
-        f"Flower num_cpus {cpus}; {args.repeats} interleaved repeat(s); load {load_text()}",
+        f"FedWatch: python {platform.python_version()} ({sys.executable}), torch "
+        f"{torch.__version__}; Flower: {flower} ({FLOWER_ENV.name}); {os.cpu_count()} CPUs; "
+        f"threads {args.threads} per process; Flower num_cpus {cpus}; {args.repeats} "
+        f"interleaved repeat(s); load {load_text()}",
         flush=True,
     )
     env = child_env(args.threads)

@@ -146,7 +146,7 @@ def contended_time(case: str, setting: str, repeats: int) -> float:
     env.update(SETTINGS[setting])
     openmp.prepare(env)
     if case == "cafed-synthetic":
-        argv = ["-m", "fedwatch.cli.main", "simulate", case, "--set", "algorithm.name=cafed"]
+        argv = ["-m", "fedwatch.command", "simulate", case, "--set", "algorithm.name=cafed"]
     else:
         argv = [__file__, "--child", case, "--repeats", str(repeats)]
     out = subprocess.run(

@@ -158,7 +158,8 @@ class RoundClients(Base):
     `gaps[i]` = rounds since `selected[i]` was last selected before (round + 1 for a
     first selection), written by the recorder so staleness needs no sort by client.
     `timeline`: the round in simulated time, for runs with a system model
-    (`db.packing.pack_timeline`).
+    (`db.packing.pack_timeline`); `timeline_begin`: when its clients began, where not
+    at its start (an async server update's; `db.packing.pack_begins`).
     """
 
     __tablename__ = "round_clients"
@@ -171,6 +172,7 @@ class RoundClients(Base):
     weights: Mapped[bytes] = mapped_column(LargeBinary)
     client_acc: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
     timeline: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    timeline_begin: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
 
 
 class Checkpoint(Base):

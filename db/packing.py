@@ -139,11 +139,12 @@ OUTCOME_DTYPE = np.dtype("<u1")
 @dataclass(frozen=True)
 class Timeline:
     """A round's selected clients in simulated time, unpacked: `start` (seconds), and
-    per client its id, the ends of its download, computation and activity (seconds
-    after `start`) and its update's outcome."""
+    per client its id, when it began, the ends of its download, computation and
+    activity (seconds after `start`) and its update's outcome."""
 
     start: float
     ids: np.ndarray
+    begin: np.ndarray
     download: np.ndarray
     compute: np.ndarray
     end: np.ndarray
@@ -166,7 +167,15 @@ def pack_timeline(
     )
 
 
-def unpack_timeline(blob: bytes, n_clients: int) -> Timeline:
+def pack_begins(start: float, begin: np.ndarray) -> bytes:
+    """When each client of a packed timeline began, where not at its start (an async
+    server update's clients): float32 offsets from the start, in the timeline's order
+    (negative for a client that began before the previous update)."""
+    return (np.asarray(begin) - start).astype(OFFSET_DTYPE).tobytes()
+
+
+def unpack_timeline(blob: bytes, n_clients: int, begins: bytes | None = None) -> Timeline:
+    """A packed timeline, with its clients' packed begins (None: all at its start)."""
     ids_dtype = id_dtype(n_clients)
     m = (len(blob) - TIME_DTYPE.itemsize) // (ids_dtype.itemsize + 3 * OFFSET_DTYPE.itemsize + 1)
     start = float(np.frombuffer(blob, TIME_DTYPE, 1)[0])
@@ -175,4 +184,5 @@ def unpack_timeline(blob: bytes, n_clients: int) -> Timeline:
     at += m * ids_dtype.itemsize
     offsets = np.frombuffer(blob, OFFSET_DTYPE, 3 * m, at).reshape(3, m)
     outcome = np.frombuffer(blob, OUTCOME_DTYPE, m, at + 3 * m * OFFSET_DTYPE.itemsize)
-    return Timeline(start, ids, offsets[0], offsets[1], offsets[2], outcome)
+    begin = np.zeros(m, OFFSET_DTYPE) if begins is None else np.frombuffer(begins, OFFSET_DTYPE)
+    return Timeline(start, ids, begin, offsets[0], offsets[1], offsets[2], outcome)

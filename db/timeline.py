@@ -5,7 +5,9 @@ A cell holds the most telling state of its clients in its span: an update's outc
 where one arrived or was given up (dropped over partial over kept), else uploading,
 else training (download and local steps), else online (available at a round that
 overlaps the bucket), else offline. Read from the rounds' packed timelines and
-availability bitmaps, and the rounds' ends (`sim_time_s`).
+availability bitmaps, and the rounds' ends (`sim_time_s`). An async run's server
+update holds the clients that arrived or stopped since the previous one, each training
+from the moment it began (`timeline_begin`), often before that update's window.
 """
 
 from __future__ import annotations
@@ -72,12 +74,12 @@ def client_timeline(
     r = RoundClients
     rows = fetch_all(
         session,
-        select(r.round, r.available, r.timeline)
+        select(r.round, r.available, r.timeline, r.timeline_begin)
         .where(r.run_id == run_id, r.round >= int(wanted[0]), r.round <= int(wanted[-1]))
         .where(r.timeline.is_not(None))
         .order_by(r.round),
     )
-    if not rows:  # an asynchronous run's server updates carry no timeline
+    if not rows:
         return Timeline(row_starts.tolist(), [], 0.0, [[] for _ in row_starts])
     by_round = dict(zip(rounds.tolist(), ends.tolist(), strict=True))
     states = grid.fill(rows, by_round, n_clients)
@@ -129,12 +131,12 @@ class Grid:
         return counts[:, : self.buckets] > 0
 
     def fill(
-        self, rows: list[tuple[int, bytes, bytes]], ends: dict[int, float], n: int
+        self, rows: list[tuple[int, bytes, bytes, bytes | None]], ends: dict[int, float], n: int
     ) -> np.ndarray:
         states = np.zeros((self.rows, self.buckets), dtype=np.int64)
         if not rows:
             return states
-        timelines = [unpack_timeline(row[2], n) for row in rows]
+        timelines = [unpack_timeline(row[2], n, row[3]) for row in rows]
         starts = np.array([t.start for t in timelines])
         round_ends = np.array(
             [ends.get(int(row[0]), t.start) for row, t in zip(rows, timelines, strict=True)]
@@ -145,11 +147,12 @@ class Grid:
         counts = np.array([len(t.ids) for t in timelines])
         ids = np.concatenate([t.ids for t in timelines]).astype(np.int64)
         base = np.repeat(starts, counts)
+        began = base + np.concatenate([t.begin for t in timelines])
         compute = base + np.concatenate([t.compute for t in timelines])
         end = base + np.concatenate([t.end for t in timelines])
         outcome = np.concatenate([t.outcome for t in timelines])
         np.maximum(states, ONLINE * self.covered(online), out=states)
-        np.maximum(states, TRAINING * self.covered(self.spans(ids, base, compute)), out=states)
+        np.maximum(states, TRAINING * self.covered(self.spans(ids, began, compute)), out=states)
         uploads = self.spans(ids, compute, end)
         np.maximum(states, UPLOADING * self.covered(uploads), out=states)
         for code, state in OUTCOMES.items():

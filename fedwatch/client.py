@@ -29,7 +29,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from fedwatch import read, tensorfile
-from fedwatch.spool import MODEL_SUFFIX, Spool, Uploader
+from fedwatch.spool import Spool, Uploader
 from fedwatch.transport import Refused, TooLarge, Transport, Unreachable
 
 if TYPE_CHECKING:
@@ -154,7 +154,7 @@ class Run:
         stays in the spool. Returns the file's path."""
         if self.ending is not None:
             raise RuntimeError("the run is finished: log the model before finish()")
-        path = self.spool.path.with_suffix(MODEL_SUFFIX)
+        path = self.spool.path.with_suffix(tensorfile.SUFFIX)
         path.write_bytes(tensorfile.dumps(state_dict))
         with self.spooling:
             self.spool.append([{"kind": "model", "file": path.name}])

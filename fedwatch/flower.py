@@ -13,7 +13,7 @@ evaluation metrics, and the server-side evaluation (`evaluate_fn`'s "accuracy" a
 then, once the strategy's sampling has waited for them); nodes that join later are not
 recorded.
 
-Needs `pip install 'fedwatch[flower]'`.
+Needs `pip install 'fedwatch-client[flower]'`.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Reading FedWatch back into Python, as pandas DataFrames (`pip install
-'fedwatch[pandas]'`): runs with their configs and summaries, a run's every round, its
+'fedwatch-client[pandas]'`): runs with their configs and summaries, a run's every round, its
 client records, a comparison's table. Reached from `fedwatch.client.FedWatch`:
 
     fw = FedWatch("http://127.0.0.1:8000")
@@ -14,6 +14,7 @@ Everything comes through the REST API's full-resolution reads (`/rounds`,
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from importlib import metadata
 from typing import TYPE_CHECKING, Any, Literal
 
 from fedwatch import tensorfile
@@ -30,6 +31,9 @@ CLIENT_FIELDS: dict[ClientView, str] = {
     "staleness": "staleness",
 }
 LIST_PAGE = 500
+# Entry points `(bytes) -> model`, raising ValueError for a file they do not build: the
+# full `fedwatch` distribution's engine rebuilds a simulated run's module.
+MODEL_LOADERS = "fedwatch.model_loaders"
 RUN_COLUMNS = ("id", "name", "status", "source", "algorithm", "dataset", "availability", "seed",
                "n_clients", "rounds_done", "rounds_total", "experiment_id", "tags",
                "created_at", "finished_at")  # fmt: skip
@@ -40,7 +44,7 @@ def pandas() -> Any:
         import pandas as pd
     except ImportError:
         raise ImportError(
-            "FedWatch's read API returns pandas DataFrames: pip install 'fedwatch[pandas]'"
+            "FedWatch's read API returns pandas DataFrames: pip install 'fedwatch-client[pandas]'"
         ) from None
     return pd
 
@@ -154,17 +158,15 @@ class RunReader:
 
     def model(self) -> Any:
         """The run's final model: a ready `torch.nn.Module` (in evaluation mode) where
-        FedWatch's engine is installed and the run is simulated, else its state dict."""
+        a model loader is installed that builds it (FedWatch's engine, for a simulated
+        run), else its state dict."""
         data = self.model_file()
-        try:
-            from worker.engine.artifact import load_module
-            from worker.engine.errors import ConfigError
-        except ImportError:  # the SDK alone
-            return tensorfile.to_torch(data)
-        try:
-            return load_module(data)
-        except ConfigError:  # an external run's file: no architecture in it
-            return tensorfile.to_torch(data)
+        for entry in sorted(metadata.entry_points(group=MODEL_LOADERS), key=lambda e: e.name):
+            try:
+                return entry.load()(data)
+            except ValueError:  # not a file this loader builds (an external run's)
+                continue
+        return tensorfile.to_torch(data)
 
     def history(self, metrics: Iterable[str] | None = None) -> pd.DataFrame:
         """Every recorded round (no downsampling), indexed by round, a column a metric

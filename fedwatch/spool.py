@@ -25,11 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fedwatch import tensorfile
 from fedwatch.transport import Refused, TooLarge, Transport
 
 SUFFIX = ".jsonl"
-MODEL_SUFFIX = ".safetensors"
-MODEL_MEDIA_TYPE = "application/octet-stream"
 
 
 class Spool:
@@ -154,7 +153,7 @@ class Uploader:
     def send_model(self, path: Path) -> int:
         """Attach the model file at `path` (ensure_run first); returns its size."""
         answer = self.transport.post_bytes(
-            f"/api/runs/{self.run_id}/model", path.read_bytes(), MODEL_MEDIA_TYPE
+            f"/api/runs/{self.run_id}/model", path.read_bytes(), tensorfile.MEDIA_TYPE
         )
         return int(answer["size"])
 

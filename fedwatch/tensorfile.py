@@ -30,6 +30,8 @@ CODES = {
 }
 NAMES = {code: name for name, code in CODES.items()}
 Entry = tuple[str, list[int], bytes]  # dtype name, shape, raw bytes
+SUFFIX = ".safetensors"
+MEDIA_TYPE = "application/octet-stream"  # how a model file is sent and served
 
 
 def dumps(tensors: Mapping[str, Any], metadata: Mapping[str, str] | None = None) -> bytes:
@@ -71,20 +73,27 @@ def _entry(value: Any, name: str) -> Entry:
     raise TypeError(f"{name}: a torch tensor or a numpy array, not {type(value).__name__}")
 
 
-def loads(data: bytes) -> tuple[dict[str, Entry], dict[str, str]]:
-    """The tensors (dtype name, shape, bytes) and the metadata of a safetensors file;
-    ValueError for anything else."""
+def read_header(data: bytes) -> dict[str, Any]:
+    """The JSON header of a safetensors file, read without its tensors; ValueError for
+    anything that is not one."""
     if len(data) < 8:
         raise ValueError("not a safetensors file: shorter than its header")
     size = int.from_bytes(data[:8], "little")
     try:
-        header = json.loads(data[8 : 8 + size])
+        parsed = json.loads(data[8 : 8 + size])
     except ValueError:
         raise ValueError("not a safetensors file: its header is not JSON") from None
-    if not isinstance(header, dict):
+    if not isinstance(parsed, dict):
         raise ValueError("not a safetensors file: its header is not an object")
+    return parsed
+
+
+def loads(data: bytes) -> tuple[dict[str, Entry], dict[str, str]]:
+    """The tensors (dtype name, shape, bytes) and the metadata of a safetensors file;
+    ValueError for anything else."""
+    header = read_header(data)
     metadata = header.pop("__metadata__", None) or {}
-    body = memoryview(data)[8 + size :]
+    body = memoryview(data)[8 + int.from_bytes(data[:8], "little") :]
     out = {}
     for name, spec in header.items():
         begin, end = spec["data_offsets"]

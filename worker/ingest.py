@@ -281,19 +281,23 @@ def finish_external(
     if latest >= tally.next_round:  # every round: the mark after the last one
         rows = RoundRows(run.id, run.n_clients, tally, ChunkWriter(run.id))
         _settle(session, rows, {}, latest)
-    p = participation(session, run.id, run.n_clients)
-    bias = participation_bias(p.available_share, p.updates)
     summary = summarise(
         _rounds(session, run),
         run.rounds_done,
         _wall_s(session, run),
         target_acc,
-        participation_bias=bias,
+        participation_bias=run_participation_bias(session, run),
     )
     if not finish_run(session, run.id, status, summary, message):
         raise Conflict(f"run {run.id} is gone")
     if not run.rounds_total:  # unknown up front: the rounds it had
         run.rounds_total = run.rounds_done
+
+
+def run_participation_bias(session: Session, run: Run) -> float | None:
+    """The summary's `participation_bias` of the rounds a run recorded so far."""
+    p = participation(session, run.id, run.n_clients)
+    return participation_bias(p.available_share, p.updates)
 
 
 def _rounds(session: Session, run: Run) -> list[tuple[int, dict[str, float]]]:

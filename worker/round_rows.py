@@ -17,6 +17,7 @@ from db.models import MetricChunk, RoundClients, Run, StalenessMark, utcnow
 from db.packing import (
     pack_acc,
     pack_available_many,
+    pack_begins,
     pack_gaps_many,
     pack_ids_many,
     pack_timeline,
@@ -150,6 +151,7 @@ class RoundRows:
                 "weights": self._pack_weights(record.weights),
                 "client_acc": pack_acc(record.client_acc),
                 "timeline": self._pack_timeline(record.timeline),
+                "timeline_begin": _pack_begins(record.timeline),
             }
             for i, record in enumerate(rounds)
         ]
@@ -179,3 +181,10 @@ class RoundRows:
             packed = pack_weights(weights.ids, weights.values, self.n_clients)
             self.last_weights = (raw, packed)
         return self.last_weights[1]
+
+
+def _pack_begins(timeline: ClientTimeline | None) -> bytes | None:
+    """Where a timeline's clients began, if not all at its start."""
+    if timeline is None or timeline.begin is None:
+        return None
+    return pack_begins(timeline.start, timeline.begin)

@@ -19,6 +19,7 @@ from db.models import Run
 from worker.engine import metrics
 from worker.engine.stats import DEFAULT_ALPHA, columns_of
 from worker.engine.summary import LAST_VALUES, TRAFFIC, summarise
+from worker.ingest import run_participation_bias
 from worker.results import figures
 from worker.results.curves import X_LABELS, XAxis, group_curve, grouped, run_points
 from worker.results.table import MEDIA_TYPES, render, table_json
@@ -111,7 +112,8 @@ def live_summary(session: SessionDep, run: Run) -> dict[str, float | int | None]
     ordered = sorted(by_round.items())
     wall = ordered[-1][1].get("wall_s", 0.0) if ordered else 0.0
     target = (run.config.get("eval") or {}).get("target_acc") if run.config else None
-    return summarise(ordered, run.rounds_done, wall, target)
+    bias = run_participation_bias(session, run)
+    return summarise(ordered, run.rounds_done, wall, target, participation_bias=bias)
 
 
 def read_groups(

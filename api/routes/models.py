@@ -14,7 +14,8 @@ from api.files import attachment, file_responses
 from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
 from db.models import EXTERNAL
 from db.run_models import load_model, save_model
-from worker.engine.artifact import MEDIA_TYPE, SUFFIX, check_file
+from fedwatch.tensorfile import MEDIA_TYPE, SUFFIX
+from worker.engine.artifact import check_file
 
 router = APIRouter(prefix="/api/runs/{run_id}", tags=["models"], responses=NOT_FOUND)
 

@@ -1,1 +1,1 @@
-"""The `fedwatch` command line."""
+"""The full distribution's commands of `fedwatch` (simulate, serve, worker, compare, ...)."""

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fedwatch.cli.config_source import add_set_argument
-from fedwatch.cli.errors import CliError
 from fedwatch.cli.openmp import threads_per_process
+from fedwatch.errors import CliError
 from worker.engine import ConfigError, ListSink, RoundRecord
 
 if TYPE_CHECKING:  # torch, scipy and the engine load once a command runs

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fedwatch.cli.errors import CliError
+from fedwatch.errors import CliError
 
 if TYPE_CHECKING:
     from worker.engine import RunConfig

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fedwatch.cli.errors import CliError
+from fedwatch.errors import CliError
 from fedwatch.transport import Refused, TooLarge, Transport, Unreachable
 
 if TYPE_CHECKING:

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from fedwatch.cli.compare_cmd import Job, plan, run_all
 from fedwatch.cli.config_source import add_set_argument
-from fedwatch.cli.errors import CliError
 from fedwatch.cli.openmp import threads_per_process
+from fedwatch.errors import CliError
 from worker.engine import ConfigError
 
 if TYPE_CHECKING:  # the engine, torch and scipy load once the command runs

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fedwatch.cli.config_source import add_set_argument, load_config
-from fedwatch.cli.errors import CliError
+from fedwatch.errors import CliError
 
 if TYPE_CHECKING:
     from fedwatch.cli.progress import ProgressSink

@@ -6,7 +6,7 @@ import argparse
 import gc
 
 from db.settings import settings
-from fedwatch.cli.errors import CliError
+from fedwatch.errors import CliError
 from worker.celery_app import QUEUES
 
 

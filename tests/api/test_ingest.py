@@ -319,3 +319,20 @@ def test_a_batch_cannot_skip_ahead_beyond_its_marks_budget(client: TestClient) -
     assert near.status_code == 200, near.text
     body = {"source": "external", "name": "big", "n_clients": 100_001}
     assert client.post("/api/runs", json=body).status_code == 422  # as simulated runs
+
+
+def test_a_running_runs_comparison_has_its_participation_bias(client: TestClient) -> None:
+    # Client 0 is available in 2 of the 3 rounds and enters 2, client 1 in 3 and enters
+    # 1, client 2 in 2 and enters 1: the correlation of (⅔, 1, ⅔) and (2, 1, 1) is −½.
+    run = external(client, experiment="bias")
+    post(client, run["id"], ROUNDS)
+
+    def compared() -> Any:
+        params = {"runs": str(run["id"]), "columns": "participation_bias", "group_by": "none"}
+        (row,) = client.get("/api/compare", params=params).json()["table"]
+        return row["stats"]["participation_bias"]["mean"]
+
+    assert compared() == pytest.approx(-0.5)
+    client.post(f"/api/runs/{run['id']}/finish", json={"status": "succeeded"})
+    finished = client.get(f"/api/runs/{run['id']}").json()
+    assert finished["summary"]["participation_bias"] == pytest.approx(-0.5) == compared()

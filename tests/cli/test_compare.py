@@ -6,7 +6,7 @@ import pytest
 
 from fedwatch.cli.compare_cmd import seed_list
 from fedwatch.cli.comparison import build, render_all
-from fedwatch.cli.main import main
+from fedwatch.command import main
 from tests.engine.test_data import write_tiny_mnist
 from worker.engine import metrics
 from worker.engine.data.kept import KeptPools

@@ -14,7 +14,7 @@ from api.main import create_app
 from db.migrate import upgrade
 from db.runs import new_run
 from db.session import make_engine, make_sessionmaker
-from fedwatch.cli.main import main
+from fedwatch.command import main
 from tests.api.helpers import embedded_settings
 from worker.engine import metrics
 

@@ -1,6 +1,6 @@
 import pytest
 
-from fedwatch.cli.main import main
+from fedwatch.command import main
 
 
 def test_estimate_prints_memory_and_work_without_running(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from fedwatch.cli.main import main
+from fedwatch.command import main
 
 
 def write_runs(directory: Path) -> None:

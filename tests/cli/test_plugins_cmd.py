@@ -28,8 +28,8 @@ def test_report_lines() -> None:
 def test_lists_an_installed_distribution(tmp_path: Path) -> None:
     root = write_dist(tmp_path)
 
-    text = run_python(root, "-m", "fedwatch.cli.main", "plugins")
-    as_json = run_python(root, "-m", "fedwatch.cli.main", "plugins", "--json")
+    text = run_python(root, "-m", "fedwatch.command", "plugins")
+    as_json = run_python(root, "-m", "fedwatch.command", "plugins", "--json")
 
     assert text.returncode == 0 and as_json.returncode == 0, text.stderr
     # Installed beside the example plug-ins the test environment holds (examples/).

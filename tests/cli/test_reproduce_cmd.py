@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fedwatch.cli.main import main
+from fedwatch.command import main
 from worker.reproduction.figures import rmse, run_curve
 from worker.reproduction.references import reference
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fedwatch.cli.main import main
+from fedwatch.command import main
 from tests.engine.test_data import write_tiny_cifar
 
 
@@ -74,7 +74,7 @@ def test_config_file_with_overrides(tmp_path: Path) -> None:
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "fedwatch.cli.main", *args],
+        [sys.executable, "-m", "fedwatch.command", *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -102,7 +102,7 @@ def test_data_failing_torchvisions_checksums_is_one_line_and_exit_2(tmp_path: Pa
     """In a process of its own, as a user runs it: no traceback, no `download=True`."""
     write_tiny_cifar(tmp_path)
     done = subprocess.run(
-        [sys.executable, "-m", "fedwatch.cli.main", "simulate", "mifa-cifar10",
+        [sys.executable, "-m", "fedwatch.command", "simulate", "mifa-cifar10",
          "--set", f"data.root={tmp_path}", "--set", "rounds=1"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
@@ -120,7 +120,7 @@ def test_simulate_exits_quickly_with_all_its_output(tmp_path: Path) -> None:
     out = tmp_path / "run.json"
     buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     done = subprocess.run(
-        [sys.executable, "-m", "fedwatch.cli.main", "simulate", "example1",
+        [sys.executable, "-m", "fedwatch.command", "simulate", "example1",
          "--set", "rounds=3", "--out", str(out)],
         capture_output=True, text=True, timeout=120, env=buffered,
     )  # fmt: skip

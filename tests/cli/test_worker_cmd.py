@@ -3,7 +3,7 @@ import gc
 import pytest
 
 from db.settings import settings
-from fedwatch.cli.main import main
+from fedwatch.command import main
 
 
 def test_worker_freezes_its_loaded_heap_before_celery_starts(

@@ -11,8 +11,8 @@ import httpx
 import numpy as np
 import pytest
 
-from fedwatch.cli.main import main
 from fedwatch.client import FedWatch
+from fedwatch.command import main
 from tests.api.helpers import example1, reference, submit, wait_final
 from tests.client.conftest import Server
 from tests.client.rounds import Logged

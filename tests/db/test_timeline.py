@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sqlalchemy.orm import Session, sessionmaker
 
-from db.packing import pack_timeline, unpack_timeline
+from db.packing import pack_begins, pack_timeline, unpack_timeline
 from db.timeline import client_timeline
 from tests.db.records import make_run, record, write
 from worker.engine import RoundRecord
@@ -13,13 +13,25 @@ from worker.engine.records import ClientTimeline
 
 
 def timed(
-    t: int, available: list[int], end_s: float, start: float, rows: list[tuple[float, ...]]
+    t: int,
+    available: list[int],
+    end_s: float,
+    start: float,
+    rows: list[tuple[float, ...]],
+    begin: list[float] | None = None,
 ) -> RoundRecord:
-    """Round t ending at `end_s`; `rows`: (id, download end, compute end, end, outcome)."""
+    """Round t ending at `end_s`; `rows`: (id, download end, compute end, end, outcome);
+    `begin`: when each began, where not at `start`."""
     ids, download, compute, end, outcome = (np.array(c) for c in zip(*rows, strict=True))
     r = record(t, available, ids[outcome <= 2].astype(int).tolist(), {"sim_time_s": end_s})
     r.timeline = ClientTimeline(
-        ids.astype(np.int64), start, download, compute, end, outcome.astype(np.int8)
+        ids.astype(np.int64),
+        start,
+        download,
+        compute,
+        end,
+        outcome.astype(np.int8),
+        None if begin is None else np.array(begin),
     )
     return r
 
@@ -33,6 +45,9 @@ def test_packed_timeline_round_trips() -> None:
     assert t.start == 100.0 and t.ids.tolist() == [3, 70_000]
     assert np.array_equal(np.stack([t.download, t.compute, t.end]), ends)
     assert t.outcome.tolist() == [1, 4]
+    assert t.begin.tolist() == [0.0, 0.0]
+    began = unpack_timeline(blob, 80_000, pack_begins(100.0, np.array([90.5, 100.0])))
+    assert began.begin.tolist() == [-9.5, 0.0]
 
 
 def test_hand_computed_timeline(sessions: sessionmaker[Session]) -> None:
@@ -65,6 +80,29 @@ def test_hand_computed_timeline(sessions: sessionmaker[Session]) -> None:
         [2, 2, 2, 2, 3, 6, 0, 0, 0, 0],
     ]
     assert late.states == [[2, 2, 3, 4], [2, 3, 3, 6], [0, 0, 0, 0]]
+
+
+def test_async_updates_draw_each_client_from_when_it_began(
+    sessions: sessionmaker[Session],
+) -> None:
+    # Server update 0 (0–4 s): c0 kept at 3, c1 at 4, both began at 0. Update 1 (4–9 s):
+    # c2, which began at 0 on version 0, kept at 9; c0, restarted at 3, kept at 6.
+    rounds = [
+        timed(0, [0, 1, 2], 4.0, 0.0, [(0, 1, 2, 3, 1), (1, 0.5, 3.5, 4, 1)], [0.0, 0.0]),
+        timed(1, [0, 1, 2], 9.0, 4.0, [(2, 2, 7, 9, 1), (0, 4, 5, 6, 1)], [0.0, 3.0]),
+    ]
+    run_id = make_run(sessions, 3, 2)
+    write(sessions, run_id, 3, rounds)
+
+    with sessions() as session:
+        t = client_timeline(session, run_id, 3, max_clients=3, max_buckets=9)
+
+    # 1 online, 2 training, 3 uploading, 4 kept; c2 trains from 0 s, not from 4 s
+    assert t.states == [
+        [2, 2, 3, 4, 2, 3, 4, 1, 1],
+        [2, 2, 2, 3, 4, 1, 1, 1, 1],
+        [2, 2, 2, 2, 2, 2, 2, 3, 4],
+    ]
 
 
 def test_a_run_without_simulated_time_has_an_empty_timeline(

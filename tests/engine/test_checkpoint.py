@@ -69,5 +69,5 @@ def test_what_version_1_lacked_starts_as_in_a_new_run() -> None:
 def test_a_current_checkpoint_passes_unchanged_and_other_versions_are_refused() -> None:
     state = {"version": checkpoint.VERSION, "round": 3}
     assert checkpoint.upgrade(state, dict, "fedavg") == state
-    with pytest.raises(ConfigError, match=r"version 7 does not load here \(these do: 1, 2\)"):
+    with pytest.raises(ConfigError, match=r"version 7 does not load here \(these do: 1, 2, 3\)"):
         checkpoint.upgrade({"version": 7}, dict, "fedavg")

@@ -1,7 +1,8 @@
-"""The Flower tests need the optional extra (`pip install 'fedwatch[flower]'`): `make
-test` runs them in `.venv-flower`, an environment with that extra installed, as a
-user's would be (`make test-flower` alone). They record into the SDK tests' real
-`fedwatch serve`, started from that environment."""
+"""The Flower tests need the client's extra (`pip install 'fedwatch-client[flower]'`):
+`make test` runs them in `.venv-flower`, an environment holding only that, Flower's
+simulation engine and the test tools, as a Flower user's would (`make test-flower`
+alone). They record into the SDK tests' real `fedwatch serve`, the main environment's
+(`FEDWATCH_TEST_SERVER`)."""
 
 from __future__ import annotations
 

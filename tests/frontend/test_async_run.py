@@ -1,5 +1,6 @@
-"""An asynchronous run's page in Chromium: staleness in model versions, and each
-client's kept updates against its availability share (the participation plot)."""
+"""An asynchronous run's page in Chromium: staleness in model versions, each client's
+kept updates against its availability share (the participation plot), and the clients
+in simulated time (the timeline)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ def test_async_run_page_shows_versions_and_participation(page: Any, server: str)
         run_id: int = submit(api, config)["id"]
         assert wait_final(api, run_id)["status"] == "succeeded"
         part = api.get(f"/api/runs/{run_id}/participation").json()
+        timeline = api.get(f"/api/runs/{run_id}/timeline", params={"max_buckets": 60}).json()
     page.goto(f"{server}/#/runs/{run_id}")
     page.wait_for_selector(".run-head .badge[data-status=succeeded]")
 
@@ -43,7 +45,12 @@ def test_async_run_page_shows_versions_and_participation(page: Any, server: str)
     )
     assert any("update staleness max" in str(name) for name in shown)
 
-    page.wait_for_selector("[data-plot=timeline] >> text=an asynchronous run records no rounds")
+    # the client timeline: each client from the moment it started, on its version
+    shown_states = {timeline["labels"][s] for row in timeline["states"] for s in row}
+    assert {"training", "kept"} <= shown_states
+    page.wait_for_function("() => document.querySelector('[data-plot=timeline]')?.data?.length")
+    drawn = page.evaluate("() => document.querySelector('[data-plot=timeline]').data[0].text")
+    assert "training" in {cell for row in drawn for cell in row}
     points = "() => document.querySelector('[data-plot=participation]')?.data?.[0]"
     page.wait_for_function(f"() => ({points})()?.x?.length === 12")
     trace = page.evaluate(points)

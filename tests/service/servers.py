@@ -22,8 +22,12 @@ def free_port() -> int:
 
 def serve(url: str, port: int, log: Path, **env: str) -> subprocess.Popen[bytes]:
     """`fedwatch serve` in embedded mode on the database `url` (own process group),
-    answering; `env` adds settings (`FEDWATCH_...`)."""
-    fedwatch = shutil.which("fedwatch", path=str(Path(sys.executable).parent))
+    answering; `env` adds settings (`FEDWATCH_...`). The command is $FEDWATCH_TEST_SERVER
+    where set (the Flower tests' environment holds only the client, and records into the
+    main environment's server), else the `fedwatch` beside this interpreter."""
+    fedwatch = os.environ.get("FEDWATCH_TEST_SERVER") or shutil.which(
+        "fedwatch", path=str(Path(sys.executable).parent)
+    )
     assert fedwatch is not None
     environment = {
         **os.environ,

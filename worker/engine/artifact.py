@@ -15,10 +15,9 @@ from safetensors import SafetensorError, deserialize
 from safetensors.torch import load, save
 from torch import Tensor, nn
 
+from fedwatch import tensorfile
 from worker.engine.errors import ConfigError
 
-MEDIA_TYPE = "application/octet-stream"
-SUFFIX = ".safetensors"
 CONFIG, INPUT_SHAPE, N_CLASSES, ROUND = (
     "fedwatch.config",
     "fedwatch.input_shape",
@@ -60,14 +59,10 @@ def model_file(
 
 def read_metadata(data: bytes) -> dict[str, str]:
     """The file's metadata, read from its header alone."""
-    if len(data) < 8:
-        raise ConfigError("model: not a safetensors file (shorter than its header)")
-    size = int.from_bytes(data[:8], "little")
     try:
-        header = json.loads(data[8 : 8 + size])
-    except ValueError:
-        raise ConfigError("model: not a safetensors file (its header is not JSON)") from None
-    meta = header.get("__metadata__") if isinstance(header, dict) else None
+        meta = tensorfile.read_header(data).get("__metadata__")
+    except ValueError as err:
+        raise ConfigError(f"model: {err}") from None
     return dict(meta) if isinstance(meta, dict) else {}
 
 

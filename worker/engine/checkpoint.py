@@ -1,7 +1,10 @@
 """Which checkpoints load, in one place: a run's state as `Simulation.state_dict` writes
 it (`VERSION`), and every earlier layout, upgraded here before any component reads it.
 
-- Version 2, written since the layout was fixed: every part present.
+- Version 3, written since async runs' clients in flight keep when each started and
+  when its download and computation ended (their timeline): every part present.
+- Version 2, written since the layout was fixed: an async run's clients in flight lack
+  those three times; each reads as its arrival (a point on the timeline, not a span).
 - Version 1, written by every engine before: parts added over time may be absent (the
   server's and the trainer's state, the tracker's `last_s` and participation counts,
   its summary's `acc_time`, `initial`, `param_window`, `first_param`); they start as a
@@ -21,8 +24,8 @@ from typing import Any
 
 from worker.engine.errors import ConfigError
 
-VERSION = 2
-LOADS = (1, 2)
+VERSION = 3
+LOADS = (1, 2, 3)
 # The summary's state, where a tracker held it at its top level.
 _SUMMARY_KEYS = (
     "acc",
@@ -47,6 +50,10 @@ def upgrade(
     if version == VERSION:
         return dict(state)
     old = dict(state)
+    if "flights" in old:
+        old["flights"] = _timed_flights(old["flights"])
+    if version == 2:
+        return {**old, "version": VERSION}
     tracker = dict(old["tracker"])
     if "summary" not in tracker:  # the summary's state at the tracker's top level
         tracker["summary"] = {k: tracker.pop(k) for k in _SUMMARY_KEYS if k in tracker}
@@ -61,6 +68,15 @@ def upgrade(
     if algorithm == "cafed" and "started" not in old["algorithm"]:
         old["algorithm"] = {**old["algorithm"], "started": bool(old["algorithm"]["reported"].any())}
     return {**_filled(old, fresh()), "version": VERSION}
+
+
+def _timed_flights(flights: Mapping[str, Any]) -> dict[str, Any]:
+    """Clients in flight without their start, download and compute times: each at its
+    arrival (or stop)."""
+    flying = dict(flights["flying"])
+    for key in ("begin", "download_end", "compute_end"):
+        flying.setdefault(key, flying["end"].copy())
+    return {**flights, "flying": flying}
 
 
 def _filled(state: Mapping[str, Any], fresh: Mapping[str, Any]) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from worker.engine.clock import process_age_s
 from worker.engine.config import RunConfig
 from worker.engine.data import FederatedData, load_data
 from worker.engine.errors import ConfigError
+from worker.engine.masks import ids_of
 from worker.engine.models import build_model, has_buffers, objective
 from worker.engine.records import ClientTimeline, ClientWeights, RoundRecord, Summary
 from worker.engine.registry import ALGORITHMS, AVAILABILITY, SCHEDULES, selected
@@ -33,8 +34,8 @@ from worker.engine.server import ServerOptimizer
 from worker.engine.sink import Sink
 from worker.engine.system import build_system
 from worker.engine.system.clock import Clock, Rules
-from worker.engine.system.flights import FlightDeck
-from worker.engine.system.timing import PARTIAL
+from worker.engine.system.flights import Arrivals, FlightDeck
+from worker.engine.system.timing import DISCARDED, PARTIAL
 from worker.engine.tracker import Tracker
 from worker.engine.training.evaluate import (
     evaluate,
@@ -265,12 +266,12 @@ class Simulation:
         metrics.update(self.tracker.client_metrics(t, available, selected, step.weights, now))
         client_acc = self.evaluate(t, metrics)
         self.tracker.observe(t, metrics)
-        entered = step.weights.nonzero().flatten()
+        entered = ids_of(step.weights)
         weights = ClientWeights(entered.cpu().numpy(), step.weights[entered].cpu().numpy())
         return RoundRecord(
             round=t,
             metrics=metrics,
-            available=available.nonzero().flatten().cpu().numpy(),
+            available=ids_of(available).cpu().numpy(),
             selected=np.unique(selected.cpu().numpy()),  # the algorithm may keep its tensor
             weights=weights,
             client_acc=client_acc,
@@ -327,7 +328,7 @@ class Simulation:
             sim_time_s=clock.now,
             round_time_s=clock.now - got.since,
             **clock.traffic(got.started, len(arrived)),
-            dropped_updates=float(got.stopped),
+            dropped_updates=float(len(got.stopped)),
             partial_updates=float(partial.sum()),
             stale_dropped=float(len(arrived) - len(ids)),
             in_flight=float(len(deck.flying)),
@@ -339,7 +340,7 @@ class Simulation:
                 update_staleness_p90=float(torch.quantile(s, 0.9)),
                 update_staleness_max=float(s.max()),
             )
-        return self.close(t, step, ids, metrics, available)
+        return self.close(t, step, ids, metrics, available, _async_timeline(got, held.numpy()))
 
     def timed(
         self, plan: Plan, started: float, metrics: dict[str, float]
@@ -467,3 +468,24 @@ def simulate(
     if checkpoint is not None:
         sim.load_state_dict(checkpoint)
     return sim.run(sink, should_stop)
+
+
+def _async_timeline(got: Arrivals, held: np.ndarray) -> ClientTimeline:
+    """A server update's clients in simulated time: those whose updates arrived since
+    the previous update (DISCARDED where the ring no longer held their version), then
+    those that stopped with nothing, each from the moment it started."""
+    arrived, stopped = got.updates, got.stopped
+    outcome = np.where(held, arrived.outcome, DISCARDED).astype(np.int8)
+
+    def both(name: str) -> np.ndarray:
+        return np.concatenate([getattr(arrived, name), getattr(stopped, name)])
+
+    return ClientTimeline(
+        ids=both("ids"),
+        start=got.since,
+        download_end=both("download_end"),
+        compute_end=both("compute_end"),
+        end=both("end"),
+        outcome=np.concatenate([outcome, stopped.outcome]),
+        begin=both("begin"),
+    )

@@ -45,7 +45,11 @@ class ClientTimeline:
     model's runs): its id, when the round started, when its download, its computation
     and its activity ended (its update arrived, or it stopped), in seconds, and the
     outcome of its update (`worker.engine.system.timing`: 1 kept, 2 partial, 3
-    dropped, 4 discarded by over-commitment)."""
+    dropped, 4 discarded: by over-commitment, or an async update older than the ring).
+
+    `begin`: when each client started, where that is not the round's start: a server
+    update of an async run holds the clients that arrived or stopped since the previous
+    one, each started on the version it trained from (`start`: the previous update)."""
 
     ids: np.ndarray  # int64
     start: float
@@ -53,9 +57,10 @@ class ClientTimeline:
     compute_end: np.ndarray
     end: np.ndarray
     outcome: np.ndarray  # int8
+    begin: np.ndarray | None = None  # float64
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "ids": self.ids.tolist(),
             "start": self.start,
             "download_end": self.download_end.tolist(),
@@ -63,6 +68,9 @@ class ClientTimeline:
             "end": self.end.tolist(),
             "outcome": self.outcome.tolist(),
         }
+        if self.begin is not None:
+            out["begin"] = self.begin.tolist()
+        return out
 
 
 @dataclass(eq=False)

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from worker.engine.masks import ids_of
 from worker.engine.records import Summary
 from worker.engine.stats import participation_bias
 from worker.engine.summary import SummaryTracker
@@ -62,7 +63,7 @@ class Tracker:
             self.last_s[selected] = now
             out.update(_spread("staleness_s", now - self.last_s))
         weights = weights.detach().cpu()
-        support = weights.nonzero().flatten()
+        support = ids_of(weights)
         w = weights[support].double().abs()
         if float(w.sum()) > 0:
             p = w / w.sum()

@@ -865,12 +865,7 @@ function drawParticipation(div, result) {
 function drawTimeline(div, result) {
   const title = "Client timeline in simulated time: online, training, uploading; updates kept, partial or dropped";
   if (result.status !== "fulfilled" || !result.value?.times.length) {
-    placeholder(
-      div,
-      result,
-      "Client timeline",
-      "Nothing recorded yet (an asynchronous run records no rounds to draw).",
-    );
+    placeholder(div, result, "Client timeline", "Nothing recorded yet.");
     return;
   }
   const t = result.value;

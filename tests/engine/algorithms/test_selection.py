@@ -3,7 +3,7 @@
 import torch
 
 from tests.engine.contexts import gen, mask
-from worker.engine.algorithms.selection import oldest_first, uniform_sample
+from worker.engine.algorithms.selection import PERMUTED_UP_TO, floyd, oldest_first, uniform_sample
 
 W0 = torch.zeros(2)
 
@@ -45,3 +45,43 @@ def test_oldest_first_picks_what_a_stable_sort_of_the_shuffle_picks() -> None:
         expected = shuffled[order[:k]].sort().values
 
         assert oldest_first(available, last, k, gen(seed)).tolist() == expected.tolist()
+
+
+def test_floyd_by_hand() -> None:
+    # m = 5, k = 3. j = 2: ⌊0.5·3⌋ = 1; j = 3: ⌊0.3·4⌋ = 1, taken, so 3; j = 4: ⌊0.1·5⌋ = 0.
+    u = torch.tensor([0.5, 0.3, 0.1], dtype=torch.float64)
+
+    assert floyd(5, u).tolist() == [1, 3, 0]
+
+
+def test_a_large_population_is_sampled_uniformly_without_replacement() -> None:
+    # 300 000 available of 400 000 (above the permuted range): 2 000 samples of 100;
+    # each of 10 blocks of 30 000 available clients should get 20 000 ± 5σ picks.
+    available = torch.ones(400_000, dtype=torch.bool)
+    available[::4] = False
+    assert int(available.sum()) > PERMUTED_UP_TO
+    counts = torch.zeros(10)
+    for seed in range(2_000):
+        picked = uniform_sample(available, 100, gen(seed))
+        assert len(picked) == 100 == len(picked.unique()) and bool(available[picked].all())
+        rank = torch.searchsorted(available.nonzero().flatten(), picked)
+        counts += torch.bincount(rank // 30_000, minlength=10)
+    sigma = (200_000 * 0.1 * 0.9) ** 0.5
+    assert (counts - 20_000).abs().max() < 5 * sigma
+
+
+def test_oldest_first_in_a_large_population() -> None:
+    # Everyone available; clients 7 and 9 never seen, ten more at round 0, the rest
+    # later: k = 5 takes 7, 9 and three of the ten, drawn uniformly.
+    n = PERMUTED_UP_TO + 1
+    last = torch.full((n,), 5.0)
+    last[[7, 9]] = float("-inf")
+    ten = torch.arange(100, 110)
+    last[ten] = 0.0
+    available = torch.ones(n, dtype=torch.bool)
+    seen: set[int] = set()
+    for seed in range(40):
+        picked = oldest_first(available, last, 5, gen(seed)).tolist()
+        assert picked[:2] == [7, 9] and set(picked[2:]) <= set(ten.tolist())
+        seen |= set(picked[2:])
+    assert seen == set(ten.tolist())

@@ -95,6 +95,26 @@ def test_fedbuff_trace(tmp_path: Path) -> None:
         assert got == pytest.approx(want, rel=1e-6)
 
 
+def test_fedbuff_timeline(tmp_path: Path) -> None:
+    # The trace above, client by client: (client, began, download, compute and
+    # activity ends); download, compute and upload take (1, 1, 1), (0.5, 3, 0.5) and
+    # (2, 5, 2) s. Each update holds the clients that arrived since the one before.
+    sink = run(config(tmp_path, "fedbuff", "algorithm.fedbuff.buffer=2"))
+
+    expected = [
+        (0.0, [(0, 0, 1, 2, 3), (1, 0, 0.5, 3.5, 4)]),
+        (4.0, [(0, 3, 4, 5, 6), (1, 4, 4.5, 7.5, 8)]),
+        (8.0, [(2, 0, 2, 7, 9), (0, 6, 7, 8, 9)]),
+        (9.0, [(1, 8, 8.5, 11.5, 12), (0, 9, 10, 11, 12)]),
+    ]
+    for record, (start, rows) in zip(sink.records, expected, strict=True):
+        t = record.timeline
+        assert t is not None and t.begin is not None
+        got = zip(t.ids, t.begin, t.download_end, t.compute_end, t.end, strict=True)
+        assert t.start == start and [tuple(map(float, row)) for row in got] == rows
+        assert t.outcome.tolist() == [1, 1]
+
+
 def test_updates_older_than_the_ring_are_dropped(tmp_path: Path) -> None:
     # Ring of 2 versions: at update 2 it holds v1 and v2, so c2's update from v0 goes.
     sink = run(
@@ -104,6 +124,9 @@ def test_updates_older_than_the_ring_are_dropped(tmp_path: Path) -> None:
     assert column(sink, "stale_dropped") == [0.0, 0.0, 1.0, 0.0]
     assert weights(sink)[2] == pytest.approx({0: f(1)})  # the mean of the one left
     assert column(sink, "n_selected") == [2.0, 2.0, 1.0, 2.0]
+    third = sink.records[2].timeline
+    assert third is not None and third.ids.tolist() == [2, 0]
+    assert third.outcome.tolist() == [4, 1]  # c2's arrived, discarded
 
 
 def test_fedasync_mixes_each_arrival(tmp_path: Path) -> None:
@@ -147,10 +170,18 @@ def test_a_client_that_leaves_mid_training(tmp_path: Path, work: str) -> None:
         assert column(sink, "sim_time_s") == [4.0, 6.5, 9.0]  # then c1 (8 s), c0 (9 s)
         assert column(sink, "partial_updates") == [0.0, 1.0, 0.0]
         assert weights(sink)[1] == pytest.approx({0: f(1) / 2, 2: f(1) / 2})
+        outcomes = {0: 1, 2: 2}  # c2 partial
     else:
         assert column(sink, "sim_time_s") == [4.0, 8.0, 12.0]
         assert column(sink, "dropped_updates") == [0.0, 1.0, 0.0]
         assert weights(sink)[1] == pytest.approx({0: f(1) / 2, 1: 0.5})
+        outcomes = {0: 1, 1: 1, 2: 3}  # c2 dropped, on the timeline after the arrivals
+    second = sink.records[1].timeline
+    assert second is not None and second.begin is not None
+    assert dict(zip(second.ids.tolist(), second.outcome.tolist(), strict=True)) == outcomes
+    assert list(outcomes) == second.ids.tolist()
+    c2 = second.ids.tolist().index(2)
+    assert (second.begin[c2], second.end[c2]) == (0.0, 6.5)  # gone as its session ends
     assert all(2 not in r.selected for r in sink.records[2:])
 
 
@@ -185,6 +216,40 @@ def test_resume_mid_run_records_the_same(tmp_path: Path) -> None:
     assert [r.deterministic() for r in resumed.records] == [
         r.deterministic() for r in whole.records[3:]
     ]
+
+
+def test_a_version_2_checkpoint_resumes_with_its_flights_at_their_arrival(
+    tmp_path: Path,
+) -> None:
+    # Version 2 kept no start, download or compute time of the clients in flight: the
+    # model's updates are the same, and those clients show as a point at their arrival.
+    cfg = config(
+        tmp_path, "fedbuff", "algorithm.fedbuff.buffer=2", "eval.checkpoint_every=3", rounds=8
+    )
+    whole = CheckpointsSink()
+    simulate(cfg, whole)
+    mid = whole.checkpoints[0]
+    flying = {
+        k: v
+        for k, v in mid["flights"]["flying"].items()
+        if k not in ("begin", "download_end", "compute_end")
+    }
+    old = {**mid, "version": 2, "flights": {**mid["flights"], "flying": flying}}
+    resumed = ListSink()
+    simulate(cfg, resumed, checkpoint=old)
+
+    assert column(resumed, "param") == column(whole, "param")[3:]
+    in_flight = set(zip(flying["ids"].tolist(), flying["end"].tolist(), strict=True))
+    shown = []
+    for record in resumed.records:
+        t = record.timeline
+        assert t is not None and t.begin is not None
+        for row, pair in enumerate(zip(t.ids.tolist(), t.end.tolist(), strict=True)):
+            if pair in in_flight:
+                shown.append(pair)
+                times = (t.begin[row], t.download_end[row], t.compute_end[row])
+                assert times == (t.end[row],) * 3
+    assert sorted(shown) == sorted(in_flight)
 
 
 def test_async_needs_a_clock() -> None:

@@ -32,6 +32,7 @@ from worker.engine.algorithms.estimators import (
     filter_losses,
     observe,
 )
+from worker.engine.masks import ids_of
 from worker.engine.metrics import MetricSpec
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import algorithm
@@ -122,7 +123,7 @@ class CaFed(Algorithm):
 
     def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
         self.counts = observe(self.counts, available)
-        ids = available.nonzero().flatten().cpu()
+        ids = ids_of(available).cpu()
         if len(ids) and (t > 0 or self.params.loss_probe == "test_split"):
             losses = self.probe(w, ids.to(self.facts.device), t)
             self.loss, self.loss_min = filter_losses(

@@ -15,6 +15,7 @@ from pydantic import Field
 from torch import Tensor
 
 from worker.engine.algorithms.base import Algorithm, Facts, Plan, Step, weighted_step
+from worker.engine.masks import ids_of
 from worker.engine.params import Params
 from worker.engine.registry import algorithm
 
@@ -43,7 +44,7 @@ class F3ast(Algorithm):
     def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
         start = self.pi if self.params.pi_estimate == "moving_average" else self.facts.pi
         self.pi = (1 - self.beta) * start.cpu().double() + self.beta * available.cpu().double()
-        ids = available.nonzero().flatten().cpu()
+        ids = ids_of(available).cpu()
         score = (self.facts.alpha.cpu().double() / self.pi)[ids] ** 2
         top = torch.argsort(score, descending=True, stable=True)[: self.facts.k]
         return Plan(ids[top].sort().values)

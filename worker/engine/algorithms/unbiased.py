@@ -11,6 +11,7 @@ from torch import Tensor
 
 from worker.engine.algorithms.base import Algorithm, Facts, Footprint, Plan, Step, weighted_step
 from worker.engine.algorithms.estimators import AvailabilityEstimate, empty_counts, observe
+from worker.engine.masks import ids_of
 from worker.engine.params import Params
 from worker.engine.registry import algorithm
 
@@ -35,7 +36,7 @@ class Unbiased(Algorithm):
 
     def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
         self.counts = observe(self.counts, available)
-        return Plan(available.nonzero().flatten().cpu())
+        return Plan(ids_of(available).cpu())
 
     def client_weights(self, ids: Tensor) -> Tensor:
         """α_i/π̂_i of the clients `ids`."""

@@ -28,6 +28,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from worker.engine.masks import ids_of
 from worker.engine.system.clock import Clock
 from worker.engine.system.timing import DROPPED
 
@@ -39,12 +40,16 @@ Gen = Callable[[int], torch.Generator]  # the generator of the i-th start
 @dataclass
 class Flights:
     """Clients' updates, one row each: the client, the version it started from, its
-    start order, when it arrives (or stops), its planned and completed steps, and its
-    outcome (`timing.py`: KEPT, PARTIAL or DROPPED)."""
+    start order, when it started, when its download and its computation ended, when it
+    arrives (or stops), its planned and completed steps, and its outcome (`timing.py`:
+    KEPT, PARTIAL or DROPPED)."""
 
     ids: np.ndarray
     version: np.ndarray
     order: np.ndarray
+    begin: np.ndarray
+    download_end: np.ndarray
+    compute_end: np.ndarray
     end: np.ndarray
     planned: np.ndarray
     done: np.ndarray
@@ -52,8 +57,8 @@ class Flights:
 
     @classmethod
     def empty(cls) -> Flights:
-        i = np.zeros(0, dtype=np.int64)
-        return cls(i, i, i, np.zeros(0), i, i, np.zeros(0, dtype=np.int8))
+        i, f = np.zeros(0, dtype=np.int64), np.zeros(0)
+        return cls(i, i, i, f, f, f, f, i, i, np.zeros(0, dtype=np.int8))
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -77,13 +82,20 @@ class Flights:
 @dataclass(frozen=True)
 class Arrivals:
     """What a server update collects: the updates that arrived (outcome KEPT or
-    PARTIAL), in order of arrival, the clients that stopped with nothing, the clients
-    started, and the time the previous update was applied."""
+    PARTIAL), in order of arrival, the clients that stopped with nothing (DROPPED), the
+    clients started, and the time the previous update was applied."""
 
     updates: Flights
-    stopped: int
+    stopped: Flights
     started: int
     since: float
+
+
+def _joined(rows: list[Flights]) -> Flights:
+    out = Flights.empty()
+    for row in rows:
+        out = out.join(row)
+    return out
 
 
 class FlightDeck:
@@ -102,7 +114,8 @@ class FlightDeck:
         can start (fewer then); `allowed`: the round-based model's (N,) mask."""
         since = self.last_update
         arrived: list[Flights] = []
-        got = stopped = 0
+        stopped: list[Flights] = []
+        got = 0
         started = self._fill(version, allowed, work, start, gen)
         while got < need:
             if len(self.flying) == 0 and not self._wait(allowed):
@@ -117,17 +130,14 @@ class FlightDeck:
             self.flying = self.flying.take(np.arange(len(self.flying)) != first)
             self.clock.now = max(self.clock.now, float(row.end[0]))
             if row.outcome[0] == DROPPED:
-                stopped += 1
+                stopped.append(row)
             else:
                 arrived.append(row)
                 got += 1
             if got < need:  # else the slot fills on the new version, at the next update
                 started += self._fill(version, allowed, work, start, gen)
         self.last_update = self.clock.now
-        updates = Flights.empty()
-        for row in arrived:
-            updates = updates.join(row)
-        return Arrivals(updates, stopped, started, since)
+        return Arrivals(_joined(arrived), _joined(stopped), started, since)
 
     def _fill(self, version: int, allowed: Tensor, work: Work, start: Start, gen: Gen) -> int:
         """Start idle available clients in the free slots, now; how many started."""
@@ -139,7 +149,7 @@ class FlightDeck:
         sessions = self.clock.model.sessions
         if sessions is not None:  # online, in a session that does not end now
             idle &= sessions.online(self.clock.now)
-            ids = idle.nonzero().flatten()
+            ids = ids_of(idle)
             ending = sessions.session_end(ids.numpy(), self.clock.now) <= self.clock.now
             idle[ids[torch.from_numpy(ending)]] = False
         if not bool(idle.any()):
@@ -156,6 +166,9 @@ class FlightDeck:
                 ids=ids.numpy().astype(np.int64),
                 version=np.full(m, version, dtype=np.int64),
                 order=np.arange(self.order, self.order + m, dtype=np.int64),
+                begin=np.full(m, self.clock.now),
+                download_end=times.download_end,
+                compute_end=times.compute_end,
                 end=times.end,
                 planned=planned.astype(np.int64),
                 done=times.done.astype(np.int64),

@@ -7,7 +7,7 @@ import argparse
 import os
 from pathlib import Path
 
-from fedwatch.cli.errors import CliError
+from fedwatch.errors import CliError
 from fedwatch.spool import SUFFIX, sync
 from fedwatch.transport import Refused, TooLarge, Transport, Unreachable
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fedwatch.cli.main import main
+from fedwatch.command import main
 from fedwatch.spool import Spool, read_spool
 from tests.service.servers import free_port
 

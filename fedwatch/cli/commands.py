@@ -1,0 +1,40 @@
+"""The full distribution's commands in `fedwatch` (the client's `fedwatch.command`),
+through its entry point `fedwatch.commands`: one sub-command per module, each exposing
+`register`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from fedwatch.cli import openmp
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the commands. Imports them, and with some of them torch:
+    `openmp.prepare` comes first."""
+    openmp.prepare(os.environ)
+    from fedwatch.cli import (
+        compare_cmd,
+        plot_cmd,
+        plugins_cmd,
+        presets_cmd,
+        reproduce_cmd,
+        serve_cmd,
+        simulate_cmd,
+        worker_cmd,
+    )
+    from worker.engine.allocator import keep_freed_memory
+
+    keep_freed_memory()  # every command may train; see allocator.py
+    for module in (
+        presets_cmd,
+        simulate_cmd,
+        serve_cmd,
+        worker_cmd,
+        compare_cmd,
+        plot_cmd,
+        reproduce_cmd,
+        plugins_cmd,
+    ):
+        module.register(sub)
