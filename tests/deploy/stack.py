@@ -28,6 +28,14 @@ OVERRIDE = Path(__file__).with_name("docker-compose.ci.yml")
 PROJECT = "fedwatch-ci"
 WORKERS = 2
 HEALTHY_S = 240
+EMBEDDED = """
+import json, sys
+from worker.engine import ListSink, RunConfig, simulate
+for config in json.load(sys.stdin):
+    sink = ListSink()
+    simulate(RunConfig.model_validate(config), sink)
+    print(json.dumps([{"round": r.round, **r.metrics} for r in sink.records]))
+"""
 
 
 @contextmanager
@@ -45,7 +53,7 @@ class Stack:
     api: httpx.Client
 
     def compose(
-        self, *args: str, check: bool = True, stdin: dict[str, Any] | None = None
+        self, *args: str, check: bool = True, stdin: list[dict[str, Any]] | None = None
     ) -> subprocess.CompletedProcess[str]:
         cmd = ["docker-compose", "-p", PROJECT, "-f", str(self.compose_file), *args]
         data = None if stdin is None else json.dumps(stdin)
@@ -71,18 +79,11 @@ class Stack:
         """The Celery node name the worker in `container` chose."""
         return self.docker("exec", container, "cat", "/tmp/fedwatch-node").strip()
 
-    def embedded(self, config: dict[str, Any]) -> list[dict[str, Any]]:
-        """The same config run in-process (`fedwatch simulate`) in the API's container:
-        its per-round scalars, as the API serves a run's rounds."""
-        script = "cat >/tmp/run.json && fedwatch simulate /tmp/run.json --out /tmp/out.json"
-        script += " >/dev/null 2>&1 && cat /tmp/out.json"
-        done = self.compose("exec", "-T", "api", "sh", "-c", script, check=False, stdin=config)
-        assert done.returncode == 0, done.stdout + done.stderr
-        rows = json.loads(done.stdout)["rounds"]
-        return [
-            {k: v for k, v in row.items() if k != "wall_s" and not isinstance(v, list | dict)}
-            for row in rows
-        ]
+    def embedded(self, configs: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+        """The configs run in-process, one after the other, in one Python of the API's
+        container: each one's per-round scalars, as the API serves a run's rounds."""
+        done = self.compose("exec", "-T", "api", "python", "-c", EMBEDDED, stdin=configs)
+        return [json.loads(line) for line in done.stdout.splitlines()]
 
     def wait_healthy(self, service: str, count: int) -> None:
         deadline = time.monotonic() + HEALTHY_S
