@@ -18,7 +18,7 @@ PORT   ?= 8000
 # of 60 s ran past its 600 s timeout. A setting of the user's own wins.
 export OMP_WAIT_POLICY ?= PASSIVE
 
-.PHONY: run test test-flower test-js fuzz lint typecheck docs unit bench clean
+.PHONY: run test test-flower test-js test-deploy fuzz lint typecheck docs unit bench clean
 
 # The tests' environment holds the example plug-in too, installed as a user installs one.
 # A `fedwatch` from before the client's split owns bin/fedwatch, now the client's: were it
@@ -64,6 +64,11 @@ test-js: $(NODE)
 test-flower: $(STAMP) $(FLOWER)/.installed
 	FEDWATCH_TEST_SERVER=$(CURDIR)/$(VENV)/bin/fedwatch \
 		$(FLOWER)/bin/python -m pytest -p no:cacheprovider tests/flower
+
+# docker-compose.yml end to end in a Docker engine of its own (tests/deploy; needs root,
+# docker.io, docker-compose, and mmdebstrap where the base images cannot be pulled).
+test-deploy: $(STAMP)
+	$(PY) -m pytest -m deploy -s -p no:cacheprovider tests/deploy
 
 # Schemathesis against a real `fedwatch serve` on 127.0.0.1 (schemathesis.toml).
 fuzz: $(STAMP)

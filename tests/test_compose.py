@@ -8,6 +8,8 @@ profile starts are picked here the same way for both."""
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -33,11 +35,12 @@ def compose_command() -> list[str]:
     unavailable("neither docker-compose nor the docker compose plugin is installed")
 
 
-def services(profile: str | None) -> dict[str, dict[str, Any]]:
+def services(profile: str | None, **variables: str) -> dict[str, dict[str, Any]]:
     """The services `docker compose [--profile P] up` starts, resolved, in a clean
-    environment (no FEDWATCH_* or COMPOSE_* variables: the file's defaults)."""
+    environment (no FEDWATCH_* or COMPOSE_* variables: the file's defaults) plus `variables`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FEDWATCH_", "COMPOSE_"))}
     env.pop("PYTHONPATH", None)
+    env |= variables
     profiles = ["--profile", profile] if profile else []
     cmd = [*compose_command(), "-f", str(COMPOSE_FILE), *profiles, "config"]
     done = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, check=False)
@@ -58,9 +61,17 @@ def gpu_devices(service: dict[str, Any]) -> list[dict[str, Any]]:
     return devices
 
 
+def shell(service: dict[str, Any], key: str = "command") -> str:
+    """A `sh -c` command (a healthcheck's: `CMD-SHELL`) as the shell runs it (`$$` is `$`:
+    Compose v1 prints the escape)."""
+    command = service[key] if key == "command" else service["healthcheck"]["test"]
+    assert command[0] in ("sh", "CMD-SHELL"), command
+    return str(command[-1]).replace("$$", "$")
+
+
 def queues(service: dict[str, Any]) -> set[str]:
-    command = service["command"]
-    return set(command[command.index("--queues") + 1].split(","))
+    words = shlex.split(shell(service))
+    return set(words[words.index("--queues") + 1].split(","))
 
 
 def test_plain_up_needs_no_gpu_and_runs_every_queue() -> None:
@@ -108,3 +119,77 @@ def test_dockerfile_copies_paths_that_exist() -> None:
     sources = [arg for args in copies for arg in args[:-1] if not arg.startswith("--")]
     assert sources, "the Dockerfile copies nothing"
     assert [s for s in sources if not (REPO / s).exists()] == []
+
+
+def test_images_and_build_arguments_are_variables_with_todays_defaults() -> None:
+    default = services("gpu")
+    assert default["postgres"]["image"] == "postgres:16"
+    assert default["redis"]["image"] == "redis:7"
+    cpu, gpu = default["api"]["build"]["args"], default["gpu-worker"]["build"]["args"]
+    assert cpu["PYTHON_IMAGE"] == gpu["PYTHON_IMAGE"] == "python:3.11-slim"
+    assert cpu["TORCH_INDEX"] == "https://download.pytorch.org/whl/cpu"  # no CUDA libraries
+    assert cpu["EXTRA_CA_CERTS"] == gpu["EXTRA_CA_CERTS"] == ""
+    pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"
+    chosen = services(
+        "gpu",
+        FEDWATCH_POSTGRES_IMAGE="mirror/postgres:16",
+        FEDWATCH_REDIS_IMAGE="mirror/redis:7",
+        FEDWATCH_PYTHON_IMAGE="mirror/python:3.11-slim",
+        FEDWATCH_TORCH_INDEX="https://mirror/cpu",
+        FEDWATCH_GPU_TORCH_INDEX="https://mirror/cu128",
+        FEDWATCH_EXTRA_CA_CERTS=pem,
+    )
+    assert chosen["postgres"]["image"] == "mirror/postgres:16"
+    assert chosen["redis"]["image"] == "mirror/redis:7"
+    cpu, gpu = chosen["api"]["build"]["args"], chosen["gpu-worker"]["build"]["args"]
+    assert cpu["PYTHON_IMAGE"] == gpu["PYTHON_IMAGE"] == "mirror/python:3.11-slim"
+    assert (cpu["TORCH_INDEX"], gpu["TORCH_INDEX"]) == (
+        "https://mirror/cpu",
+        "https://mirror/cu128",
+    )
+    assert cpu["EXTRA_CA_CERTS"] == gpu["EXTRA_CA_CERTS"] == pem
+
+
+def test_dockerfile_takes_the_build_arguments_compose_passes() -> None:
+    text = (REPO / "Dockerfile").read_text()
+    declared = set(re.findall(r"^ARG (\w+)", text, re.M))
+    passed = {arg for s in services("gpu").values() if "build" in s for arg in s["build"]["args"]}
+    assert passed <= declared
+    assert re.search(r"^FROM \$\{PYTHON_IMAGE\}$", text, re.M)
+    override = yaml.safe_load((REPO / "tests/deploy/docker-compose.ci.yml").read_text())
+    assert set(override["services"]["api"]["build"]["args"]) <= declared  # PIP_CONSTRAINT
+
+
+def test_each_worker_names_itself_and_its_healthcheck_pings_that_name(tmp_path: Path) -> None:
+    """Two starts of the worker's command (a `fedwatch` on PATH that prints its arguments,
+    the node file in tmp_path) on one host name: two names, each the one its healthcheck
+    pings."""
+    for profile, name in ((None, "worker"), ("gpu", "gpu-worker")):
+        service = services(profile)[name]
+        node_file = tmp_path / "node"
+        command = shell(service).replace("/tmp/fedwatch-node", str(node_file))
+        health = shell(service, "healthcheck").replace("/tmp/fedwatch-node", str(node_file))
+        assert "celery -A worker.celery_app:celery_app inspect ping -d" in health
+        fake = tmp_path / "bin" / "fedwatch"
+        fake.parent.mkdir(exist_ok=True)
+        fake.write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n')
+        fake.chmod(0o755)
+        env = {"PATH": f"{fake.parent}:{os.environ['PATH']}", "HOSTNAME": "shared-host"}
+        names = []
+        for _ in range(2):
+            done = subprocess.run(
+                ["sh", "-c", command], env=env, capture_output=True, text=True, check=True
+            )
+            argv = done.stdout.split("\n")
+            names.append(argv[argv.index("--name") + 1])
+            assert node_file.read_text().strip() == names[-1]
+            pinged = subprocess.run(
+                ["sh", "-c", health.replace("celery ", "echo ", 1)],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
+            assert pinged[pinged.index("-d") + 1] == names[-1]
+        assert all(re.fullmatch(r"worker-[0-9a-f]{8}@shared-host", n) for n in names), names
+        assert names[0] != names[1]
