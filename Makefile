@@ -67,7 +67,7 @@ test-flower: $(STAMP) $(FLOWER)/.installed
 
 # docker-compose.yml end to end in a Docker engine of its own (tests/deploy; needs root,
 # docker.io, docker-compose, and mmdebstrap where the base images cannot be pulled).
-test-deploy: $(STAMP)
+test-deploy: $(STAMP) $(FLOWER)/.installed
 	$(PY) -m pytest -m deploy -s -p no:cacheprovider tests/deploy
 
 # Schemathesis against a real `fedwatch serve` on 127.0.0.1 (schemathesis.toml).

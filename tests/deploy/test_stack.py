@@ -1,22 +1,29 @@
 """docker-compose.yml end to end: the stack built and up with two workers (host networking
 on 127.0.0.1), runs submitted through the API and executed on both workers, each equal to
 an embedded run of its config in the same image, and a killed worker's run finished by the
-other from its last checkpoint. `make test-deploy` (CI) runs it."""
+other from its last checkpoint, and a Flower simulation recorded from an environment that
+holds only the client. `make test-deploy` (CI) runs it."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.api.helpers import submit, wait_final, wait_rounds
+from tests.db.databases import unavailable
 from tests.deploy.stack import Stack, phase
 from tests.service.test_worker import stored_rows
 
 # a cold machine builds the base images and the image first (the module's fixture)
 pytestmark = [pytest.mark.deploy, pytest.mark.slow, pytest.mark.timeout(1800)]
 
+REPO = Path(__file__).resolve().parents[2]
+FLOWER_PYTHON = REPO / ".venv-flower" / "bin" / "python"
 CAFED_SEED = 12  # one seed of the preset's: its four methods, one run each
 ROUNDS, CHECKPOINT_EVERY, KILL_AFTER = 3000, 100, 500
 
@@ -99,3 +106,35 @@ def test_killed_workers_run_resumes_on_the_other(stack: Stack) -> None:
     with phase("the same config embedded"):
         (expected,) = stack.embedded([config])
     assert stored_rows(stack.api, run["id"]) == expected
+
+
+def test_a_flower_simulation_logs_into_the_stack(stack: Stack, tmp_path: Path) -> None:
+    """A Flower simulation (4 nodes × 3 rounds, one failing in round 2) run from an
+    environment holding only `fedwatch-client[flower]`, Flower's engine and the test tools
+    (`.venv-flower`, installed from the tree by make), recorded by the deployed API."""
+    if not FLOWER_PYTHON.exists():
+        unavailable(f"{FLOWER_PYTHON} is missing: `make test-deploy` installs it")
+    env = {
+        **os.environ,
+        "FEDWATCH_TEST_URL": str(stack.api.base_url).rstrip("/"),
+        "FEDWATCH_TEST_SPOOL": str(tmp_path),
+        "OMP_NUM_THREADS": "1",
+        "RAY_DISABLE_USAGE_STATS": "1",
+    }
+    with phase("a Flower simulation into the stack"):
+        done = subprocess.run(
+            [str(FLOWER_PYTHON), "-m", "tests.flower.simulation_app"],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=400,
+        )
+    assert done.returncode == 0, done.stderr[-3000:]
+    runs = stack.api.get("/api/runs", params={"q": "flower"}).json()["data"]
+    flower = [r for r in runs if r["source"] == "external"]
+    assert len(flower) == 1, runs
+    (run,) = flower
+    assert (run["status"], run["rounds_done"], run["n_clients"]) == ("succeeded", 3, 4)
+    availability = stack.api.get(f"/api/runs/{run['id']}/availability").json()["values"]
+    assert [sum(c) for c in zip(*availability, strict=True)] == [4, 3, 4]
