@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -39,6 +40,7 @@ import worker.engine.system  # noqa: F401  (the built-ins register on import)
 from worker.engine import plugins
 from worker.engine.algorithms.asynchronous import runs_async
 from worker.engine.data.partitions import without_data
+from worker.engine.data.vision import MEAN_STD
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import (
     ALGORITHMS,
@@ -253,13 +255,20 @@ def run_shape(c: RunSection) -> RunShape:
         algorithm=c.algorithm.name,
         availability=c.availability.kind,
         dataset=c.data.dataset,
-        data=DATASETS.get(c.data.dataset).facts,
+        data=dataset_facts(c.data.dataset, c.data.partition),
         partition=c.data.partition,
         model=c.model.name,
         local_steps=c.client.local_steps,
         local_unit=c.client.unit,
         system=c.system.kind,
     )
+
+
+def dataset_facts(name: str, partition: str) -> DatasetFacts:
+    """The dataset's facts, with a population where the partition draws one (CA-Fed's
+    incongruent split)."""
+    facts: DatasetFacts = DATASETS.get(name).facts
+    return replace(facts, population=True) if partition == "incongruent" else facts
 
 
 def _check_participation(c: RunSection) -> None:
@@ -292,6 +301,13 @@ def _data_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None
                 f"not {d.partition!r}"
             )
 
+    def normalization() -> None:
+        if d.normalization == "standard" and d.dataset not in MEAN_STD:
+            raise ValueError(
+                f"data.normalization: standard needs a dataset's mean and std, known for "
+                f"{', '.join(sorted(MEAN_STD))}, not {d.dataset}"
+            )
+
     def means() -> None:
         # data.means belongs to mean_estimation: a preset used as a base for another
         # dataset keeps its value, unused
@@ -314,6 +330,7 @@ def _data_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None
     return [
         (("data.dataset", "data.partition", "data.classes_per_client"), classes),
         (("data.dataset", "data.partition"), partition),
+        (("data.dataset", "data.normalization"), normalization),
         (("data.dataset", "data.means", "data.n_clients"), means),
         (("data.n_clusters", "data.n_clients"), clusters),
         (("data.dataset", "data.partition", "data.n_clients", "data.max_train_samples"), samples),
