@@ -1,6 +1,7 @@
 """Progress bars on stderr, and a sink that shows a run's progress and keeps its records.
 
-On a terminal a bar redraws at most every 0.1 s (tqdm's default). Written to a file or a
+On a terminal a bar redraws at most every 0.1 s and at least every 10 s (tqdm's
+defaults). Written to a file or a
 pipe (a CI log, `2> log`), every redraw is a new line there, so a bar redraws at most
 every `LOGGED_INTERVAL_S` and when it closes.
 """
@@ -25,7 +26,9 @@ def redraw_interval(stream: TextIO) -> float:
 
 
 def progress_bar(total: int, desc: str, position: int = 0) -> tqdm:
-    """A bar of rounds on stderr, redrawn as `redraw_interval` allows."""
+    """A bar of rounds on stderr, redrawn as `redraw_interval` allows (tqdm's monitor
+    thread, which forces a redraw after `maxinterval`, waits as long)."""
+    interval = redraw_interval(sys.stderr)
     return tqdm(
         total=total,
         desc=desc,
@@ -33,7 +36,8 @@ def progress_bar(total: int, desc: str, position: int = 0) -> tqdm:
         position=position,
         leave=True,
         file=sys.stderr,
-        mininterval=redraw_interval(sys.stderr),
+        mininterval=interval,
+        maxinterval=max(interval, 10.0),
     )
 
 

@@ -26,6 +26,16 @@ def test_a_terminal_redraws_often_and_a_log_rarely() -> None:
     assert redraw_interval(io.StringIO()) == LOGGED_INTERVAL_S
 
 
+def test_a_logged_bar_is_not_forced_to_redraw_sooner_by_tqdms_monitor(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bar = progress_bar(10, "compare x")
+
+    assert bar.mininterval == LOGGED_INTERVAL_S
+    assert bar.maxinterval >= LOGGED_INTERVAL_S
+    bar.close()
+
+
 def test_a_bar_written_to_a_log_leaves_a_few_lines_not_one_per_round(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
