@@ -14,7 +14,7 @@ FLOWER := .venv-flower
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test test-flower test-js fuzz lint typecheck docs unit bench clean
+.PHONY: run test test-flower test-js fuzz fidelity lint typecheck docs unit bench clean
 
 # The tests' environment holds the example plug-in too, installed as a user installs one.
 # A `fedwatch` from before the client's split owns bin/fedwatch, now the client's: were it
@@ -64,6 +64,11 @@ test-flower: $(STAMP) $(FLOWER)/.installed
 # Schemathesis against a real `fedwatch serve` on 127.0.0.1 (schemathesis.toml).
 fuzz: $(STAMP)
 	$(PY) -m pytest -m fuzz -s tests/api/test_fuzz.py
+
+# Every reference run replayed on the real data (FEDWATCH_TEST_DATA), not only the
+# seed `make test` replays.
+fidelity: $(STAMP)
+	$(PY) -m pytest -m fidelity tests/fidelity
 
 lint: $(STAMP) $(NODE)
 	$(VENV)/bin/ruff check .
