@@ -40,13 +40,7 @@ def capped(tmp_path: Path) -> Iterator[Server]:
 
 
 def test_a_simulated_run_s_model_gives_its_final_accuracy(capped: Server, tmp_path: Path) -> None:
-    sets = [
-        "data.dataset=digits",
-        "data.normalization=symmetric",  # the preset standardises MNIST by its mean and std
-        "model.name=mlp",
-        "rounds=4",
-        "device=cpu",
-    ]
+    sets = ["data.dataset=digits", "model.name=mlp", "rounds=4", "device=cpu"]
     config = get_preset("cafed-mnist").run_config(sets).model_dump(mode="json")
     with httpx.Client(base_url=capped.url, timeout=30) as client:
         run = wait_final(client, submit(client, config)["id"])

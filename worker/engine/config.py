@@ -40,7 +40,6 @@ import worker.engine.system  # noqa: F401  (the built-ins register on import)
 from worker.engine import plugins
 from worker.engine.algorithms.asynchronous import runs_async
 from worker.engine.data.partitions import without_data
-from worker.engine.data.vision import MEAN_STD
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import (
     ALGORITHMS,
@@ -301,13 +300,6 @@ def _data_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None
                 f"not {d.partition!r}"
             )
 
-    def normalization() -> None:
-        if d.normalization == "standard" and d.dataset not in MEAN_STD:
-            raise ValueError(
-                f"data.normalization: standard needs a dataset's mean and std, known for "
-                f"{', '.join(sorted(MEAN_STD))}, not {d.dataset}"
-            )
-
     def means() -> None:
         # data.means belongs to mean_estimation: a preset used as a base for another
         # dataset keeps its value, unused
@@ -330,7 +322,6 @@ def _data_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None
     return [
         (("data.dataset", "data.partition", "data.classes_per_client"), classes),
         (("data.dataset", "data.partition"), partition),
-        (("data.dataset", "data.normalization"), normalization),
         (("data.dataset", "data.means", "data.n_clients"), means),
         (("data.n_clusters", "data.n_clients"), clusters),
         (("data.dataset", "data.partition", "data.n_clients", "data.max_train_samples"), samples),

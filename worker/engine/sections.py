@@ -144,7 +144,8 @@ class DataSection(Params):
         json_schema_extra=_read_from_data_root,
         description="torchvision images: pixels scaled to [-1, 1] (symmetric), or "
         "standardised by the dataset's usual per-channel mean and std, (x/255 − mean)/std "
-        "(standard; mnist and cifar10, as CA-Fed's code reads them).",
+        "(standard: mnist and cifar10, as CA-Fed's code reads them; other datasets keep "
+        "their scaling).",
     )
     max_train_samples: int | None = Field(
         None, ge=1, description="Use at most this many training samples (quick runs)."

@@ -16,7 +16,7 @@ import numpy as np
 from worker.engine.data.federated import FederatedData, assemble
 from worker.engine.data.incongruent import incongruent
 from worker.engine.data.partitions import PartitionError, apply_label_swap, partition
-from worker.engine.data.vision import DatasetMissing, standardized
+from worker.engine.data.vision import MEAN_STD, DatasetMissing, standardized
 from worker.engine.registry import DATASETS, DatasetFacts, selected
 from worker.engine.rng import numpy_gen
 from worker.engine.sections import DataSection
@@ -37,7 +37,7 @@ def load_data(cfg: DataSection, seed: int) -> FederatedData:
     if isinstance(loaded, FederatedData):
         return loaded
     x, y, xt, yt = loaded
-    if cfg.normalization == "standard":
+    if cfg.normalization == "standard" and cfg.dataset in MEAN_STD:
         x, xt = standardized(cfg.dataset, x), standardized(cfg.dataset, xt)
     facts: DatasetFacts = entry.facts
     if cfg.partition == "incongruent":
