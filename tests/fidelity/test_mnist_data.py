@@ -17,24 +17,25 @@ from worker.engine.data import FederatedData, load_data
 from worker.engine.data.incongruent import Split, draw_split
 from worker.engine.data.vision import torchvision_pool
 from worker.engine.presets import get_preset
+from worker.engine.sections import DataSection
 
 CLIENTS = json.loads((Path(__file__).parent / "cafed-mnist" / "clients.json").read_text())
 TRAIN_ROWS = 60_000
 
 
 @pytest.fixture(scope="module")
-def config_data() -> object:
+def config_data() -> DataSection:
     return get_preset("cafed-mnist").run_config([f"data.root={data_root('mnist')}"]).data
 
 
 @pytest.fixture(scope="module")
-def split(config_data: object) -> Split:
-    return draw_split(70_000, 10, config_data, np.random.default_rng(42))  # type: ignore[arg-type]
+def split(config_data: DataSection) -> Split:
+    return draw_split(70_000, 10, config_data, np.random.default_rng(42))
 
 
 @pytest.fixture(scope="module")
-def data(config_data: object) -> FederatedData:
-    return load_data(config_data, seed=0)  # type: ignore[arg-type]
+def data(config_data: DataSection) -> FederatedData:
+    return load_data(config_data, seed=0)
 
 
 def digest(rows: np.ndarray) -> str:
