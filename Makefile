@@ -18,7 +18,7 @@ PORT   ?= 8000
 # of 60 s ran past its 600 s timeout. A setting of the user's own wins.
 export OMP_WAIT_POLICY ?= PASSIVE
 
-.PHONY: run test test-flower test-js test-deploy fuzz lint typecheck docs unit bench clean
+.PHONY: run test test-flower test-js test-deploy fuzz fidelity lint typecheck docs unit bench clean
 
 # The tests' environment holds the example plug-in too, installed as a user installs one.
 # A `fedwatch` from before the client's split owns bin/fedwatch, now the client's: were it
@@ -73,6 +73,11 @@ test-deploy: $(STAMP) $(FLOWER)/.installed
 # Schemathesis against a real `fedwatch serve` on 127.0.0.1 (schemathesis.toml).
 fuzz: $(STAMP)
 	$(PY) -m pytest -m fuzz -s tests/api/test_fuzz.py
+
+# Every reference run replayed on the real data (FEDWATCH_TEST_DATA), not only the
+# seed `make test` replays.
+fidelity: $(STAMP)
+	$(PY) -m pytest -m fidelity tests/fidelity
 
 lint: $(STAMP) $(NODE)
 	$(VENV)/bin/ruff check .

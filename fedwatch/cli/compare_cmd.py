@@ -237,12 +237,11 @@ def write_tables(
 def run_all(
     jobs: list[Job], workers: int, threads: int, total: int, name: str
 ) -> list[dict[str, Any]]:
-    from tqdm import tqdm
-
     from db.settings import Settings
+    from fedwatch.cli.progress import progress_bar
     from worker.kept import open_kept_pools
 
-    bar = tqdm(total=total, desc=f"compare {name}", unit="round")
+    bar = progress_bar(total, f"compare {name}")
     kept = open_kept_pools(Settings())  # the runs share each dataset, loaded once
     try:
         with Manager() as manager:

@@ -97,6 +97,51 @@ def test_stacked_gradients_are_each_clients_own() -> None:
         assert_close(grads[i], g, atol=1e-6, rtol=1e-5)
 
 
+@pytest.mark.parametrize(
+    ("module", "shape"),
+    [
+        (zoo_model("linear").module, (1, 8, 8)),  # images, flattened by the model
+        (nn.Sequential(nn.Flatten(), nn.Linear(64, 10, bias=False)), (1, 8, 8)),
+        (zoo_model("linear", (20,)).module, (20,)),  # feature vectors
+    ],
+)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_softmax_regression_takes_its_closed_form_with_autograds_values(
+    module: nn.Module, shape: tuple[int, ...], weighted: bool
+) -> None:
+    model = FlatModel(module, "classification")
+    stacked = stack(model, shape)
+    assert stacked is not None and stacked.softmax_regression is not None
+    gen = torch.Generator().manual_seed(1)
+    theta = model.initial() + 0.1 * torch.randn(3, model.dim, generator=gen)
+    x, y = torch.randn(3, 5, *shape, generator=gen), torch.randint(0, 10, (3, 5), generator=gen)
+    weights = torch.tensor([[1.0] * 5, [1.0] * 3 + [0.0] * 2, [1.0] + [0.0] * 4])
+
+    grads, losses = stacked.grad_and_loss(
+        theta, x, y, weights if weighted else None, out=torch.empty_like(theta)
+    )
+
+    for i in range(3):
+        th = theta[i].clone().requires_grad_()
+        if weighted:
+            loss = model.weighted_loss(th, x[i], y[i], weights[i])
+        else:
+            loss = model.loss(th, x[i], y[i])
+        (g,) = torch.autograd.grad(loss, th)
+        assert_close(losses[i], loss.detach())
+        assert_close(grads[i], g, atol=1e-6, rtol=1e-5)
+
+
+def test_only_one_linear_layer_under_cross_entropy_is_softmax_regression() -> None:
+    cfg = build_config({"model": {"name": "logistic"}})  # synthetic_clustered: 2 classes
+    binary = FlatModel(build_model(cfg.model, (20,), 2), "binary")
+    mlp = zoo_model("mlp")
+
+    for model, shape in ((binary, (20,)), (mlp, (1, 8, 8))):
+        stacked = stack(model, shape)
+        assert stacked is not None and stacked.softmax_regression is None
+
+
 def assert_backends_agree(model: FlatModel, clients: int, steps: int, batch: int) -> None:
     """vmap's deltas and losses are sequential's, on 8×8 images."""
     gen = torch.Generator().manual_seed(0)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -253,13 +254,20 @@ def run_shape(c: RunSection) -> RunShape:
         algorithm=c.algorithm.name,
         availability=c.availability.kind,
         dataset=c.data.dataset,
-        data=DATASETS.get(c.data.dataset).facts,
+        data=dataset_facts(c.data.dataset, c.data.partition),
         partition=c.data.partition,
         model=c.model.name,
         local_steps=c.client.local_steps,
         local_unit=c.client.unit,
         system=c.system.kind,
     )
+
+
+def dataset_facts(name: str, partition: str) -> DatasetFacts:
+    """The dataset's facts, with a population where the partition draws one (CA-Fed's
+    incongruent split)."""
+    facts: DatasetFacts = DATASETS.get(name).facts
+    return replace(facts, population=True) if partition == "incongruent" else facts
 
 
 def _check_participation(c: RunSection) -> None:

@@ -35,7 +35,7 @@ from worker.engine.sections import (
 
 DataKind = Literal["image", "vector", "regression"]
 DataSource = Literal["generated", "bundled", "data_root"]
-POOL_PARTITIONS = ("iid", "by_class", "dirichlet", "label_swap")
+POOL_PARTITIONS = ("iid", "by_class", "dirichlet", "label_swap", "incongruent")
 
 T = TypeVar("T")
 METRIC_NAME_MAX = 64  # the stored series' key (db/models.py: MetricChunk.name)

@@ -11,7 +11,9 @@ from pydantic import Field, field_validator
 from worker.engine.params import Params
 
 MAX_SEED = 2**31 - 1
-PartitionName = Literal["auto", "iid", "by_class", "dirichlet", "label_swap", "clusters"]
+PartitionName = Literal[
+    "auto", "iid", "by_class", "dirichlet", "label_swap", "clusters", "incongruent"
+]
 
 
 def applies(field: str, *values: str) -> dict[str, Any]:
@@ -71,15 +73,32 @@ class DataSection(Params):
     n_clusters: int = Field(
         2,
         ge=1,
-        json_schema_extra=applies("data.partition", "label_swap", "clusters", "auto"),
-        description="label_swap/clusters: number of client clusters.",
+        json_schema_extra=applies(
+            "data.partition", "label_swap", "clusters", "auto", "incongruent"
+        ),
+        description="label_swap/clusters/incongruent: number of client clusters.",
     )
     swap_pairs: int = Field(
         2,
         ge=1,
         le=5,
-        json_schema_extra=applies("data.partition", "label_swap"),
-        description="label_swap: label pairs each further cluster swaps.",
+        json_schema_extra=applies("data.partition", "label_swap", "incongruent"),
+        description="label_swap: label pairs each further cluster swaps; incongruent: "
+        "label pairs each cluster draws and swaps.",
+    )
+    population_g: float = Field(
+        0.4,
+        ge=0,
+        lt=0.5,
+        json_schema_extra=applies("data.partition", "incongruent"),
+        description="incongruent: the population's π = ½ ± g for available / unavailable clients.",
+    )
+    population_nu: float = Field(
+        0.9,
+        ge=0,
+        lt=1,
+        json_schema_extra=applies("data.partition", "incongruent"),
+        description="incongruent: the population's λ of the stable clients (ν).",
     )
     train_per_client: int = Field(
         50,
@@ -119,6 +138,14 @@ class DataSection(Params):
         False,
         json_schema_extra=_read_from_data_root,
         description="torchvision datasets: download when missing.",
+    )
+    normalization: Literal["symmetric", "standard"] = Field(
+        "symmetric",
+        json_schema_extra=_read_from_data_root,
+        description="torchvision images: pixels scaled to [-1, 1] (symmetric), or "
+        "standardised by the dataset's usual per-channel mean and std, (x/255 − mean)/std "
+        "(standard: mnist and cifar10, as CA-Fed's code reads them; other datasets keep "
+        "their scaling).",
     )
     max_train_samples: int | None = Field(
         None, ge=1, description="Use at most this many training samples (quick runs)."

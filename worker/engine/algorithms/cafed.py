@@ -9,11 +9,13 @@ Every available client reports a loss of the current model (a probe, not an upda
 - `loss_probe = "test_split"`: on its whole test split, from round 0 (the authors' code).
 
 F̂* is the running minimum of the reported losses (`optimum = "running_min"`: every gap
-starts at 0, so nothing is excluded before the losses move) or each client's local
+starts at 0, so nothing is excluded before the losses move), each client's local
 optimum, computed once (`optimum = "local_solver"`, `training/optimum.py`; the authors'
-code). The greedy search visits the clients in descending |λ̂|, then ascending π̂; an
-exclusion stays if ε̂ falls by at least τ, strictly, or also when it stays equal with
-`accept_ties` (the authors' code: with τ = 0 it keeps exclusions that change nothing).
+code on vector data), or 0 (`optimum = "zero"`: the authors' code on images, whose
+scikit-learn solver rejects (n, 28, 28) arrays and falls back to 0). The greedy search
+visits the clients in descending |λ̂|, then ascending π̂; an exclusion stays if ε̂ falls
+by at least τ, strictly, or also when it stays equal with `accept_ties` (the authors'
+code: with τ = 0 it keeps exclusions that change nothing).
 The available clients with q_k > 0 train and enter with weight q_k (unnormalised).
 """
 
@@ -50,10 +52,11 @@ class CaFedParams(Params):
         description="Loss each available client reports: on one training batch from round "
         "1, or on its whole test split from round 0 (the authors' code).",
     )
-    optimum: Literal["running_min", "local_solver"] = Field(
+    optimum: Literal["running_min", "local_solver", "zero"] = Field(
         "running_min",
         description="F̂*: the running minimum of reported losses, or each client's "
-        "regularised logistic optimum computed once (the authors' code).",
+        "regularised logistic optimum computed once (the authors' code on vectors), or 0 "
+        "(the authors' code on images, where its solver fails).",
     )
     accept_ties: bool = Field(
         False, description="Keep an exclusion that leaves ε̂ unchanged (the authors' code)."
@@ -145,6 +148,8 @@ class CaFed(Algorithm):
         """F̂*: the running minimum, or the local optima (solved once)."""
         if self.params.optimum == "running_min":
             return self.loss_min
+        if self.params.optimum == "zero":
+            return torch.zeros_like(self.loss)
         if self.optima is None:
             self.optima = self.facts.local_optima().double().cpu()
         return self.optima

@@ -14,8 +14,9 @@ import pkgutil
 import numpy as np
 
 from worker.engine.data.federated import FederatedData, assemble
+from worker.engine.data.incongruent import incongruent
 from worker.engine.data.partitions import PartitionError, apply_label_swap, partition
-from worker.engine.data.vision import DatasetMissing
+from worker.engine.data.vision import MEAN_STD, DatasetMissing, standardized
 from worker.engine.registry import DATASETS, DatasetFacts, selected
 from worker.engine.rng import numpy_gen
 from worker.engine.sections import DataSection
@@ -36,11 +37,15 @@ def load_data(cfg: DataSection, seed: int) -> FederatedData:
     if isinstance(loaded, FederatedData):
         return loaded
     x, y, xt, yt = loaded
+    if cfg.normalization == "standard" and cfg.dataset in MEAN_STD:
+        x, xt = standardized(cfg.dataset, x), standardized(cfg.dataset, xt)
+    facts: DatasetFacts = entry.facts
+    if cfg.partition == "incongruent":
+        return incongruent((x, y, xt, yt), facts.n_classes, cfg, rng)
     if cfg.max_train_samples is not None and cfg.max_train_samples < len(y):
         keep = rng.permutation(len(y))[: cfg.max_train_samples]
         x, y = x[keep], y[keep]
     rows = partition(y.numpy(), cfg, rng)
-    facts: DatasetFacts = entry.facts
     data = assemble(x, y, rows, xt, yt, facts.n_classes, rng)
     if cfg.partition == "label_swap":
         data = apply_label_swap(data, cfg.n_clusters, cfg.swap_pairs)

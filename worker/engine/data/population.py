@@ -38,12 +38,16 @@ def type_counts(n: int, joint: np.ndarray) -> np.ndarray:
     return counts
 
 
-def client_types(n: int, joint: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def client_types(
+    n: int, joint: np.ndarray, rng: np.random.Generator, deterministic: bool = True
+) -> np.ndarray:
     """(n, 2) availability and stability type ids: a random permutation of the
     clients is cut into consecutive blocks of `type_counts` (CA-Fed's deterministic
-    split); block j holds type (j // 3, j % 3)."""
+    split) or, with `deterministic` off, of counts drawn from Multinomial(n, joint)
+    after the permutation (its stochastic split, which its MNIST generator uses);
+    block j holds type (j // 3, j % 3)."""
     order = rng.permutation(n)
-    counts = type_counts(n, joint)
+    counts = type_counts(n, joint) if deterministic else rng.multinomial(n, joint.flatten())
     types = np.zeros((n, 2), dtype=np.int64)
     for j, block in enumerate(np.split(order, np.cumsum(counts[:-1]))):
         types[block] = divmod(j, joint.shape[1])
@@ -53,8 +57,16 @@ def client_types(n: int, joint: np.ndarray, rng: np.random.Generator) -> np.ndar
 def draw_cafed_population(
     n: int, g: float, nu: float, rng: np.random.Generator, joint: np.ndarray = CAFED_TYPES
 ) -> Population:
-    """CA-Fed's population: client types drawn by `client_types` from `joint`;
-    π = ½ + g (available) or ½ − g (unavailable), and
+    """CA-Fed's population: client types drawn by `client_types` from `joint` (its
+    deterministic split), then π and λ by `cafed_population`."""
+    return cafed_population(client_types(n, joint, rng), g, nu, rng)
+
+
+def cafed_population(
+    types: np.ndarray, g: float, nu: float, rng: np.random.Generator
+) -> Population:
+    """π and λ of clients of the given types (`client_types`): π = ½ + g (available)
+    or ½ − g (unavailable), and
 
     stable: λ = max(ν, b + ε); shifting: λ = clip((z + 0.01) / 2, b' + ε, 1 − ε) with
     z ~ N(0, 0.01²) drawn per shifting client in client order; unstable: λ = max(−ν, b + ε),
@@ -63,7 +75,6 @@ def draw_cafed_population(
     transition probabilities (1−λ)π and (1−λ)(1−π) stay ≤ 1, ε = 1e-8, and (as CA-Fed
     writes it) b' = max(−1 + ε, 1 − 1/π + ε, 1 − 1/(1 − π)).
     """
-    types = client_types(n, joint, rng)
     pi = np.where(types[:, 0] == 0, 0.5 + g, 0.5 - g)
     low, high = 1 - 1 / pi, 1 - 1 / (1 - pi)
     bound = np.maximum(low, high) + ERROR

@@ -72,6 +72,22 @@ EXPECTED_FILES: dict[str, list[str]] = {
 }
 
 
+# The per-channel mean and std of pixels in [0, 1] that `data.normalization = standard`
+# subtracts and divides by (the values CA-Fed's code, like many, normalises with).
+MEAN_STD: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
+    "mnist": ((0.1307,), (0.3081,)),
+    "cifar10": ((0.4914, 0.4822, 0.4465), (0.2023, 0.1994, 0.2010)),
+}
+
+
+def standardized(name: str, images: Tensor) -> Tensor:
+    """Images in [-1, 1] (as the pools hold them) as (x/255 − mean)/std per channel,
+    x the original byte: what torchvision's ToTensor and Normalize give."""
+    mean, std = (torch.tensor(v).view(-1, 1, 1) for v in MEAN_STD[name])
+    pixels = images.add(1.0).mul_(127.5).round_().div_(255)
+    return pixels.sub_(mean).div_(std)
+
+
 def _facts(name: str, source: DataSource) -> DatasetFacts:
     size = POOL_SIZES[name]
     return DatasetFacts(10, "image", source, shape=size.shape, train=size.train, test=size.test)

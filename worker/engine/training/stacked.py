@@ -59,6 +59,10 @@ class StackedModel:
         self.kinds = kinds
         self.modules = modules
         self.sample_bytes = sample_bytes  # the largest activation of one sample
+        self.flat_input = _flattened_first(graph, kinds)
+        self.softmax_regression = (
+            _single_linear(graph, kinds) if flat.objective == "classification" else None
+        )
 
     def tile(self, clients: int, batch: int) -> int:
         """How many clients to run at once on a CPU: as many as keep the largest
@@ -75,12 +79,37 @@ class StackedModel:
         """Per-client gradients, written into `out` (K, d), and losses (K,) at
         parameters θ (K, d), on each client's batch x (K, B, ...) with labels y (K, B)
         and row weights (K, B) where given (see `losses`)."""
+        if self.softmax_regression is not None and self.flat_input:
+            return self._softmax_regression(self.softmax_regression, theta, x, y, weights, out)
         leaves = {n: p.detach().requires_grad_() for n, p in self.flat.unflatten(theta).items()}
         losses = self.losses(leaves, x, y, weights)
         grads = torch.autograd.grad(losses.sum(), list(leaves.values()))
         for grad, slot in zip(grads, self.flat.unflatten(out).values(), strict=True):
             slot.copy_(grad)  # one copy each, whatever the gradient's memory layout
         return out, losses.detach()
+
+    def _softmax_regression(
+        self, name: str, theta: Tensor, x: Tensor, y: Tensor, weights: Tensor | None, out: Tensor
+    ) -> tuple[Tensor, Tensor]:
+        """`grad_and_loss` of one linear layer under cross-entropy, in closed form: with
+        p = softmax(W x + b) and row weights v normalised to sum to 1 (1/B without
+        weights), ∇_W = Σ_j v_j (p_j − e_{y_j}) x_jᵀ and ∇_b = Σ_j v_j (p_j − e_{y_j}).
+        The same values as autograd's to float rounding, in half its time: no graph, and
+        the batch is read twice (forward, ∇_W) instead of through autograd's copies."""
+        k, b = y.shape
+        h = x.reshape(k, b, -1)
+        params = self.flat.unflatten(theta)
+        log_p = torch.log_softmax(_linear(h, params, name), dim=2)
+        nll = -log_p.gather(2, y.unsqueeze(2)).squeeze(2)
+        v = torch.full_like(nll, 1.0 / b) if weights is None else weights / weights.sum(1, True)
+        residual = log_p.exp_()
+        residual.scatter_add_(2, y.unsqueeze(2), residual.new_full((k, b, 1), -1.0))
+        residual.mul_(v.unsqueeze(2))
+        slots = self.flat.unflatten(out)
+        slots[f"{name}.weight"].copy_(torch.bmm(residual.transpose(1, 2), h))
+        if f"{name}.bias" in slots:
+            slots[f"{name}.bias"].copy_(residual.sum(dim=1))
+        return out, (nll * v).sum(dim=1)
 
     def losses(
         self, params: dict[str, Tensor], x: Tensor, y: Tensor, weights: Tensor | None = None
@@ -100,7 +129,7 @@ class StackedModel:
         env: dict[fx.Node, Tensor] = {}
         for node in self.graph.nodes:
             if node.op == "placeholder":
-                env[node] = _stack_input(x)
+                env[node] = x.reshape(k, b, -1) if self.flat_input else _stack_input(x)
             elif node.op == "output":
                 return env[node.args[0]]
             else:
@@ -227,6 +256,25 @@ def _is_flatten(node: fx.Node, modules: Modules) -> bool:
     start = node.args[1] if len(node.args) > 1 else node.kwargs.get("start_dim", 0)
     end = node.args[2] if len(node.args) > 2 else node.kwargs.get("end_dim", -1)
     return named and (start, end) == (1, -1)
+
+
+def _flattened_first(graph: fx.Graph, kinds: dict[fx.Node, Kind]) -> bool:
+    """Whether the input is only ever flattened: then it enters as (K, B, F) features,
+    a view of the clients' batches (K, B, ...), not through the channels-last copy that
+    convolutions need (then flattened back by a second copy)."""
+    (placeholder,) = (n for n in graph.nodes if n.op == "placeholder")
+    return all(kinds.get(user) == "flatten" for user in placeholder.users)
+
+
+def _single_linear(graph: fx.Graph, kinds: dict[fx.Node, Kind]) -> str | None:
+    """The name of the model's one layer where it is a linear layer on the flattened
+    input (softmax regression), else None."""
+    linear = [n for n, kind in kinds.items() if kind == "linear"]
+    rest = {kind for kind in kinds.values() if kind != "linear"}
+    if len(linear) != 1 or not rest <= {"flatten"}:
+        return None
+    (output,) = (n for n in graph.nodes if n.op == "output")
+    return str(linear[0].target) if output.args[0] is linear[0] else None
 
 
 def _stack_input(x: Tensor) -> Tensor:
