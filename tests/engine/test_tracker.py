@@ -3,15 +3,26 @@ import math
 import pytest
 import torch
 
+from worker.engine.records import ClientWeights
 from worker.engine.tracker import Tracker, _spread
+
+
+def entered(dense: torch.Tensor) -> ClientWeights:
+    """The clients with a weight, as a round's record holds them."""
+    ids = dense.nonzero().flatten()
+    return ClientWeights(ids.numpy(), dense[ids].numpy())
 
 
 def test_staleness_by_hand() -> None:
     tracker = Tracker(torch.full((4,), 0.25), target_acc=None)
     everyone = torch.ones(4, dtype=torch.bool)
-    tracker.client_metrics(0, everyone, torch.tensor([0, 1]), torch.tensor([0.5, 0.5, 0, 0]))
+    tracker.client_metrics(
+        0, everyone, torch.tensor([0, 1]), entered(torch.tensor([0.5, 0.5, 0, 0]))
+    )
 
-    m = tracker.client_metrics(1, everyone, torch.tensor([1]), torch.tensor([0.5, 0.5, 0, 0]))
+    m = tracker.client_metrics(
+        1, everyone, torch.tensor([1]), entered(torch.tensor([0.5, 0.5, 0, 0]))
+    )
 
     # after round 1: client 0 last at 0 → 1; client 1 → 0; clients 2, 3 never → 2
     assert (m["staleness_mean"], m["staleness_max"]) == (1.25, 2.0)
@@ -22,8 +33,8 @@ def test_tv_bias_by_hand() -> None:
     tracker = Tracker(torch.tensor([0.5, 0.5]), target_acc=None)
 
     both = torch.ones(2, dtype=torch.bool)
-    first = tracker.client_metrics(0, both, torch.tensor([0]), torch.tensor([1.0, 0.0]))
-    second = tracker.client_metrics(1, both, torch.tensor([1]), torch.tensor([0.0, 1.0]))
+    first = tracker.client_metrics(0, both, torch.tensor([0]), entered(torch.tensor([1.0, 0.0])))
+    second = tracker.client_metrics(1, both, torch.tensor([1]), entered(torch.tensor([0.0, 1.0])))
 
     # p = (1, 0): TV = ½(|0.5 − 1| + |0.5 − 0|) = 0.5; the average of p over both rounds is α
     assert first["tv_bias"] == pytest.approx(0.5)
@@ -57,7 +68,7 @@ def test_participation_bias_by_hand() -> None:
         ids = torch.tensor(selected, dtype=torch.long)
         weights = torch.zeros(3)
         weights[ids] = 0.5
-        tracker.client_metrics(t, mask, ids, weights)
+        tracker.client_metrics(t, mask, ids, entered(weights))
 
     s = tracker.summary(rounds=4, wall_s=1.0, stopped=False)
 
@@ -67,7 +78,7 @@ def test_participation_bias_by_hand() -> None:
 def test_no_participation_bias_when_availability_does_not_vary() -> None:
     tracker = Tracker(torch.full((2,), 0.5), target_acc=None)
     both = torch.ones(2, dtype=torch.bool)
-    tracker.client_metrics(0, both, torch.tensor([0]), torch.tensor([1.0, 0.0]))
+    tracker.client_metrics(0, both, torch.tensor([0]), entered(torch.tensor([1.0, 0.0])))
 
     assert tracker.summary(rounds=1, wall_s=1.0, stopped=False)["participation_bias"] is None
 
@@ -91,7 +102,7 @@ def test_client_metrics_equal_the_pass_over_every_client() -> None:
         weights = torch.zeros(n)
         weights[selected] = torch.rand(len(selected), generator=g)
         everyone = torch.ones(n, dtype=torch.bool)
-        m = tracker.client_metrics(t, everyone, selected.sort().values, weights)
+        m = tracker.client_metrics(t, everyone, selected.sort().values, entered(weights))
 
         assert {k: v for k, v in m.items() if k.startswith("staleness")} == _spread(
             "staleness", (t - tracker.last).double()

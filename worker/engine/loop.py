@@ -263,11 +263,11 @@ class Simulation:
             )
         metrics.update(step.metrics)
         now = None if self.clock is None else self.clock.now
-        metrics.update(self.tracker.client_metrics(t, available, selected, step.weights, now))
-        client_acc = self.evaluate(t, metrics)
-        self.tracker.observe(t, metrics)
         entered = ids_of(step.weights)
         weights = ClientWeights(entered.cpu().numpy(), step.weights[entered].cpu().numpy())
+        metrics.update(self.tracker.client_metrics(t, available, selected, weights, now))
+        client_acc = self.evaluate(t, metrics)
+        self.tracker.observe(t, metrics)
         return RoundRecord(
             round=t,
             metrics=metrics,

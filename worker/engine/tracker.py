@@ -10,8 +10,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from worker.engine.masks import ids_of
-from worker.engine.records import Summary
+from worker.engine.records import ClientWeights, Summary
 from worker.engine.stats import participation_bias
 from worker.engine.summary import SummaryTracker
 
@@ -49,11 +48,13 @@ class Tracker:
         t: int,
         available: Tensor,
         selected: Tensor,
-        weights: Tensor,
+        weights: ClientWeights,
         now: float | None = None,
     ) -> dict[str, float]:
         """The round's client metrics; `available`: the (N,) mask of the round's
-        available clients; `now`: the round's end in simulated seconds (None: no clock)."""
+        available clients; `weights`: the clients whose update entered, with their
+        weights (the round's record); `now`: the round's end in simulated seconds (None:
+        no clock)."""
         self.rounds += 1
         self.available += available.cpu()
         self.entered[selected.unique()] += 1
@@ -62,9 +63,8 @@ class Tracker:
         if now is not None:
             self.last_s[selected] = now
             out.update(_spread("staleness_s", now - self.last_s))
-        weights = weights.detach().cpu()
-        support = ids_of(weights)
-        w = weights[support].double().abs()
+        support = torch.from_numpy(weights.ids)
+        w = torch.from_numpy(weights.values).double().abs()
         if float(w.sum()) > 0:
             p = w / w.sum()
             self.p_sum[support] += p
