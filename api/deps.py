@@ -22,8 +22,6 @@ MAX_INT = 2**31 - 1
 # An id in the path, and a list's offset: bounded, so they reach the database as valid values.
 Id = Annotated[int, Path(ge=1, le=MAX_INT)]
 Offset = Annotated[int, Query(ge=0, le=MAX_INT)]
-# The pattern of query strings that reach the database: Postgres text cannot hold U+0000.
-NO_NUL = r"^[^\x00]*$"
 
 
 def get_settings(request: Request) -> Settings:

@@ -9,7 +9,7 @@ copying, validating or serialising it recurses once per level: past Python's and
 pydantic's limits it fails, and once stored it would fail every read that returns it.
 This is checked once, on the parsed body, before the route's own validation: free-form
 JSON (an experiment's `base` and `grid`, an external run's config) included. Query
-strings are declared with `api.deps.NO_NUL` instead.
+strings and the bodies' text fields also declare it (`NO_NUL`), so the schema says so.
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ from fastapi.routing import APIRoute
 MAX_DEPTH = 32
 NON_FINITE = "Input should be a finite number"
 NUL = "Input should not contain the NUL character (U+0000)"
+# The pattern that declares it in the schema, for query strings and the body's strings
+# that reach the database.
+NO_NUL = r"^[^\x00]*$"
 TOO_DEEP = f"Input should be nested at most {MAX_DEPTH} levels deep"
 
 Loc = tuple[str | int, ...]

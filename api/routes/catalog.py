@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query
 from fastapi.exceptions import RequestValidationError
 
-from api.deps import NO_NUL, SettingsDep
+from api.deps import SettingsDep
 from api.schemas.catalog import (
     DatasetStatusPublic,
     MetaPublic,
@@ -19,6 +19,7 @@ from api.schemas.catalog import (
     StatusPublic,
 )
 from api.schemas.errors import NOT_FOUND
+from api.storable import NO_NUL
 from db import status
 from worker.data_root import DEFAULT_ROOT, data_status
 from worker.engine import ConfigError, RunConfig, metrics

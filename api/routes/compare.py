@@ -10,10 +10,11 @@ from fastapi import APIRouter, HTTPException, Query, Response
 from fastapi.exceptions import RequestValidationError
 
 from api.comparison import RunData, config_diff, table, targets
-from api.deps import MAX_INT, NO_NUL, SessionDep
+from api.deps import MAX_INT, SessionDep
 from api.files import attachment, file_responses
 from api.schemas.compare import ComparePublic
 from api.schemas.errors import NOT_FOUND
+from api.storable import NO_NUL
 from db.metrics import final_values, full_series
 from db.models import Run
 from worker.engine import metrics

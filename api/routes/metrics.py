@@ -9,12 +9,13 @@ from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
 
 from api.bundle import bundle_json, bundle_zip, rounds_csv
-from api.deps import MAX_INT, NO_NUL, RunDep, SessionDep, SessionsDep, SettingsDep
+from api.deps import MAX_INT, RunDep, SessionDep, SessionsDep, SettingsDep
 from api.files import disposition
 from api.progress import shown_run
 from api.schemas.errors import NOT_FOUND
 from api.schemas.runs import RunItem, without_config
 from api.schemas.series import MetricsPublic, RoundsPublic, SeriesPublic
+from api.storable import NO_NUL
 from db.metrics import downsample, last_round, round_rows
 
 router = APIRouter(prefix="/api/runs/{run_id}", tags=["metrics"], responses=NOT_FOUND)

@@ -8,10 +8,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 from fastapi.exceptions import RequestValidationError
 
-from api.deps import NO_NUL, RunDep, SessionDep
+from api.deps import RunDep, SessionDep
 from api.files import attachment
 from api.routes.compare import FIGURE_FILES
 from api.schemas.errors import NOT_FOUND
+from api.storable import NO_NUL
 from db.metrics import full_series
 from worker.engine import metrics
 from worker.engine.metrics import MetricSpec

@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Query, Response
 from sqlalchemy.orm import Session
 
 from api.admission import admit
-from api.deps import MAX_INT, NO_NUL, DispatcherDep, Offset, RunDep, SessionDep, SettingsDep
+from api.deps import MAX_INT, DispatcherDep, Offset, RunDep, SessionDep, SettingsDep
 from api.external import create_external
 from api.progress import board, shown_run
 from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
@@ -24,6 +24,7 @@ from api.schemas.runs import (
     RunsPublic,
     without_config,
 )
+from api.storable import NO_NUL
 from db.bulk import archive_runs, delete_runs, existing, tag_runs
 from db.models import EXTERNAL, Run
 from db.run_models import model_size

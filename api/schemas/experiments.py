@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
+from api.storable import NO_NUL
 from worker.engine.config import MAX_SEED
 
 MAX_RUNS = 500
@@ -26,7 +27,7 @@ class ExperimentCell(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    label: str = Field("", max_length=200)
+    label: str = Field("", max_length=200, pattern=NO_NUL)
     set: dict[str, Any] = Field(
         min_length=1, description='Dotted key -> value, e.g. {"algorithm.name": "cafed"}.'
     )
@@ -35,7 +36,7 @@ class ExperimentCell(BaseModel):
 class ExperimentCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=200, pattern=NO_NUL)
     base: dict[str, Any] = Field(default_factory=dict, description="RunConfig JSON (partial).")
     grid: dict[str, list[Any]] = Field(
         default_factory=dict,
@@ -48,7 +49,7 @@ class ExperimentCreate(BaseModel):
         "grid alone).",
     )
     seeds: list[Seed] = Field(default_factory=lambda: [0], min_length=1, max_length=100)
-    notes: str = Field("", max_length=20_000)
+    notes: str = Field("", max_length=20_000, pattern=NO_NUL)
 
 
 class ExperimentProgress(BaseModel):
@@ -94,4 +95,6 @@ class ReproduceRequest(BaseModel):
     seeds: list[Seed] | None = Field(
         None, min_length=1, max_length=100, description="Default: the paper's seeds."
     )
-    variant: str | None = Field(None, description="The preset's variant (default: its first).")
+    variant: str | None = Field(
+        None, pattern=NO_NUL, description="The preset's variant (default: its first)."
+    )

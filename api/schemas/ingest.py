@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints
 
+from api.storable import NO_NUL
 from db.packing import WEIGHT_DTYPE
 from db.status import Status
 
@@ -33,7 +34,7 @@ class ExternalRunCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: Literal["external"] = Field(description="Declares an external run.")
-    name: str = Field(min_length=1, max_length=400)
+    name: str = Field(min_length=1, max_length=400, pattern=NO_NUL)
     config: dict[str, Any] = Field(
         default_factory=dict,
         description="Free-form JSON, stored as it is. String values of `algorithm`, "
@@ -49,9 +50,10 @@ class ExternalRunCreate(BaseModel):
         None,
         min_length=1,
         max_length=200,
+        pattern=NO_NUL,
         description="Name of the experiment the run belongs to (created when new).",
     )
-    notes: str = Field("", max_length=20_000)
+    notes: str = Field("", max_length=20_000, pattern=NO_NUL)
 
 
 class RoundIn(BaseModel):

@@ -23,6 +23,7 @@ from pydantic_core import CoreSchema
 
 from api.schemas.catalog import REFERENCES_DESCRIPTION, ReferencePublic
 from api.schemas.ingest import ExternalRunCreate
+from api.storable import NO_NUL
 from db.models import EXTERNAL
 from db.status import ACTIVE, RESUMABLE, Status
 from worker.engine import RunConfig, metrics
@@ -147,8 +148,8 @@ class RunEdit(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = Field(None, min_length=1, max_length=200)
-    notes: str | None = Field(None, max_length=20_000)
+    name: str | None = Field(None, min_length=1, max_length=200, pattern=NO_NUL)
+    notes: str | None = Field(None, max_length=20_000, pattern=NO_NUL)
     tags: list[Tag] | None = Field(None, max_length=20, description="Replaces the run's tags.")
     archived: StrictBool | None = Field(None, description="Archive the run, or bring it back.")
 
