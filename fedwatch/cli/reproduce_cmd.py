@@ -3,8 +3,8 @@
 Runs a paper preset's comparison set over the paper's seeds (as `fedwatch compare`),
 then writes the reproduction report (`worker/reproduction/`): `report.md` with the
 figures of FedWatch, of the authors' code where reference runs are bundled and of the
-paper, the mean curves as `curves.svg` and `curves.pdf` (matplotlib), and `report.json`,
-and prints the Markdown.
+paper, the mean curves as `curves.svg`, `curves.pdf` and `curves.png` (matplotlib), and
+`report.json`, and prints the Markdown.
 """
 
 from __future__ import annotations
@@ -55,6 +55,11 @@ def official(preset: Preset, job: Job) -> list[str]:
     if ref is None:
         raise CliError(f"--official-draws: {preset.name} has no reference runs")
     runs = {r.seed: r for r in ref.runs.get(job.algorithm, [])}
+    if runs and not any(r.rounds for r in runs.values()):
+        raise CliError(
+            f"--official-draws: the official {job.algorithm} runs record no draws "
+            f"({preset.name}'s availability is deterministic: FedWatch draws the same)"
+        )
     if job.seed not in runs:
         seeds = ", ".join(map(str, sorted(runs))) or "none"
         raise CliError(
@@ -97,10 +102,13 @@ def run(args: argparse.Namespace) -> int:
         record = json.loads(Path(result["path"]).read_text())
         rounds = [(r["round"], r) for r in record["rounds"]]
         curves.setdefault(result["algorithm"], []).append(run_curve(result["seed"], rounds))
-    report = build(preset, curves, draws="official" if args.official_draws else "own")
+    length = preset.run_config(list(jobs[0].assignments)).rounds
+    report = build(
+        preset, curves, draws="official" if args.official_draws else "own", rounds=length
+    )
     text = markdown(report, plot="curves.svg")
     (out / "report.md").write_text(text)
-    for fmt in ("svg", "pdf"):
+    for fmt in ("svg", "pdf", "png"):
         (out / f"curves.{fmt}").write_bytes(report.figure(fmt))
     (out / "report.json").write_text(json.dumps(report.to_json()))
     print(text)

@@ -33,6 +33,7 @@ def test_official_draws_reproduce_the_official_runs(
         assert f">{text}</text>" in svg or f">{text} <" in svg or text in svg, text
     assert svg.count("<text") >= 4 * 3  # a title, an axis label and ticks per panel
     assert (tmp_path / "curves.pdf").read_bytes().startswith(b"%PDF")
+    assert (tmp_path / "curves.png").read_bytes().startswith(b"\x89PNG")
     assert "| cafed | client.lr=0.01, server.lr=0.3 |" in out
     assert "replayed the draws of the official run" in out
 
@@ -65,6 +66,15 @@ def test_bad_arguments_exit_2(
 
     assert code == 2
     assert message in capsys.readouterr().err
+
+
+def test_official_draws_are_refused_where_the_official_runs_record_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["reproduce", "fedlaavg-mnist", "--official-draws", "--out", str(tmp_path)])
+
+    assert code == 2
+    assert "the official fedlaavg runs record no draws" in capsys.readouterr().err
 
 
 def test_an_image_preset_names_the_files_it_needs(

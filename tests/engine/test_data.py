@@ -132,6 +132,18 @@ def test_torchvision_mnist_reads_standard_files(tmp_path: Path) -> None:
     ] == [1] * 10
 
 
+def test_unit_normalization_gives_the_bytes_over_255(tmp_path: Path) -> None:
+    write_tiny_mnist(tmp_path, n_train=20, n_test=10)
+    pixel_bytes = np.fromfile(tmp_path / "MNIST/raw/t10k-images-idx3-ubyte", np.uint8)[16:]
+    cfg = DataConfig(dataset="mnist", root=str(tmp_path), n_clients=10, normalization="unit")
+
+    data = load_data(cfg, seed=0)
+
+    expected = torch.from_numpy(pixel_bytes.astype(np.float32) / 255)
+    # the same values, the test rows in the order the clients' labels give them
+    torch.testing.assert_close(data.x_test.flatten().sort().values, expected.sort().values)
+
+
 def test_missing_dataset_names_the_files(tmp_path: Path) -> None:
     cfg = DataConfig(dataset="cifar10", root=str(tmp_path), partition="iid")
 

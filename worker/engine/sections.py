@@ -139,13 +139,13 @@ class DataSection(Params):
         json_schema_extra=_read_from_data_root,
         description="torchvision datasets: download when missing.",
     )
-    normalization: Literal["symmetric", "standard"] = Field(
+    normalization: Literal["symmetric", "standard", "unit"] = Field(
         "symmetric",
         json_schema_extra=_read_from_data_root,
-        description="torchvision images: pixels scaled to [-1, 1] (symmetric), or "
+        description="torchvision images: pixels scaled to [-1, 1] (symmetric), "
         "standardised by the dataset's usual per-channel mean and std, (x/255 − mean)/std "
         "(standard: mnist and cifar10, as CA-Fed's code reads them; other datasets keep "
-        "their scaling).",
+        "their scaling), or x/255 in [0, 1] (unit, as FedLaAvg's code reads MNIST).",
     )
     max_train_samples: int | None = Field(
         None, ge=1, description="Use at most this many training samples (quick runs)."

@@ -47,6 +47,20 @@ def figures(curve: Curve, rounds: int) -> dict[str, float]:
     }
 
 
+def period_swing(curve: Curve, period: int, start: int) -> float:
+    """The mean, over the whole availability cycles [s, s + period) from `start` on, of
+    the range (max − min) of the accuracies logged at rounds completed in (s, s + period]:
+    how far a curve swings with a periodic availability (FedLaAvg's diurnal groups). NaN
+    where no whole cycle was logged."""
+    points = dict(zip(curve.rounds, curve.acc, strict=True))
+    swings = []
+    for s in range(start, max(curve.rounds) - period + 1, period):
+        cycle = [a for r, a in points.items() if s < r <= s + period]
+        if cycle:
+            swings.append(max(cycle) - min(cycle))
+    return math.fsum(swings) / len(swings) if swings else math.nan
+
+
 def mean_curve(curves: Sequence[Curve]) -> tuple[list[int], list[float]]:
     """The mean accuracy across runs at the rounds every run evaluated."""
     common = sorted(set.intersection(*(set(c.rounds) for c in curves))) if curves else []

@@ -82,10 +82,12 @@ def build(
     curves: Mapping[str, Sequence[Curve]],
     runs_total: int | None = None,
     draws: str = "own",
+    rounds: int | None = None,
 ) -> Report:
     """The report of `preset` from FedWatch's curves per algorithm (finished runs);
-    `draws`: FedWatch's own availability draws, or the official runs' replayed."""
-    rounds = preset.run_config().rounds
+    `draws`: FedWatch's own availability draws, or the official runs' replayed;
+    `rounds`: the runs' length where a `--set rounds=…` changed the preset's."""
+    rounds = rounds or preset.run_config().rounds
     ref = reference(preset.name)
     rows = [_row(preset, m, list(curves.get(m.name, [])), rounds, ref)
             for m in preset.compare]  # fmt: skip

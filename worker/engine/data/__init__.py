@@ -16,7 +16,7 @@ import numpy as np
 from worker.engine.data.federated import FederatedData, assemble
 from worker.engine.data.incongruent import incongruent
 from worker.engine.data.partitions import PartitionError, apply_label_swap, partition
-from worker.engine.data.vision import MEAN_STD, DatasetMissing, standardized
+from worker.engine.data.vision import MEAN_STD, DatasetMissing, standardized, unit_scaled
 from worker.engine.registry import DATASETS, DatasetFacts, selected
 from worker.engine.rng import numpy_gen
 from worker.engine.sections import DataSection
@@ -39,6 +39,8 @@ def load_data(cfg: DataSection, seed: int) -> FederatedData:
     x, y, xt, yt = loaded
     if cfg.normalization == "standard" and cfg.dataset in MEAN_STD:
         x, xt = standardized(cfg.dataset, x), standardized(cfg.dataset, xt)
+    elif cfg.normalization == "unit" and entry.facts.source == "data_root":
+        x, xt = unit_scaled(x), unit_scaled(xt)
     facts: DatasetFacts = entry.facts
     if cfg.partition == "incongruent":
         return incongruent((x, y, xt, yt), facts.n_classes, cfg, rng)

@@ -80,12 +80,17 @@ MEAN_STD: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
 }
 
 
+def unit_scaled(images: Tensor) -> Tensor:
+    """Images in [-1, 1] (as the pools hold them) as x/255 in [0, 1], x the original
+    byte: what torchvision's ToTensor alone gives."""
+    return images.add(1.0).mul_(127.5).round_().div_(255)
+
+
 def standardized(name: str, images: Tensor) -> Tensor:
     """Images in [-1, 1] (as the pools hold them) as (x/255 − mean)/std per channel,
     x the original byte: what torchvision's ToTensor and Normalize give."""
     mean, std = (torch.tensor(v).view(-1, 1, 1) for v in MEAN_STD[name])
-    pixels = images.add(1.0).mul_(127.5).round_().div_(255)
-    return pixels.sub_(mean).div_(std)
+    return unit_scaled(images).sub_(mean).div_(std)
 
 
 def _facts(name: str, source: DataSource) -> DatasetFacts:
