@@ -44,7 +44,9 @@ def measure(algorithm: str) -> tuple[float, float]:
     summary = simulate(config, sink)
     spread = [r.metrics["client_acc_var"] for r in sink.records if "client_acc_var" in r.metrics]
     assert len(spread) == ROUNDS // 10
-    return summary["final_test_acc"], statistics.mean(spread)
+    final = summary["final_test_acc"]
+    assert final is not None
+    return float(final), statistics.mean(spread)
 
 
 @pytest.mark.slow
