@@ -53,9 +53,8 @@ class Tracker:
         now: float | None = None,
     ) -> dict[str, float]:
         """The round's client metrics; `available`: the round's available clients;
-        `weights`: the clients whose update entered, with their
-        weights (the round's record); `now`: the round's end in simulated seconds (None:
-        no clock)."""
+        `weights`: the clients whose update entered, with their weights (the round's
+        record); `now`: the round's end in simulated seconds (None: no clock)."""
         self.rounds += 1
         self.available.add(available.mask)
         self.entered[selected.unique()] += 1
