@@ -109,6 +109,8 @@ def test_word_thresholds_by_hand() -> None:
     p = torch.tensor([0.5, 0.25, 1.0, 1e-12, 0.3], dtype=torch.float64)
 
     assert word_thresholds(p).tolist() == [2**31 - 1, 2**30 - 1, 2**32 - 1, 0, 1288490188]
+    same = word_thresholds(torch.full((3,), 0.5, dtype=torch.float64))
+    assert same.shape == () and same.dtype == np.uint32 and int(same) == 2**31 - 1
 
 
 def test_uniform_words_are_the_raw_outputs_halves_low_first() -> None:

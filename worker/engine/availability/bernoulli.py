@@ -58,8 +58,11 @@ def float32_ceiling(p: Tensor) -> Tensor:
 
 def word_thresholds(p: Tensor) -> np.ndarray:
     """⌈p_k·2³²⌉ − 1 as uint32, for p_k in (0, 1]: a uniform 32-bit word is at most it
-    with probability ⌈p_k·2³²⌉/2³² (p_k itself where p_k·2³² is a whole number)."""
-    return (np.ceil(p.double().numpy() * 2.0**32) - 1).clip(0, 2**32 - 1).astype(np.uint32)
+    with probability ⌈p_k·2³²⌉/2³² (p_k itself where p_k·2³² is a whole number); one
+    number (a 0-d array) where every client has the same, which the words are compared
+    with at half the memory traffic."""
+    below = (np.ceil(p.double().numpy() * 2.0**32) - 1).clip(0, 2**32 - 1).astype(np.uint32)
+    return below[:1].reshape(()) if len(below) and (below == below[0]).all() else below
 
 
 def uniform_words(gen: np.random.Generator, n: int) -> np.ndarray:
