@@ -9,12 +9,19 @@ A sink notes the time of each round's record, so the figures are:
 - start-up: from `simulate` to the end of round 0, less one round (data generation,
   model, availability, the first traces);
 - s/round: the median round before the last (training, aggregation, availability
-  draws, the round's client metrics), and its ratio to the smallest N;
+  draws, the round's client metrics: a round without evaluation), and its ratio to
+  the smallest N;
+- draw: the median time of a round's availability draw (the model's `mask`), and the
+  round without it ("less draw") with its ratio to the smallest N: what the issue's
+  "per-round costs independent of N apart from the availability draws" reads;
 - evaluation: the last round less the median round (the N·`--test` test rows);
 - peak memory: the process's peak resident set.
 
     python bench/population.py [--clients 1000,10000,100000,1000000] [--rounds 20]
-        [--device cpu|cuda]
+        [--device cpu|cuda] [--clock wall|cpu]
+
+`--clock cpu` times every figure by the process's CPU time rather than the wall clock:
+on a machine shared with other work, what the process itself spent.
 """
 
 from __future__ import annotations
@@ -34,7 +41,11 @@ ALGORITHMS = ("fedavg", "fedlaavg")
 
 
 def child(args: argparse.Namespace) -> dict[str, float]:
-    from worker.engine import ListSink, RoundRecord, build_config, simulate
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    from torch import Tensor
+
+    from worker.engine import ListSink, RoundRecord, build_config
+    from worker.engine.loop import Simulation
 
     class Clocked(ListSink):
         def __init__(self) -> None:
@@ -42,7 +53,7 @@ def child(args: argparse.Namespace) -> dict[str, float]:
             self.ends: list[float] = []
 
         def on_round(self, record: RoundRecord) -> None:
-            self.ends.append(time.perf_counter())
+            self.ends.append(clock())
 
     n, algorithm = args.child.split(":")
     config = build_config(
@@ -62,13 +73,26 @@ def child(args: argparse.Namespace) -> dict[str, float]:
         }
     )
     sink = Clocked()
-    started = time.perf_counter()
-    simulate(config, sink)
+    started = clock()
+    sim = Simulation(config)
+    draws: list[float] = []
+    mask = sim.availability.mask
+
+    def timed_mask(t: int) -> Tensor:
+        began = clock()
+        out = mask(t)
+        draws.append(clock() - began)
+        return out
+
+    sim.availability.mask = timed_mask  # type: ignore[method-assign]
+    sim.run(sink)
     gaps = [b - a for a, b in zip(sink.ends, sink.ends[1:], strict=False)]
     per_round = statistics.median(gaps[:-1])
+    draw = statistics.median(draws[1:-1])
     return {
         "startup_s": sink.ends[0] - started - per_round,
         "round_s": per_round,
+        "draw_s": draw,
         "eval_s": gaps[-1] - per_round,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
@@ -81,6 +105,13 @@ def main() -> None:
     parser.add_argument("--train", type=int, default=10, help="training rows per client")
     parser.add_argument("--test", type=int, default=1, help="test rows per client")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument(
+        "--clock",
+        default="wall",
+        choices=["wall", "cpu"],
+        help="time every figure by the wall clock, or by the process's CPU time (which "
+        "other processes on a busy machine inflate less)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     openmp.prepare(os.environ)  # the children's threads wait as the `fedwatch` command's
@@ -90,25 +121,30 @@ def main() -> None:
     print(
         f"{len(os.sched_getaffinity(0))} cores, torch's default threads, sleeping when idle; "
         f"load {os.getloadavg()[0]:.2f}; {args.rounds} rounds, K = 100, "
-        f"{args.train} training and {args.test} test rows a client, on {args.device}"
+        f"{args.train} training and {args.test} test rows a client, on {args.device}; "
+        f"{args.clock} clock"
     )
     print(
         f"{'N':>9} {'algorithm':>9} {'start-up s':>10} {'s/round':>8} {'÷ smallest N':>12} "
-        f"{'eval s':>7} {'test rows':>9} {'peak MB':>8}"
+        f"{'draw s':>7} {'less draw':>9} {'÷ smallest N':>12} {'eval s':>7} {'test rows':>9} "
+        f"{'peak MB':>8}"
     )
-    first: dict[str, float] = {}
+    first: dict[str, tuple[float, float]] = {}
     for n in [int(c) for c in args.clients.split(",")]:
         for algorithm in ALGORITHMS:
             argv = [__file__, "--child", f"{n}:{algorithm}", "--rounds", str(args.rounds)]
             argv += ["--train", str(args.train), "--test", str(args.test), "--device", args.device]
+            argv += ["--clock", args.clock]
             out = subprocess.run(
                 [sys.executable, *argv], capture_output=True, text=True, check=True
             ).stdout
             r = json.loads(out.strip().splitlines()[-1])
-            base = first.setdefault(algorithm, r["round_s"])
+            less = r["round_s"] - r["draw_s"]
+            base, base_less = first.setdefault(algorithm, (r["round_s"], less))
             print(
                 f"{n:>9} {algorithm:>9} {r['startup_s']:10.2f} {r['round_s']:8.4f} "
-                f"{r['round_s'] / base:12.2f} {r['eval_s']:7.3f} {n * args.test:>9} "
+                f"{r['round_s'] / base:12.2f} {r['draw_s']:7.4f} {less:9.4f} "
+                f"{less / base_less:12.2f} {r['eval_s']:7.3f} {n * args.test:>9} "
                 f"{r['peak_mb']:8.0f}",
                 flush=True,
             )

@@ -16,7 +16,7 @@ A minimal algorithm, FedAvg over every available client with a damped server ste
     from torch import Tensor
 
     from fedwatch.plugins import (
-        Algorithm, Facts, MetricSpec, Params, Plan, Step,
+        Algorithm, Available, Facts, MetricSpec, Params, Plan, Step,
         algorithm, renormalised, weighted_step,
     )
 
@@ -30,8 +30,8 @@ A minimal algorithm, FedAvg over every available client with a damped server ste
         metrics = (TRAINED,)
         params: DampedParams
 
-        def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
-            return Plan(available.nonzero().flatten().cpu())
+        def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
+            return Plan(available.ids)
 
         def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
             ids = plan.selected.to(self.facts.device)
@@ -54,7 +54,9 @@ The contract, in short:
   lr, a loss probe). State that a checkpoint must hold is listed in `state`; resuming
   from a checkpoint must give the same rounds as an uninterrupted run.
 - `select(t, w, available, gen) -> Plan`: who trains (ascending ids on the CPU), or the
-  centralised case; optionally a (K, d) gradient correction and a proximal weight.
+  centralised case, from the round's `Available` clients (`available.mask`, the (N,)
+  bool mask, and `available.ids`, its ascending ids on the CPU, found once a round);
+  optionally a (K, d) gradient correction and a proximal weight.
   Draw random choices from `gen` only (`uniform_sample`, `oldest_first`).
 - `aggregate(t, w, plan, deltas, lr) -> Step` (`plan.planned` and `plan.steps`: the
   clients' planned and completed local steps, for normalising by the work done): the
@@ -91,6 +93,7 @@ from worker.engine.algorithms.selection import oldest_first, uniform_sample
 from worker.engine.availability.base import Availability, AvailabilityFacts
 from worker.engine.data.federated import FederatedData
 from worker.engine.data.vision import Pool
+from worker.engine.masks import Available
 from worker.engine.metrics import MetricSpec
 from worker.engine.params import Params, RunShape
 from worker.engine.plugins import Failed, Loaded, PluginReport, report
@@ -116,6 +119,7 @@ __all__ = [
     "Algorithm",
     "Availability",
     "AvailabilityFacts",
+    "Available",
     "ClientMemory",
     "DataSection",
     "DatasetFacts",

@@ -11,6 +11,7 @@ from torch import Tensor
 
 from worker.engine.algorithms import Algorithm, Facts, Plan, Step
 from worker.engine.algorithms.asynchronous import AsyncAlgorithm
+from worker.engine.masks import Available
 from worker.engine.overrides import build_config
 from worker.engine.registry import ALGORITHMS, selected
 
@@ -90,5 +91,5 @@ def gen(seed: int = 0) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
 
-def mask(*bits: int) -> torch.Tensor:
-    return torch.tensor(bits, dtype=torch.bool)
+def mask(*bits: int) -> Available:
+    return Available.of(torch.tensor(bits, dtype=torch.bool))

@@ -33,7 +33,7 @@ class Damped(Algorithm):
     metrics = (TRAINED,)
 
     def select(self, t, w, available, gen):
-        return Plan(available.nonzero().flatten().cpu())
+        return Plan(available.ids)
 
     def aggregate(self, t, w, plan, deltas, lr):
         ids = plan.selected.to(self.facts.device)

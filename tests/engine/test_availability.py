@@ -1,15 +1,24 @@
+import numpy as np
 import pytest
 import torch
 from torch.testing import assert_close
 
 from worker.engine import ConfigError, build_config
 from worker.engine.availability.base import Always, AvailabilityFacts
-from worker.engine.availability.bernoulli import Bernoulli, BernoulliParams, bernoulli_probabilities
+from worker.engine.availability.bernoulli import (
+    Bernoulli,
+    BernoulliParams,
+    bernoulli_probabilities,
+    float32_ceiling,
+    uniform_words,
+    word_thresholds,
+)
 from worker.engine.availability.diurnal import Diurnal, DiurnalParams, diurnal_from_config
 from worker.engine.availability.markov import Markov, MarkovParams, cafed_population
 from worker.engine.data import load_data
 from worker.engine.data.population import Population
 from worker.engine.loop import build_availability
+from worker.engine.rng import KEPT_STREAMS_UP_TO, numpy_gen, torch_gen
 
 
 def masks(model: object, rounds: int) -> torch.Tensor:
@@ -49,6 +58,101 @@ def test_bernoulli_frequencies_match_p() -> None:
     freq = masks(model, 4000).double().mean(dim=0)
 
     assert_close(freq, model.pi, atol=0.03, rtol=0)
+
+
+def test_float32_ceiling_by_hand() -> None:
+    # 0.7 rounds down in float32 (0.699999988…), so its ceiling is the next float32 up;
+    # 0.1 rounds up (0.100000001…) and 0.5, 1 are exact: each is its own ceiling
+    p = torch.tensor([0.7, 0.1, 0.5, 1.0], dtype=torch.float64)
+    below_07 = torch.tensor(0.7, dtype=torch.float32)
+
+    ceiling = float32_ceiling(p)
+
+    assert float(below_07) < 0.7
+    up = torch.nextafter(below_07, torch.tensor(1.0))
+    assert ceiling.tolist() == [float(up), float(p[1].float()), 0.5, 1.0]
+    assert bool(below_07 < ceiling[0]) and not bool(below_07 < p[0].float())
+
+
+def test_float32_ceiling_compares_as_float64_does() -> None:
+    # u < p in float64 and u < ceiling in float32 agree on random p, at the float32
+    # numbers on either side of each p and at random u
+    p = torch.rand(10_000, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    near = p.float()
+    us = [
+        near,
+        torch.nextafter(near, torch.tensor(0.0)),
+        torch.nextafter(near, torch.tensor(1.0)),
+        torch.rand(10_000, generator=torch.Generator().manual_seed(3)),
+    ]
+
+    for u in us:
+        assert torch.equal(u < float32_ceiling(p), u.double() < p)
+
+
+def test_bernoulli_keeps_its_stream_up_to_the_kept_population() -> None:
+    # the draw every run recorded: u ~ U[0, 1) float32 from (seed, "availability", t),
+    # u < p in float64
+    p = bernoulli_probabilities(
+        BernoulliParams(profile="uniform"), torch.zeros(KEPT_STREAMS_UP_TO, dtype=torch.long), 10, 4
+    )
+    model = Bernoulli(p, seed=4)
+
+    for t in (0, 7):
+        u = torch.rand(KEPT_STREAMS_UP_TO, generator=torch_gen(4, "availability", t))
+        assert torch.equal(model.mask(t), u.double() < p)
+
+
+def test_word_thresholds_by_hand() -> None:
+    # ⌈p·2³²⌉ − 1: ½ → 2³¹ − 1, ¼ → 2³⁰ − 1, 1 → 2³² − 1 (always), 10⁻¹² → 0 (one word
+    # in 2³²), 0.3 → ⌈1288490188.8⌉ − 1 = 1288490188
+    p = torch.tensor([0.5, 0.25, 1.0, 1e-12, 0.3], dtype=torch.float64)
+
+    assert word_thresholds(p).tolist() == [2**31 - 1, 2**30 - 1, 2**32 - 1, 0, 1288490188]
+    same = word_thresholds(torch.full((3,), 0.5, dtype=torch.float64))
+    assert same.shape == () and same.dtype == np.uint32 and int(same) == 2**31 - 1
+
+
+def test_uniform_words_are_the_raw_outputs_halves_low_first() -> None:
+    raw = np.random.default_rng(9).bit_generator.random_raw(2).tolist()
+
+    words = uniform_words(np.random.default_rng(9), 3)
+
+    assert words.tolist() == [raw[0] & 0xFFFFFFFF, raw[0] >> 32, raw[1] & 0xFFFFFFFF]
+
+
+def test_bernoulli_above_the_kept_population_draws_words() -> None:
+    # client k is present where its word from (seed, "availability", t) is at most
+    # ⌈p_k·2³²⌉ − 1
+    n = KEPT_STREAMS_UP_TO + 1
+    p = torch.full((n,), 0.25, dtype=torch.float64)
+    model = Bernoulli(p, seed=5)
+
+    words = uniform_words(numpy_gen(5, "availability", 3), n)
+
+    assert torch.equal(model.mask(3), torch.from_numpy(words <= 2**30 - 1))
+
+
+def test_bernoulli_words_are_present_with_p_independently() -> None:
+    # 200 000 clients with p_k ~ U[0.1, 1], 30 rounds: each tenth of the clients by p is
+    # present as often as its mean p says (within 5σ), successive rounds are
+    # uncorrelated, and a round drawn twice is the same
+    n, rounds = 200_000, 30
+    cfg = BernoulliParams(profile="uniform", p_min=0.1)
+    p = bernoulli_probabilities(cfg, torch.zeros(n, dtype=torch.long), 10, 6)
+    model = Bernoulli(p, seed=6)
+    m = masks(model, rounds).double()
+
+    order = p.argsort()
+    for group in order.chunk(10):
+        expected = float(p[group].mean())
+        sigma = (float((p[group] * (1 - p[group])).sum()) * rounds) ** 0.5
+        assert abs(float(m[:, group].sum()) - expected * len(group) * rounds) < 5 * sigma
+    centred = m - p
+    lagged = float((centred[1:] * centred[:-1]).mean())
+    spread = float(((p * (1 - p)) ** 2).mean()) ** 0.5
+    assert abs(lagged) < 5 * spread / (n * (rounds - 1)) ** 0.5
+    assert torch.equal(model.mask(4), model.mask(4))
 
 
 def test_diurnal_number_strategy_by_hand() -> None:

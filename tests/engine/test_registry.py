@@ -15,6 +15,7 @@ from worker.engine import ConfigError, build_config, metrics, registry
 from worker.engine.algorithms.base import Algorithm, Plan, Step
 from worker.engine.algorithms.memory import MEMORY_FILLED
 from worker.engine.config import build_run_config
+from worker.engine.masks import Available
 from worker.engine.metrics import MetricSpec
 from worker.engine.params import Params
 from worker.engine.registry import ALGORITHMS, SCHEDULES, RegistrationError, algorithm, selected
@@ -30,8 +31,8 @@ def restore_registries() -> Iterator[None]:
 
 
 class Noop(Algorithm):
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
-        return Plan(available.nonzero().flatten().cpu())
+    def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
+        return Plan(available.ids)
 
     def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
         return Step(None, torch.zeros(self.facts.n))

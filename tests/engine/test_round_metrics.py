@@ -11,6 +11,7 @@ from torch import Tensor
 from worker.engine import ListSink, build_config, registry, simulate
 from worker.engine.algorithms.base import Algorithm, Plan, Step
 from worker.engine.config import build_run_config
+from worker.engine.masks import Available
 from worker.engine.registry import algorithm
 
 
@@ -44,8 +45,8 @@ def restore_registries() -> Iterator[None]:
 def test_a_metric_the_class_does_not_declare_stops_the_run() -> None:
     @algorithm("chatty")
     class Chatty(Algorithm):
-        def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
-            return Plan(available.nonzero().flatten().cpu())
+        def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
+            return Plan(available.ids)
 
         def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
             return Step(None, torch.zeros(self.facts.n), {"chatty_words": 1.0})

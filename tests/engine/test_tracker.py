@@ -3,8 +3,9 @@ import math
 import pytest
 import torch
 
+from worker.engine.masks import Available
 from worker.engine.records import ClientWeights
-from worker.engine.tracker import Tracker, _spread
+from worker.engine.tracker import Tally, Tracker, _spread
 
 
 def entered(dense: torch.Tensor) -> ClientWeights:
@@ -15,7 +16,7 @@ def entered(dense: torch.Tensor) -> ClientWeights:
 
 def test_staleness_by_hand() -> None:
     tracker = Tracker(torch.full((4,), 0.25), target_acc=None)
-    everyone = torch.ones(4, dtype=torch.bool)
+    everyone = Available.of(torch.ones(4, dtype=torch.bool))
     tracker.client_metrics(
         0, everyone, torch.tensor([0, 1]), entered(torch.tensor([0.5, 0.5, 0, 0]))
     )
@@ -32,7 +33,7 @@ def test_staleness_by_hand() -> None:
 def test_tv_bias_by_hand() -> None:
     tracker = Tracker(torch.tensor([0.5, 0.5]), target_acc=None)
 
-    both = torch.ones(2, dtype=torch.bool)
+    both = Available.of(torch.ones(2, dtype=torch.bool))
     first = tracker.client_metrics(0, both, torch.tensor([0]), entered(torch.tensor([1.0, 0.0])))
     second = tracker.client_metrics(1, both, torch.tensor([1]), entered(torch.tensor([0.0, 1.0])))
 
@@ -68,7 +69,7 @@ def test_participation_bias_by_hand() -> None:
         ids = torch.tensor(selected, dtype=torch.long)
         weights = torch.zeros(3)
         weights[ids] = 0.5
-        tracker.client_metrics(t, mask, ids, entered(weights))
+        tracker.client_metrics(t, Available.of(mask), ids, entered(weights))
 
     s = tracker.summary(rounds=4, wall_s=1.0, stopped=False)
 
@@ -77,7 +78,7 @@ def test_participation_bias_by_hand() -> None:
 
 def test_no_participation_bias_when_availability_does_not_vary() -> None:
     tracker = Tracker(torch.full((2,), 0.5), target_acc=None)
-    both = torch.ones(2, dtype=torch.bool)
+    both = Available.of(torch.ones(2, dtype=torch.bool))
     tracker.client_metrics(0, both, torch.tensor([0]), entered(torch.tensor([1.0, 0.0])))
 
     assert tracker.summary(rounds=1, wall_s=1.0, stopped=False)["participation_bias"] is None
@@ -101,7 +102,7 @@ def test_client_metrics_equal_the_pass_over_every_client() -> None:
         selected = torch.randperm(n, generator=g)[: int(torch.randint(0, 6, (1,), generator=g))]
         weights = torch.zeros(n)
         weights[selected] = torch.rand(len(selected), generator=g)
-        everyone = torch.ones(n, dtype=torch.bool)
+        everyone = Available.of(torch.ones(n, dtype=torch.bool))
         m = tracker.client_metrics(t, everyone, selected.sort().values, entered(weights))
 
         assert {k: v for k, v in m.items() if k.startswith("staleness")} == _spread(
@@ -115,3 +116,25 @@ def test_client_metrics_equal_the_pass_over_every_client() -> None:
             assert m["tv_bias_avg"] == pytest.approx(expected_avg)
         else:
             assert "tv_bias" not in m
+
+
+def test_tally_by_hand() -> None:
+    # three rounds: (1, 0, 1), (1, 1, 0), (1, 0, 0) → (3, 1, 1)
+    tally = Tally(3)
+    for bits in ([1, 0, 1], [1, 1, 0], [1, 0, 0]):
+        tally.add(torch.tensor(bits, dtype=torch.bool))
+
+    assert tally.counts().tolist() == [3, 1, 1]
+    assert tally.counts().dtype == torch.long
+
+
+def test_tally_counts_past_a_byte() -> None:
+    # 600 rounds: client 0 every round, client 1 every other, client 2 never: counts
+    # past 255, carried out of the bytes, also across a restore from the counts
+    tally = Tally(3)
+    for t in range(600):
+        if t == 300:
+            tally = Tally.of(tally.counts())
+        tally.add(torch.tensor([True, t % 2 == 0, False]))
+
+    assert tally.counts().tolist() == [600, 300, 0]

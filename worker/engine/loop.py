@@ -23,9 +23,9 @@ from worker.engine.clock import process_age_s
 from worker.engine.config import RunConfig
 from worker.engine.data import FederatedData, load_data
 from worker.engine.errors import ConfigError
-from worker.engine.masks import ids_of
+from worker.engine.masks import Available
 from worker.engine.models import build_model, has_buffers, objective
-from worker.engine.records import ClientTimeline, ClientWeights, RoundRecord, Summary
+from worker.engine.records import ClientTimeline, RoundRecord, Summary
 from worker.engine.registry import ALGORITHMS, AVAILABILITY, SCHEDULES, selected
 from worker.engine.ring import VersionRing
 from worker.engine.rng import torch_gen
@@ -216,13 +216,14 @@ class Simulation:
         initial: dict[str, float] = {}
         if t == 0:
             self.evaluate_initial(initial)
-        available = self.availability.mask(t)
+        mask = self.availability.mask(t)
         started = 0.0
         if self.clock is not None:
             started = self.clock.now
-            available = self.clock.available(available)
+            mask = self.clock.available(mask)
+        available = Available.of(mask)
         plan = self.algorithm.select(t, self.w, available, torch_gen(self.config.seed, "select", t))
-        metrics: dict[str, float] = {**initial, "n_available": float(available.sum())}
+        metrics: dict[str, float] = {**initial, "n_available": float(len(available))}
         timeline = None
         if self.clock is not None and not plan.central:
             plan, timeline = self.timed(plan, started, metrics)
@@ -249,7 +250,7 @@ class Simulation:
         step: Step,
         selected: Tensor,
         metrics: dict[str, float],
-        available: Tensor,
+        available: Available,
         timeline: ClientTimeline | None = None,
     ) -> RoundRecord:
         """Apply the round's step; its client metrics, evaluation and record."""
@@ -263,15 +264,14 @@ class Simulation:
             )
         metrics.update(step.metrics)
         now = None if self.clock is None else self.clock.now
-        entered = ids_of(step.weights)
-        weights = ClientWeights(entered.cpu().numpy(), step.weights[entered].cpu().numpy())
+        weights = step.client_weights()
         metrics.update(self.tracker.client_metrics(t, available, selected, weights, now))
         client_acc = self.evaluate(t, metrics)
         self.tracker.observe(t, metrics)
         return RoundRecord(
             round=t,
             metrics=metrics,
-            available=ids_of(available).cpu().numpy(),
+            available=available.ids.numpy(),
             selected=np.unique(selected.cpu().numpy()),  # the algorithm may keep its tensor
             weights=weights,
             client_acc=client_acc,
@@ -319,11 +319,12 @@ class Simulation:
         else:
             deltas = torch.zeros(0, self.model.dim, device=self.device)
         step = algorithm.aggregate(t, self.w, plan, deltas, lr)
-        available = allowed
+        online = allowed
         if (sessions := clock.model.sessions) is not None:
-            available = allowed & sessions.online(clock.now).to(allowed.device)
+            online = allowed & sessions.online(clock.now).to(allowed.device)
+        available = Available.of(online)
         metrics.update(
-            n_available=float(available.sum()),
+            n_available=float(len(available)),
             n_selected=float(len(ids)),
             sim_time_s=clock.now,
             round_time_s=clock.now - got.since,

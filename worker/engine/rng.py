@@ -7,6 +7,12 @@ import hashlib
 import numpy as np
 import torch
 
+# Runs of at most this many clients draw the streams every run drew before larger
+# populations were admitted (10⁵ was the cap), so that they record what they did; above
+# it a draw may take a cheaper stream (`algorithms/selection.py`,
+# `availability/bernoulli.py`).
+KEPT_STREAMS_UP_TO = 100_000
+
 
 def derive_seed(seed: int, purpose: str, *index: int) -> int:
     text = ":".join([str(seed), purpose, *map(str, index)]).encode()

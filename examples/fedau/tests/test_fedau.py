@@ -9,7 +9,7 @@ import pytest
 import torch
 from fedau.algorithm import WEIGHT_MEAN, FedAu, FedAuParams
 
-from fedwatch.plugins import Facts
+from fedwatch.plugins import Available, Facts
 from worker.engine import ListSink, RunConfig, simulate
 
 
@@ -45,10 +45,10 @@ def test_weights_by_hand() -> None:
     assert fedau.absent.tolist() == [0, 0]
 
 
-def mask(ids: list[int]) -> torch.Tensor:
+def mask(ids: list[int]) -> Available:
     out = torch.zeros(2, dtype=torch.bool)
     out[ids] = True
-    return out
+    return Available.of(out)
 
 
 def late_average(algorithm: str) -> float:

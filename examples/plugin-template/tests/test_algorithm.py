@@ -17,7 +17,8 @@ def test_one_round_by_hand() -> None:
         rounds=1, server_lr=1.0, seed=0, local_steps=1,
     )  # fmt: skip
     algorithm = MyAlgorithm(MyParams(share=0.5), facts)
-    plan = algorithm.select(0, torch.zeros(2), torch.tensor([True, False, True]), torch.Generator())
+    available = fw.Available.of(torch.tensor([True, False, True]))
+    plan = algorithm.select(0, torch.zeros(2), available, torch.Generator())
     assert plan.selected.tolist() == [0, 2]
     step = algorithm.aggregate(0, torch.zeros(2), plan, torch.tensor([[3.0, 0.0], [0.0, 3.0]]), 0.1)
     # α renormalised over {0, 2}: 2/3, 1/3; half of the averaged delta applied.

@@ -23,7 +23,7 @@ LAM = torch.tensor([0.9, 0.0, 0.0], dtype=F64)
 def test_bayesian_counts_give_pi_and_lambda() -> None:
     counts = empty_counts(1)
     for on in (1, 1, 0, 1):
-        counts = observe(counts, mask(on))
+        counts = observe(counts, mask(on).mask)
 
     # π̂ = (1 + 3)/(2 + 4); P̂(on→off) = (1+1)/(2+2), P̂(off→on) = (1+1)/(2+1)
     assert_close(pi_hat(counts, 1.0), torch.tensor([2 / 3], dtype=F64))

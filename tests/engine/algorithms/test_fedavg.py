@@ -5,6 +5,7 @@ from torch.testing import assert_close
 
 from tests.engine.contexts import aggregate, gen, make_algorithm, mask
 from worker.engine.algorithms.fedavg import FedAvg
+from worker.engine.masks import Available
 
 W0 = torch.zeros(2)
 
@@ -31,11 +32,11 @@ def test_fedavg_wait_for_all_holds_the_model_until_the_sample_reported() -> None
     only_first = torch.zeros(4, dtype=torch.bool)
     only_first[first] = True
 
-    trained = algo.select(1, W0, only_first, gen()).selected
+    trained = algo.select(1, W0, Available.of(only_first), gen()).selected
     held = aggregate(algo, 1, W0, trained, torch.tensor([[2.0, 0.0]]), lr=0.1)
     only_second = torch.zeros(4, dtype=torch.bool)
     only_second[second] = True
-    trained2 = algo.select(2, W0, only_second, gen()).selected
+    trained2 = algo.select(2, W0, Available.of(only_second), gen()).selected
     done = aggregate(algo, 2, W0, trained2, torch.tensor([[0.0, 4.0]]), lr=0.1)
 
     assert len(nobody) == 0 and len(sample) == 2

@@ -8,6 +8,7 @@ from torch.testing import assert_close
 from tests.engine.contexts import aggregate, make_algorithm
 from worker.engine.algorithms.fedlaavg import FedLaAvg
 from worker.engine.algorithms.fedvarp import FedVarp
+from worker.engine.algorithms.memory import ClientMemory
 from worker.engine.algorithms.mifa import Mifa
 
 W0 = torch.zeros(2)
@@ -92,3 +93,32 @@ def test_mifa_reports_the_memory_share_while_it_waits() -> None:
     held = aggregate(algo, 0, torch.zeros(1), torch.tensor([0]), torch.tensor([[2.0]]), lr=1.0)
 
     assert held.metrics == {"memory_filled": 0.5}
+
+
+def test_client_memory_keeps_the_clients_it_holds() -> None:
+    # writes for clients 2, 0, then 0, 3: it holds 0, 2, 3 (ascending), weights them
+    # with α and counts 3 of 4; a memory loaded from its tensors holds the same
+    memory = ClientMemory(4, 1, torch.device("cpu"))
+    memory.write(torch.tensor([2, 0]), torch.ones(2, 1), lr=1.0)
+    memory.write(torch.tensor([0, 3]), torch.ones(2, 1), lr=1.0)
+    loaded = ClientMemory(4, 1, torch.device("cpu"))
+    loaded.load(memory.tensors())
+
+    for m in (memory, loaded):
+        assert m.ids.tolist() == [0, 2, 3]
+        assert m.weights(torch.tensor([0.1, 0.2, 0.3, 0.4])).tolist() == pytest.approx(
+            [0.1, 0.0, 0.3, 0.4]
+        )
+        assert m.filled_share() == {"memory_filled": 0.75}
+
+
+def test_filled_share_is_the_float32_mean_of_filled() -> None:
+    # the share from the count is the figure the mean over N gave, to the bit
+    g = torch.Generator().manual_seed(0)
+    for n in (3, 7, 999, 100_003):
+        memory = ClientMemory(n, 1, torch.device("cpu"))
+        for _ in range(5):
+            ids = torch.randperm(n, generator=g)[: max(1, n // 7)].sort().values
+            memory.write(ids, torch.ones(len(ids), 1), lr=1.0)
+            share = float(memory.filled.float().mean())
+            assert memory.filled_share()["memory_filled"] == share

@@ -3,7 +3,15 @@
 import torch
 
 from tests.engine.contexts import gen, mask
-from worker.engine.algorithms.selection import PERMUTED_UP_TO, floyd, oldest_first, uniform_sample
+from worker.engine.algorithms.selection import (
+    PERMUTED_UP_TO,
+    _never_seen_drawn,
+    floyd,
+    oldest_first,
+    skipping,
+    uniform_sample,
+)
+from worker.engine.masks import Available
 
 W0 = torch.zeros(2)
 
@@ -44,7 +52,9 @@ def test_oldest_first_picks_what_a_stable_sort_of_the_shuffle_picks() -> None:
         order = torch.argsort(last[shuffled], stable=True)
         expected = shuffled[order[:k]].sort().values
 
-        assert oldest_first(available, last, k, gen(seed)).tolist() == expected.tolist()
+        assert (
+            oldest_first(Available.of(available), last, k, gen(seed)).tolist() == expected.tolist()
+        )
 
 
 def test_floyd_by_hand() -> None:
@@ -62,7 +72,7 @@ def test_a_large_population_is_sampled_uniformly_without_replacement() -> None:
     assert int(available.sum()) > PERMUTED_UP_TO
     counts = torch.zeros(10)
     for seed in range(2_000):
-        picked = uniform_sample(available, 100, gen(seed))
+        picked = uniform_sample(Available.of(available), 100, gen(seed))
         assert len(picked) == 100 == len(picked.unique()) and bool(available[picked].all())
         rank = torch.searchsorted(available.nonzero().flatten(), picked)
         counts += torch.bincount(rank // 30_000, minlength=10)
@@ -81,7 +91,38 @@ def test_oldest_first_in_a_large_population() -> None:
     available = torch.ones(n, dtype=torch.bool)
     seen: set[int] = set()
     for seed in range(40):
-        picked = oldest_first(available, last, 5, gen(seed)).tolist()
+        picked = oldest_first(Available.of(available), last, 5, gen(seed)).tolist()
         assert picked[:2] == [7, 9] and set(picked[2:]) <= set(ten.tolist())
         seen |= set(picked[2:])
     assert seen == set(ten.tolist())
+
+
+def test_skipping_by_hand() -> None:
+    # positions 0..6 less 1, 2 and 5 are 0, 3, 4, 6: ranks 0..3 land there
+    taken = torch.tensor([1, 2, 5])
+
+    assert skipping(taken, torch.tensor([0, 1, 2, 3])).tolist() == [0, 3, 4, 6]
+    assert skipping(torch.zeros(0, dtype=torch.long), torch.tensor([2])).tolist() == [2]
+
+
+def test_oldest_first_from_the_seen_clients_draws_what_the_keys_draw() -> None:
+    # many candidates, some seen (a finite last round), ten of those unavailable: told
+    # the seen clients, the selection picks what it picks from every candidate's key,
+    # with m never seen above k (drawn by Floyd, or by a permutation of m ≤ 10⁵), equal
+    # to k, and below it (then from the keys)
+    n = PERMUTED_UP_TO + 500
+    cases = [(300, 100), (n - 300, 100), (n - 300, 300), (n - 300, 400)]
+    for seed, (n_seen, k) in enumerate(cases):
+        g = torch.Generator().manual_seed(seed)
+        seen = torch.randperm(n, generator=g)[:n_seen].sort().values
+        last = torch.full((n,), float("-inf"))
+        last[seen] = torch.randint(0, 5, (n_seen,), generator=g).float()
+        available = torch.ones(n, dtype=torch.bool)
+        available[seen[:10]] = False
+        clients = Available.of(available)
+
+        with_seen = oldest_first(clients, last, k, gen(seed), seen)
+
+        assert with_seen.tolist() == oldest_first(clients, last, k, gen(seed)).tolist()
+        drawn = _never_seen_drawn(clients, seen, k, gen(seed))
+        assert (drawn is None) == (n - n_seen < k)  # the keys only where too few

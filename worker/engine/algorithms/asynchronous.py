@@ -25,6 +25,7 @@ from torch import Tensor
 
 from worker.engine.algorithms.base import Algorithm, Footprint, Plan, Step
 from worker.engine.algorithms.selection import uniform_sample
+from worker.engine.masks import Available
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import ALGORITHMS
 
@@ -91,12 +92,12 @@ class AsyncAlgorithm(Algorithm):
     footprint = Footprint(round_rows=2)  # the starting models gathered from the ring
     params: AsyncParams
 
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
+    def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
         """The clients that start with every slot free (`start`)."""
         return Plan(self.start(available, self.facts.k, gen))
 
-    def start(self, idle: Tensor, free: int, gen: torch.Generator) -> Tensor:
-        """Up to `free` of the idle available clients (an (N,) mask), drawn uniformly."""
+    def start(self, idle: Available, free: int, gen: torch.Generator) -> Tensor:
+        """Up to `free` of the idle available clients, drawn uniformly."""
         return uniform_sample(idle, free, gen)
 
     def weights(self, plan: Plan) -> Tensor:

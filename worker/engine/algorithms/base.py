@@ -26,7 +26,9 @@ import torch
 from torch import Tensor
 
 from worker.engine.algorithms.memory import ClientMemory
+from worker.engine.masks import Available, ids_of
 from worker.engine.metrics import MetricSpec
+from worker.engine.records import ClientWeights
 
 
 def _not_provided(*args: Any) -> Tensor:
@@ -87,11 +89,26 @@ class Step:
     """The outcome of a round: the loop applies w ← w + η_s·`direction` (None: no
     update); `weights` (N,) is the weight each client's update entered with (0: it did
     not; stale updates from a memory count); `metrics` the algorithm's own per-round
-    scalars, each declared in its class's `metrics`."""
+    scalars, each declared in its class's `metrics`; `entered`, where the algorithm
+    knows it, the clients (ascending, distinct) outside which `weights` is 0, so that
+    the round's record reads K weights rather than searching N (`weighted_step` gives
+    it: at 10⁶ clients the search cost 3 ms)."""
 
     direction: Tensor | None
     weights: Tensor
     metrics: dict[str, float] = field(default_factory=dict)
+    entered: Tensor | None = None
+
+    def client_weights(self) -> ClientWeights:
+        """The clients with a nonzero weight, and their weights (the round's record)."""
+        if self.entered is None:
+            ids = ids_of(self.weights)
+            values = self.weights[ids]
+        else:
+            values = self.weights[self.entered]
+            nonzero = values != 0
+            ids, values = self.entered[nonzero], values[nonzero]
+        return ClientWeights(ids.cpu().numpy(), values.cpu().numpy())
 
 
 @dataclass(frozen=True)
@@ -130,9 +147,10 @@ class Algorithm(ABC):
         self.facts = facts
 
     @abstractmethod
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
-        """Who trains in round t from the model w; `available` is the (N,) bool mask of
-        available clients, `gen` the round's generator for random choices."""
+    def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
+        """Who trains in round t from the model w; `available`: the round's available
+        clients, as an (N,) bool `mask` and as `ids`; `gen` the round's generator for
+        random choices."""
 
     @abstractmethod
     def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
@@ -189,5 +207,6 @@ def weighted_step(
     """The step Σ_i a_i Δ_i over the clients `ids` (rows of `deltas`, on the deltas'
     device), with the weights a scattered into (N,); no update when `ids` is empty."""
     if len(ids) == 0:
-        return Step(None, torch.zeros(n, device=deltas.device), metrics or {})
-    return Step(a @ deltas, scatter(n, ids, a), metrics or {})
+        return Step(None, torch.zeros(n, device=deltas.device), metrics or {}, ids)
+    distinct = bool((ids[1:] > ids[:-1]).all())  # ascending, as a plan's are
+    return Step(a @ deltas, scatter(n, ids, a), metrics or {}, ids if distinct else None)

@@ -34,7 +34,7 @@ from worker.engine.algorithms.estimators import (
     filter_losses,
     observe,
 )
-from worker.engine.masks import ids_of
+from worker.engine.masks import Available
 from worker.engine.metrics import MetricSpec
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import algorithm
@@ -124,9 +124,9 @@ class CaFed(Algorithm):
         self.q = torch.zeros(facts.n, dtype=torch.float64)
         self.optima: Tensor | None = None  # F̂* (local solver), computed at the first round
 
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
-        self.counts = observe(self.counts, available)
-        ids = ids_of(available).cpu()
+    def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
+        self.counts = observe(self.counts, available.mask)
+        ids = available.ids
         if len(ids) and (t > 0 or self.params.loss_probe == "test_split"):
             losses = self.probe(w, ids.to(self.facts.device), t)
             self.loss, self.loss_min = filter_losses(

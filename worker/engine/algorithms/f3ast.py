@@ -15,7 +15,7 @@ from pydantic import Field
 from torch import Tensor
 
 from worker.engine.algorithms.base import Algorithm, Facts, Plan, Step, weighted_step
-from worker.engine.masks import ids_of
+from worker.engine.masks import Available
 from worker.engine.params import Params
 from worker.engine.registry import algorithm
 
@@ -41,10 +41,10 @@ class F3ast(Algorithm):
         self.beta = params.beta if params.beta is not None else 1.0 / facts.rounds
         self.pi = torch.full((facts.n,), 0.5, dtype=torch.float64)  # uninformed start
 
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
+    def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
         start = self.pi if self.params.pi_estimate == "moving_average" else self.facts.pi
-        self.pi = (1 - self.beta) * start.cpu().double() + self.beta * available.cpu().double()
-        ids = ids_of(available).cpu()
+        self.pi = (1 - self.beta) * start.cpu().double() + self.beta * available.mask.cpu().double()
+        ids = available.ids
         score = (self.facts.alpha.cpu().double() / self.pi)[ids] ** 2
         top = torch.argsort(score, descending=True, stable=True)[: self.facts.k]
         return Plan(ids[top].sort().values)

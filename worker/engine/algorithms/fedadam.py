@@ -18,6 +18,7 @@ from worker.engine.algorithms.base import (
     weighted_step,
 )
 from worker.engine.algorithms.selection import uniform_sample
+from worker.engine.masks import Available
 from worker.engine.params import Params
 from worker.engine.registry import algorithm
 
@@ -39,7 +40,7 @@ class FedAdam(Algorithm):
         self.m = self.zeros(facts.dim)
         self.v = self.zeros(facts.dim)
 
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
+    def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
         return Plan(uniform_sample(available, self.facts.k, gen))
 
     def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
@@ -50,4 +51,4 @@ class FedAdam(Algorithm):
         p = self.params
         self.m = p.beta1 * self.m + (1 - p.beta1) * step.direction
         self.v = p.beta2 * self.v + (1 - p.beta2) * step.direction**2
-        return Step(self.m / (self.v.sqrt() + p.tau), step.weights)
+        return Step(self.m / (self.v.sqrt() + p.tau), step.weights, entered=step.entered)

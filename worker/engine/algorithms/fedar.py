@@ -20,6 +20,7 @@ from torch import Tensor
 from worker.engine.algorithms.base import Algorithm, Facts, Footprint, Plan, Step
 from worker.engine.algorithms.memory import MEMORY_FILLED, ClientMemory
 from worker.engine.algorithms.selection import uniform_sample
+from worker.engine.masks import Available
 from worker.engine.metrics import MetricSpec
 from worker.engine.params import Params
 from worker.engine.registry import algorithm
@@ -74,7 +75,7 @@ class FedAr(Algorithm):
         self.memory = ClientMemory(facts.n, facts.dim, facts.device)
         self.tau = torch.zeros(facts.n, dtype=torch.float64)
 
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
+    def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
         return Plan(uniform_sample(available, self.facts.k, gen))
 
     def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:

@@ -24,6 +24,7 @@ from worker.engine.algorithms.base import (
     weighted_step,
 )
 from worker.engine.algorithms.selection import uniform_sample
+from worker.engine.masks import Available
 from worker.engine.params import Params
 from worker.engine.registry import algorithm
 
@@ -51,18 +52,19 @@ class FedAvg(Algorithm):
         self.reported = torch.zeros(0, dtype=torch.bool)
         self.buffer = self.zeros(0, facts.dim)
 
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
+    def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
         return Plan(self.trainees(available, gen))
 
-    def trainees(self, available: Tensor, gen: torch.Generator) -> Tensor:
+    def trainees(self, available: Available, gen: torch.Generator) -> Tensor:
         if not self.params.wait_for_all:
             return uniform_sample(available, self.facts.k, gen)
         if len(self.pending) == 0:
-            everyone = torch.ones(self.facts.n, dtype=torch.bool)
+            n = self.facts.n
+            everyone = Available(torch.ones(n, dtype=torch.bool), torch.arange(n))
             self.pending = uniform_sample(everyone, self.facts.k, gen)
             self.reported = torch.zeros(len(self.pending), dtype=torch.bool)
             self.buffer = self.zeros(len(self.pending), self.facts.dim)
-        todo = ~self.reported & available.cpu()[self.pending]
+        todo = ~self.reported & available.mask.cpu()[self.pending]
         return self.pending[todo]
 
     def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:

@@ -11,6 +11,7 @@ from torch import Tensor
 from worker.engine.algorithms.base import Algorithm, Facts, Footprint, Plan, Step
 from worker.engine.algorithms.memory import MEMORY_FILLED, ClientMemory
 from worker.engine.algorithms.selection import oldest_first
+from worker.engine.masks import Available
 from worker.engine.registry import algorithm
 
 
@@ -26,8 +27,8 @@ class FedLaAvg(Algorithm):
         self.mean = self.zeros(facts.dim)  # Ḡ = Σ_i α_i G_i (normalised by the local lr)
         self.last = torch.full((facts.n,), float("-inf"))  # round of last participation
 
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
-        return Plan(oldest_first(available, self.last, self.facts.k, gen))
+    def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
+        return Plan(oldest_first(available, self.last, self.facts.k, gen, self.memory.ids))
 
     def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
         self.remember(t, plan.selected, deltas, lr)
@@ -35,8 +36,8 @@ class FedLaAvg(Algorithm):
 
     def average(self, lr: float) -> Step:
         """Ḡ (times the current lr), every client that reported entering with α_i."""
-        weights = self.facts.alpha * self.memory.filled
-        return Step(lr * self.mean, weights, self.memory.filled_share())
+        weights = self.memory.weights(self.facts.alpha)
+        return Step(lr * self.mean, weights, self.memory.filled_share(), self.memory.ids)
 
     def remember(self, t: int, selected: Tensor, deltas: Tensor, lr: float) -> None:
         ids = selected.to(self.facts.device)

@@ -26,12 +26,13 @@ from worker.engine.algorithms.base import (
     weighted_step,
 )
 from worker.engine.algorithms.selection import uniform_sample
+from worker.engine.masks import Available
 from worker.engine.registry import algorithm
 
 
 @algorithm("fednova", label="FedNova")
 class FedNova(Algorithm):
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
+    def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
         return Plan(uniform_sample(available, self.facts.k, gen))
 
     def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:

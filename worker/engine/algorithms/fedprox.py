@@ -8,6 +8,7 @@ from torch import Tensor
 
 from worker.engine.algorithms.base import Footprint, Plan
 from worker.engine.algorithms.fedavg import FedAvg, FedAvgParams
+from worker.engine.masks import Available
 from worker.engine.registry import algorithm
 
 
@@ -20,5 +21,5 @@ class FedProx(FedAvg):
     footprint = Footprint(round_rows=2, proximal=True)
     params: FedProxParams
 
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
+    def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
         return Plan(self.trainees(available, gen), prox_mu=self.params.mu)

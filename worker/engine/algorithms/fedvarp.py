@@ -11,6 +11,7 @@ from torch import Tensor
 from worker.engine.algorithms.base import Algorithm, Facts, Footprint, Plan, Step, renormalised
 from worker.engine.algorithms.memory import MEMORY_FILLED, ClientMemory
 from worker.engine.algorithms.selection import uniform_sample
+from worker.engine.masks import Available
 from worker.engine.registry import algorithm
 
 
@@ -24,7 +25,7 @@ class FedVarp(Algorithm):
         super().__init__(params, facts)
         self.memory = ClientMemory(facts.n, facts.dim, facts.device)
 
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
+    def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
         return Plan(uniform_sample(available, self.facts.k, gen))
 
     def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:

@@ -15,6 +15,7 @@ from torch import Tensor
 from worker.engine.algorithms.base import Plan, Step
 from worker.engine.algorithms.fedlaavg import FedLaAvg
 from worker.engine.algorithms.selection import uniform_sample
+from worker.engine.masks import Available
 from worker.engine.params import Params
 from worker.engine.registry import algorithm
 
@@ -29,11 +30,11 @@ class MifaParams(Params):
 class Mifa(FedLaAvg):
     params: MifaParams
 
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
+    def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
         return Plan(uniform_sample(available, self.facts.k, gen))
 
     def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
         self.remember(t, plan.selected, deltas, lr)
-        if self.params.init == "wait_all" and not bool(self.memory.filled.all()):
+        if self.params.init == "wait_all" and len(self.memory.ids) < self.facts.n:
             return Step(None, self.zeros(self.facts.n), self.memory.filled_share())
         return self.average(lr)

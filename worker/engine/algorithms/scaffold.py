@@ -24,6 +24,7 @@ from worker.engine.algorithms.base import (
     weighted_step,
 )
 from worker.engine.algorithms.selection import uniform_sample
+from worker.engine.masks import Available
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import algorithm
 
@@ -48,7 +49,7 @@ class Scaffold(Algorithm):
         self.c = self.zeros(facts.dim)
         self.controls = self.zeros(facts.n, facts.dim)
 
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
+    def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
         selected = uniform_sample(available, self.facts.k, gen)
         correction = self.c - self.controls[selected.to(self.facts.device)]
         return Plan(selected, correction=correction)

@@ -8,6 +8,7 @@ import torch
 from torch import Tensor
 
 from worker.engine.algorithms.base import Algorithm, Footprint, Plan, Step
+from worker.engine.masks import Available
 from worker.engine.registry import algorithm
 
 
@@ -15,7 +16,7 @@ from worker.engine.registry import algorithm
 class CentralSgd(Algorithm):
     footprint = Footprint(trainees="central")
 
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
+    def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
         return Plan(torch.zeros(0, dtype=torch.long), central=True)
 
     def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:

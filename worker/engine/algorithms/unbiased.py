@@ -11,7 +11,7 @@ from torch import Tensor
 
 from worker.engine.algorithms.base import Algorithm, Facts, Footprint, Plan, Step, weighted_step
 from worker.engine.algorithms.estimators import AvailabilityEstimate, empty_counts, observe
-from worker.engine.masks import ids_of
+from worker.engine.masks import Available
 from worker.engine.params import Params
 from worker.engine.registry import algorithm
 
@@ -34,9 +34,9 @@ class Unbiased(Algorithm):
         self.estimate = AvailabilityEstimate(params.estimator, params.prior, facts.pi, facts.lam)
         self.counts = empty_counts(facts.n)
 
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> Plan:
-        self.counts = observe(self.counts, available)
-        return Plan(ids_of(available).cpu())
+    def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
+        self.counts = observe(self.counts, available.mask)
+        return Plan(available.ids)
 
     def client_weights(self, ids: Tensor) -> Tensor:
         """α_i/π̂_i of the clients `ids`."""

@@ -1,9 +1,18 @@
-"""Independent availability: client k is present with probability p_k every round."""
+"""Independent availability: client k is present with probability p_k every round.
+
+A round's draw, for N clients: up to `KEPT_STREAMS_UP_TO` clients, N uniform float32
+numbers from torch's generator, u_k < p_k, compared in float32 against the smallest
+float32 at least p_k (the same outcome as comparing u_k with p_k in float64, for half
+the memory traffic); above it, N 32-bit words from NumPy's PCG64, word_k ≤ ⌈p_k·2³²⌉ − 1,
+present with probability ⌈p_k·2³²⌉/2³² (within 2⁻³² of p_k), at a third of the cost
+(10⁶ clients, one thread: about 2 ms against 6 ms).
+"""
 
 from __future__ import annotations
 
 from typing import Literal
 
+import numpy as np
 import torch
 from pydantic import Field
 from torch import Tensor
@@ -11,7 +20,7 @@ from torch import Tensor
 from worker.engine.availability.base import Availability, AvailabilityFacts
 from worker.engine.params import Params
 from worker.engine.registry import availability
-from worker.engine.rng import torch_gen
+from worker.engine.rng import KEPT_STREAMS_UP_TO, numpy_gen, torch_gen
 
 
 class BernoulliParams(Params):
@@ -39,12 +48,39 @@ def bernoulli_probabilities(
     return cfg.p_min + (1 - cfg.p_min) * share
 
 
+def float32_ceiling(p: Tensor) -> Tensor:
+    """The smallest float32 at least each p_k (float64): for a float32 u, u < p_k
+    exactly when u < float32_ceiling(p)_k."""
+    rounded = p.float()
+    up = torch.nextafter(rounded, torch.tensor(float("inf")))
+    return torch.where(rounded.double() < p, up, rounded)
+
+
+def word_thresholds(p: Tensor) -> np.ndarray:
+    """⌈p_k·2³²⌉ − 1 as uint32, for p_k in (0, 1]: a uniform 32-bit word is at most it
+    with probability ⌈p_k·2³²⌉/2³² (p_k itself where p_k·2³² is a whole number); one
+    number (a 0-d array) where every client has the same, which the words are compared
+    with at half the memory traffic."""
+    below = (np.ceil(p.double().numpy() * 2.0**32) - 1).clip(0, 2**32 - 1).astype(np.uint32)
+    return below[:1].reshape(()) if len(below) and (below == below[0]).all() else below
+
+
+def uniform_words(gen: np.random.Generator, n: int) -> np.ndarray:
+    """n uniform 32-bit words: the halves of ⌈n/2⌉ raw 64-bit outputs of `gen`'s
+    generator, low half first."""
+    raw = gen.bit_generator.random_raw((n + 1) // 2)
+    return raw.astype("<u8", copy=False).view("<u4")[:n]
+
+
 @availability("bernoulli", params=BernoulliParams, label="Bernoulli")
 class Bernoulli(Availability):
     def __init__(self, p: Tensor, seed: int) -> None:
         self.pi = p
         self.lam = torch.zeros_like(p)
         self.seed = seed
+        words = len(p) > KEPT_STREAMS_UP_TO
+        self.below = word_thresholds(p) if words else None  # the words' draw
+        self.ceiling = None if words else float32_ceiling(p)  # torch's draw
 
     @classmethod
     def from_params(cls, params: BernoulliParams, facts: AvailabilityFacts) -> Availability:
@@ -52,5 +88,9 @@ class Bernoulli(Availability):
         return cls(p, facts.seed)
 
     def mask(self, t: int) -> Tensor:
-        u = torch.rand(len(self.pi), generator=torch_gen(self.seed, "availability", t))
-        return u.double() < self.pi
+        n = len(self.pi)
+        if self.below is not None:
+            words = uniform_words(numpy_gen(self.seed, "availability", t), n)
+            return torch.from_numpy(words <= self.below)
+        assert self.ceiling is not None
+        return torch.rand(n, generator=torch_gen(self.seed, "availability", t)) < self.ceiling

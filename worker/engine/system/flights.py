@@ -28,12 +28,12 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from worker.engine.masks import ids_of
+from worker.engine.masks import Available, ids_of
 from worker.engine.system.clock import Clock
 from worker.engine.system.timing import DROPPED
 
 Work = Callable[[Tensor], tuple[np.ndarray, np.ndarray]]  # ids -> planned steps, samples
-Start = Callable[[Tensor, int, torch.Generator], Tensor]  # (idle mask, free, gen) -> ids
+Start = Callable[[Available, int, torch.Generator], Tensor]  # (idle, free, gen) -> ids
 Gen = Callable[[int], torch.Generator]  # the generator of the i-th start
 
 
@@ -152,9 +152,10 @@ class FlightDeck:
             ids = ids_of(idle)
             ending = sessions.session_end(ids.numpy(), self.clock.now) <= self.clock.now
             idle[ids[torch.from_numpy(ending)]] = False
-        if not bool(idle.any()):
+        available = Available.of(idle)
+        if len(available) == 0:
             return 0
-        ids = start(idle, free, gen(self.starts))
+        ids = start(available, free, gen(self.starts))
         self.starts += 1
         if len(ids) == 0:
             return 0

@@ -41,8 +41,8 @@ class FedAu(fw.Algorithm):
         self.interval_sum = torch.zeros(facts.n, dtype=torch.float64)
         self.intervals = torch.zeros(facts.n, dtype=torch.long)
 
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> fw.Plan:
-        return fw.Plan(available.nonzero().flatten().cpu())
+    def select(self, t: int, w: Tensor, available: fw.Available, gen: torch.Generator) -> fw.Plan:
+        return fw.Plan(available.ids)
 
     def aggregate(self, t: int, w: Tensor, plan: fw.Plan, deltas: Tensor, lr: float) -> fw.Step:
         ids = plan.selected

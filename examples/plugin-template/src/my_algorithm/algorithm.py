@@ -28,9 +28,9 @@ class MyAlgorithm(fw.Algorithm):
     footprint = fw.Footprint(trainees="available")  # what the run's estimate counts
     params: MyParams
 
-    def select(self, t: int, w: Tensor, available: Tensor, gen: torch.Generator) -> fw.Plan:
+    def select(self, t: int, w: Tensor, available: fw.Available, gen: torch.Generator) -> fw.Plan:
         """Who trains in round t (draw random choices from `gen` only)."""
-        return fw.Plan(available.nonzero().flatten().cpu())
+        return fw.Plan(available.ids)
 
     def aggregate(self, t: int, w: Tensor, plan: fw.Plan, deltas: Tensor, lr: float) -> fw.Step:
         """The update from the trained clients' deltas: the loop applies w += η_s·direction."""
