@@ -133,6 +133,26 @@ def test_probes_every_available_client_and_trains_the_kept_ones() -> None:
     assert step.metrics == {"cafed_excluded": 1.0}  # client 0, q_0 = 0
 
 
+def test_probes_with_the_ids_on_the_cpu_whatever_the_device() -> None:
+    """The trainer indexes its CPU rows with the probed ids: on a GPU run, ids moved to the
+    device failed there ("indices should be either on cpu or on the same device"). A
+    device the ids must not reach (meta) stands in for the GPU."""
+    devices: list[str] = []
+
+    def probe(w: torch.Tensor, clients: torch.Tensor, t: int) -> torch.Tensor:
+        devices.append(clients.device.type)
+        return torch.ones(len(clients))
+
+    algo = make_algorithm(
+        CaFed, [1 / 3] * 3, dim=1, k=3, pi=PI, lam=LAM, probe_loss=probe,
+        device=torch.device("meta"),
+    )  # fmt: skip
+    for t in (0, 1, 2):
+        algo.select(t, torch.zeros(1), mask(1, 1, 1), gen())
+
+    assert devices == ["cpu", "cpu"]  # rounds 1 and 2 (the batch probe starts at 1)
+
+
 def test_test_split_probe_and_local_optima_from_round_zero() -> None:
     """The authors' estimator: losses on the test split from round 0, F̂* solved once."""
     probed: list[tuple[int, list[int]]] = []

@@ -46,7 +46,9 @@ class Facts:
     device: torch.device
     pi: Tensor  # (N,) true availability π_k (oracle estimators, bias metrics)
     lam: Tensor | None  # (N,) true correlation λ_k where the availability model has one
-    probe_loss: Callable[[Tensor, Tensor, int], Tensor]  # (w, clients, t) -> loss per client
+    # (w, clients, t) -> loss per client; `clients`: ids on the CPU, as the trainer's rows
+    # are (w on the run's device)
+    probe_loss: Callable[[Tensor, Tensor, int], Tensor]
     rounds: int
     server_lr: float  # η_s, applied by the loop
     seed: int

@@ -128,7 +128,7 @@ class CaFed(Algorithm):
         self.counts = observe(self.counts, available.mask)
         ids = available.ids
         if len(ids) and (t > 0 or self.params.loss_probe == "test_split"):
-            losses = self.probe(w, ids.to(self.facts.device), t)
+            losses = self.probe(w, ids, t)
             self.loss, self.loss_min = filter_losses(
                 self.loss, self.loss_min, self.started, ids, losses, self.params.beta
             )
