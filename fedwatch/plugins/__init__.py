@@ -62,7 +62,9 @@ The contract, in short:
   clients' planned and completed local steps, for normalising by the work done): the
   loop applies
   w ← w + η_s·`direction`; `weights` (N,) are the weights the clients' updates entered
-  with; `metrics` the per-round scalars declared in the class's `metrics`.
+  with (or, with `entered` naming the clients, theirs alone, as `weighted_step` gives
+  them; `step.dense_weights(n)` reads (N,) either way); `metrics` the per-round scalars
+  declared in the class's `metrics`.
 - `Params.check_run(run)` validates params against the rest of the run (a
   `RunShape`): raise `ValueError("algorithm.<name>.<param>: ...")`.
 

@@ -84,7 +84,7 @@ def aggregate(
     """`algo.aggregate` for the clients `selected_ids`, and the model it leads to."""
     step: Step = algo.aggregate(t, w, Plan(selected_ids), deltas, lr)
     new = w if step.direction is None else w + algo.facts.server_lr * step.direction
-    return Applied(new, step.weights, step.metrics)
+    return Applied(new, step.dense_weights(algo.facts.n), step.metrics)
 
 
 def gen(seed: int = 0) -> torch.Generator:

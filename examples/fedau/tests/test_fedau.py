@@ -36,7 +36,8 @@ def test_weights_by_hand() -> None:
         assert plan.selected.tolist() == ids
         step = fedau.aggregate(t, torch.zeros(1), plan, torch.ones(len(ids), 1), 0.1)
         direction = None if step.direction is None else step.direction.tolist()
-        got.append((step.weights.tolist(), direction, step.metrics.get(WEIGHT_MEAN.name)))
+        weights = step.dense_weights(2).tolist()
+        got.append((weights, direction, step.metrics.get(WEIGHT_MEAN.name)))
     assert got[2] == ([0.5, 0.5], [1.0], 1.0)  # α_i ω_i; Σ α_i ω_i Δ_i with Δ = 1
     assert got[4] == ([0.0, 0.0], None, None)  # nobody trained: no update, no metric
     assert got[6] == ([0.0, 1.5], [1.5], 3.0)

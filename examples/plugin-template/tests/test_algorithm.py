@@ -22,6 +22,6 @@ def test_one_round_by_hand() -> None:
     assert plan.selected.tolist() == [0, 2]
     step = algorithm.aggregate(0, torch.zeros(2), plan, torch.tensor([[3.0, 0.0], [0.0, 3.0]]), 0.1)
     # α renormalised over {0, 2}: 2/3, 1/3; half of the averaged delta applied.
-    assert step.weights.tolist() == pytest.approx([1 / 3, 0.0, 1 / 6])
+    assert step.dense_weights(3).tolist() == pytest.approx([1 / 3, 0.0, 1 / 6])
     assert step.direction is not None and step.direction.tolist() == pytest.approx([1.0, 0.5])
     assert step.metrics == {TRAINED.name: 2}

@@ -96,8 +96,8 @@ def test_mifa_reports_the_memory_share_while_it_waits() -> None:
 
 
 def test_client_memory_keeps_the_clients_it_holds() -> None:
-    # writes for clients 2, 0, then 0, 3: it holds 0, 2, 3 (ascending), weights them
-    # with α and counts 3 of 4; a memory loaded from its tensors holds the same
+    # writes for clients 2, 0, then 0, 3: it holds 0, 2, 3 (ascending) and counts 3 of
+    # 4; a memory loaded from its tensors holds the same
     memory = ClientMemory(4, 1, torch.device("cpu"))
     memory.write(torch.tensor([2, 0]), torch.ones(2, 1), lr=1.0)
     memory.write(torch.tensor([0, 3]), torch.ones(2, 1), lr=1.0)
@@ -106,9 +106,6 @@ def test_client_memory_keeps_the_clients_it_holds() -> None:
 
     for m in (memory, loaded):
         assert m.ids.tolist() == [0, 2, 3]
-        assert m.weights(torch.tensor([0.1, 0.2, 0.3, 0.4])).tolist() == pytest.approx(
-            [0.1, 0.0, 0.3, 0.4]
-        )
         assert m.filled_share() == {"memory_filled": 0.75}
 
 

@@ -92,9 +92,11 @@ class Step:
     update); `weights` (N,) is the weight each client's update entered with (0: it did
     not; stale updates from a memory count); `metrics` the algorithm's own per-round
     scalars, each declared in its class's `metrics`; `entered`, where the algorithm
-    knows it, the clients (ascending, distinct) outside which `weights` is 0, so that
-    the round's record reads K weights rather than searching N (`weighted_step` gives
-    it: at 10⁶ clients the search cost 3 ms)."""
+    knows it, the clients (ascending, distinct) outside which the weights are 0, so that
+    the round's record reads K weights rather than searching N (at 10⁶ clients the
+    search cost 3 ms). With `entered`, `weights` may hold only those clients' weights,
+    in its order (`weighted_step` and the memory methods: building the (N,) vector
+    cost 1.5 ms a round at 10⁶); `dense_weights` gives the (N,) vector either way."""
 
     direction: Tensor | None
     weights: Tensor
@@ -107,10 +109,21 @@ class Step:
             ids = ids_of(self.weights)
             values = self.weights[ids]
         else:
-            values = self.weights[self.entered]
+            values = self.weights if self._sparse() else self.weights[self.entered]
             nonzero = values != 0
             ids, values = self.entered[nonzero], values[nonzero]
         return ClientWeights(ids.cpu().numpy(), values.cpu().numpy())
+
+    def dense_weights(self, n: int) -> Tensor:
+        """The (N,) weights, 0 outside `entered`."""
+        if self.entered is None or not self._sparse() or len(self.weights) == n:
+            return self.weights
+        return scatter(n, self.entered.to(self.weights.device), self.weights)
+
+    def _sparse(self) -> bool:
+        """Whether `weights` holds `entered`'s weights alone (as many as they; where they
+        are all N clients, both readings agree)."""
+        return self.entered is not None and len(self.weights) == len(self.entered)
 
 
 @dataclass(frozen=True)
@@ -210,5 +223,6 @@ def weighted_step(
     device), with the weights a scattered into (N,); no update when `ids` is empty."""
     if len(ids) == 0:
         return Step(None, torch.zeros(n, device=deltas.device), metrics or {}, ids)
-    distinct = bool((ids[1:] > ids[:-1]).all())  # ascending, as a plan's are
-    return Step(a @ deltas, scatter(n, ids, a), metrics or {}, ids if distinct else None)
+    if bool((ids[1:] > ids[:-1]).all()):  # ascending and distinct, as a plan's are
+        return Step(a @ deltas, a, metrics or {}, ids)
+    return Step(a @ deltas, scatter(n, ids, a), metrics or {})

@@ -36,7 +36,7 @@ class FedLaAvg(Algorithm):
 
     def average(self, lr: float) -> Step:
         """Ḡ (times the current lr), every client that reported entering with α_i."""
-        weights = self.memory.weights(self.facts.alpha)
+        weights = self.facts.alpha[self.memory.ids.to(self.facts.alpha.device)]
         return Step(lr * self.mean, weights, self.memory.filled_share(), self.memory.ids)
 
     def remember(self, t: int, selected: Tensor, deltas: Tensor, lr: float) -> None:

@@ -42,13 +42,6 @@ class ClientMemory:
         self.filled[ids] = True
         return old
 
-    def weights(self, alpha: Tensor) -> Tensor:
-        """(N,): α_i for each client with a stored update, 0 elsewhere (α · `filled`)."""
-        out = torch.zeros_like(alpha)
-        ids = self.ids.to(alpha.device)
-        out[ids] = alpha[ids]
-        return out
-
     def filled_share(self) -> dict[str, float]:
         """The `memory_filled` metric: share of clients with a stored update, as the
         float32 mean of `filled` gives it (a sum of ones is exact in float32)."""
