@@ -84,11 +84,18 @@ def start(spec: ChildSpec) -> tuple[BaseProcess, LogRelay]:
 
 
 def warm_up() -> None:
-    """Start the fork server now, so the first run does not wait for its imports."""
-    from multiprocessing import forkserver
+    """Start the fork server now and wait until it has made its imports (it starts a first
+    process once they are done), so that the first run does not wait for them. The
+    wait must come before the run is claimed: a claimed run's start that waits for those
+    imports renews no heartbeat, and where they take longer than the lease (5 s on a
+    slow machine against a test's 5 s lease) the sweep takes the run for a dead worker."""
+    probe = context().Process(target=_nothing, name="fedwatch-warm-up")
+    probe.start()
+    probe.join()
 
-    context()
-    forkserver.ensure_running()
+
+def _nothing() -> None:
+    """The warm-up's process: its start is the fork server's first."""
 
 
 def main(spec: ChildSpec, logs: Connection) -> None:
