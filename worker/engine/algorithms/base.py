@@ -116,7 +116,7 @@ class Step:
 
     def dense_weights(self, n: int) -> Tensor:
         """The (N,) weights, 0 outside `entered`."""
-        if self.entered is None or not self._sparse() or len(self.weights) == n:
+        if self.entered is None or len(self.weights) == n:
             return self.weights
         return scatter(n, self.entered.to(self.weights.device), self.weights)
 
@@ -220,7 +220,8 @@ def weighted_step(
     n: int, ids: Tensor, a: Tensor, deltas: Tensor, metrics: dict[str, float] | None = None
 ) -> Step:
     """The step Σ_i a_i Δ_i over the clients `ids` (rows of `deltas`, on the deltas'
-    device), with the weights a scattered into (N,); no update when `ids` is empty."""
+    device), with the weights a as they are where the ids are ascending and distinct
+    (`entered`), else scattered into (N,); no update when `ids` is empty."""
     if len(ids) == 0:
         return Step(None, torch.zeros(n, device=deltas.device), metrics or {}, ids)
     if bool((ids[1:] > ids[:-1]).all()):  # ascending and distinct, as a plan's are
