@@ -54,8 +54,11 @@ def test_queue_positions_and_etas_of_an_experiment(serial_page: Any, one_at_a_ti
     ids = experiment["run_ids"]
     try:
         page.goto(f"{server}/#/runs?experiment={experiment['id']}")
-        # Running first, then the queued ones in the order they start, 1 = next.
+        # Running first, then the queued ones in the order they start, 1 = next. The first
+        # run is claimed once the server has warmed up, which may come after the page.
         page.wait_for_function(f"() => ({ROWS})().join() === '{','.join(map(str, ids))}'")
+        first = "document.querySelector('tr[data-run-id] .badge').innerText"
+        page.wait_for_function(f"() => {first} === 'running'", timeout=60_000)
         statuses = page.locator("tr[data-run-id] .badge").all_inner_texts()
         assert statuses == ["running", "queued", "queued", "queued"]
         positions = page.locator("tr[data-run-id] .queue-position").all_inner_texts()
