@@ -56,26 +56,34 @@ def _direction(spec: LocalSpec, theta: Tensor, w: Tensor, g: Tensor, corr: Tenso
 def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple[Tensor, Tensor]:
     """All K clients at once: through the model's stacked form where it has one, else
     `torch.func.vmap`. The (K, d) state is updated in place: on a CPU a fresh (K, d)
-    result per operation costs more in page faults than the arithmetic."""
+    result per operation costs more in page faults than the arithmetic. A step that
+    every client takes (most of them) skips the mask's multiplications, which leave
+    such a step's values as they are."""
     k, steps, batch = spec.batches.shape
     theta = spec.w.expand(k, -1).clone()
     step_fn = _grad_and_loss(model, x, y, theta, batch)
     weights = None if spec.real is None else row_weights(spec.real, batch).to(theta.device)
+    batches = spec.batches.transpose(0, 1).contiguous()  # a step's rows in one block
     buf = theta
     if spec.momentum:
         buf = torch.zeros_like(theta) if spec.buf is None else spec.buf
     loss_sum = torch.zeros(k, device=theta.device)
     mask = spec.mask.to(theta.device)
+    # buf ← m·b + g where the client steps; unchanged where it does not
+    decay = torch.where(mask > 0, spec.momentum, 1.0)
+    everyone = mask.all(dim=0).tolist()
     for s in range(steps):
-        g, loss = step_fn(theta, spec.batches[:, s], None if weights is None else weights[:, s])
+        g, loss = step_fn(theta, batches[s], None if weights is None else weights[:, s])
         g = _direction(spec, theta, spec.w, g, spec.correction)
+        if everyone[s]:
+            buf = buf.mul_(spec.momentum).add_(g) if spec.momentum else g
+            theta.add_(buf, alpha=-spec.lr)
+            loss_sum += loss
+            continue
         m = mask[:, s, None]
-        if spec.momentum:  # buf ← m·b + g where the client steps; unchanged where it does not
-            buf.mul_(torch.where(m > 0, spec.momentum, 1.0)).addcmul_(m, g)
-        else:
-            buf = g
+        buf = buf.mul_(decay[:, s, None]).addcmul_(m, g) if spec.momentum else g
         theta.addcmul_(m, buf, value=-spec.lr)
-        loss_sum += loss.detach() * mask[:, s]
+        loss_sum += loss * mask[:, s]
     return theta.sub_(spec.w), loss_sum / mask.sum(dim=1)
 
 

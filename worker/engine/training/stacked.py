@@ -95,21 +95,38 @@ class StackedModel:
         p = softmax(W x + b) and row weights v normalised to sum to 1 (1/B without
         weights), ∇_W = Σ_j v_j (p_j − e_{y_j}) x_jᵀ and ∇_b = Σ_j v_j (p_j − e_{y_j}).
         The same values as autograd's to float rounding, in half its time: no graph, and
-        the batch is read twice (forward, ∇_W) instead of through autograd's copies."""
+        the batch is read twice (forward, ∇_W) instead of through autograd's copies.
+        The logits are laid out (K, classes, B), so that the softmax runs across the
+        batch's rows (over a last axis of 10 classes it takes 10× as long) and ∇_W is
+        one product written straight into `out`."""
         k, b = y.shape
         h = x.reshape(k, b, -1)
         params = self.flat.unflatten(theta)
-        log_p = torch.log_softmax(_linear(h, params, name), dim=2)
-        nll = -log_p.gather(2, y.unsqueeze(2)).squeeze(2)
-        v = torch.full_like(nll, 1.0 / b) if weights is None else weights / weights.sum(1, True)
+        weight, bias = params[f"{name}.weight"], params.get(f"{name}.bias")
+        rows = h.transpose(1, 2)
+        logits = (
+            torch.bmm(weight, rows)
+            if bias is None
+            else torch.baddbmm(bias[..., None], weight, rows)
+        )
+        log_p = torch.log_softmax(logits, dim=1)
+        labels = y.unsqueeze(1)
+        nll = -log_p.gather(1, labels).squeeze(1)
         residual = log_p.exp_()
-        residual.scatter_add_(2, y.unsqueeze(2), residual.new_full((k, b, 1), -1.0))
-        residual.mul_(v.unsqueeze(2))
+        residual.scatter_add_(1, labels, residual.new_full((k, 1, b), -1.0))
+        scale = 1.0 / b
+        if weights is None:
+            loss = nll.mean(dim=1)
+        else:
+            v = weights / weights.sum(1, True)
+            residual.mul_(v.unsqueeze(1))
+            loss, scale = (nll * v).sum(dim=1), 1.0
         slots = self.flat.unflatten(out)
-        slots[f"{name}.weight"].copy_(torch.bmm(residual.transpose(1, 2), h))
-        if f"{name}.bias" in slots:
-            slots[f"{name}.bias"].copy_(residual.sum(dim=1))
-        return out, (nll * v).sum(dim=1)
+        grad_w = slots[f"{name}.weight"]
+        torch.baddbmm(grad_w, residual, h, beta=0, alpha=scale, out=grad_w)
+        if bias is not None:
+            torch.sum(residual, dim=2, out=slots[f"{name}.bias"]).mul_(scale)
+        return out, loss
 
     def losses(
         self, params: dict[str, Tensor], x: Tensor, y: Tensor, weights: Tensor | None = None
