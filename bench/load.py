@@ -319,6 +319,11 @@ def p95(values: list[float]) -> float:
     return statistics.quantiles(values, n=20)[-1] if len(values) > 1 else float("nan")
 
 
+def latencies(values: list[float]) -> str:
+    """p50 / p95 of request times; a dash without requests (`--pollers 0`)."""
+    return f"{statistics.median(values):.0f} / {p95(values):.0f} ms" if values else "–"
+
+
 def report(mode: str, pairs: list[tuple[Execution, Execution]]) -> list[tuple[str, str, str]]:
     """Figures of (unloaded, loaded) pairs."""
     loads = [loaded.load for _, loaded in pairs if loaded.load is not None]
@@ -334,18 +339,18 @@ def report(mode: str, pairs: list[tuple[Execution, Execution]]) -> list[tuple[st
         *((f"  {error}", "", "") for error in sorted(set(errors))[:5]),
         (
             "  /api/runs p50 / p95",
-            f"{statistics.median(runs_ms):.0f} / {p95(runs_ms):.0f} ms",
+            latencies(runs_ms),
             "p95 <= 200",
         ),
         (
             "  curve (/metrics) p50 / p95",
-            f"{statistics.median(metrics_ms):.0f} / {p95(metrics_ms):.0f} ms",
+            latencies(metrics_ms),
             "",
         ),
         ("  requests answered", f"{len(runs_ms) + len(metrics_ms)}", ""),
         (
             "  rounds each viewer received (min)",
-            f"{min(n for load in loads for n in load.streamed)}",
+            f"{min((n for load in loads for n in load.streamed), default='–')}",
             "",
         ),
         ("  every run identical", "yes" if identical else "NO", "yes"),
