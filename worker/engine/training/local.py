@@ -62,18 +62,19 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
     k, steps, batch = spec.batches.shape
     theta = spec.w.expand(k, -1).clone()
     step_fn = _grad_and_loss(model, x, y, theta, batch)
-    weights = None if spec.real is None else row_weights(spec.real, batch).to(theta.device)
-    batches = spec.batches.transpose(0, 1).contiguous()  # a step's rows in one block
+    # (S, K, B): a step's rows, and their weights, in one block
+    batches = spec.batches.transpose(0, 1).contiguous()
+    weights = None
+    if spec.real is not None:
+        weights = row_weights(spec.real, batch).to(theta.device).transpose(0, 1).contiguous()
     buf = theta
     if spec.momentum:
         buf = torch.zeros_like(theta) if spec.buf is None else spec.buf
     loss_sum = torch.zeros(k, device=theta.device)
     mask = spec.mask.to(theta.device)
-    # buf ← m·b + g where the client steps; unchanged where it does not
-    decay = torch.where(mask > 0, spec.momentum, 1.0)
     everyone = mask.all(dim=0).tolist()
     for s in range(steps):
-        g, loss = step_fn(theta, batches[s], None if weights is None else weights[:, s])
+        g, loss = step_fn(theta, batches[s], None if weights is None else weights[s])
         g = _direction(spec, theta, spec.w, g, spec.correction)
         if everyone[s]:
             buf = buf.mul_(spec.momentum).add_(g) if spec.momentum else g
@@ -81,7 +82,10 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
             loss_sum += loss
             continue
         m = mask[:, s, None]
-        buf = buf.mul_(decay[:, s, None]).addcmul_(m, g) if spec.momentum else g
+        if spec.momentum:  # buf ← m·b + g where the client steps; unchanged where it does not
+            buf = buf.mul_(torch.where(m > 0, spec.momentum, 1.0)).addcmul_(m, g)
+        else:
+            buf = g
         theta.addcmul_(m, buf, value=-spec.lr)
         loss_sum += loss * mask[:, s]
     return theta.sub_(spec.w), loss_sum / mask.sum(dim=1)
