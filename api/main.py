@@ -38,6 +38,8 @@ from api.storable import reject_unstorable
 from db.session import make_engine, make_sessionmaker
 from db.settings import Settings, settings
 from worker.dispatch import make_dispatcher
+from worker.engine import components
+from worker.engine.components import Components
 
 # The page, its assets and the API docs stay open so a browser can load them and then ask
 # for the token; everything under /api goes through the token check, then the body's values.
@@ -62,7 +64,10 @@ API_ROUTERS = (
 REQUEST_THREADS = 20
 
 
-def create_app(config: Settings = settings) -> FastAPI:
+def create_app(config: Settings = settings, parts: Components | None = None) -> FastAPI:
+    """The app (the API's start-up): installs the components (`components.py`) its runs
+    are validated with, `parts` or the installed ones."""
+    components.install(parts or components.installed())
     engine = make_engine(config.database_url, pool_size=REQUEST_THREADS)
     sessions = make_sessionmaker(engine)
     dispatcher = make_dispatcher(sessions, config)

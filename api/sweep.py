@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from api.errors import with_field_path
 from worker.engine import ConfigError, RunConfig
+from worker.engine.components import current
 from worker.engine.overrides import set_path
 
 
@@ -91,7 +92,7 @@ def expand(
                 data = {**base, "seed": seed}
                 for key, value in assignment.items():
                     data = set_path(data, key, value)
-                out.append(Cell(label, seed, RunConfig.model_validate(data)))
+                out.append(Cell(label, seed, current().run_config.model_validate(data)))
             except ConfigError as err:
                 where = ["body", "cells", index] if cells else ["body", "grid"]
                 errors.append({"loc": where, "msg": str(err), "type": "value_error"})

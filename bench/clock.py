@@ -28,11 +28,12 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: bench
 from bench.peers import N_CLASSES, TEST, WORKLOADS, Workload, fake_data
+from worker.engine import components
 from worker.engine.allocator import keep_freed_memory
-from worker.engine.config import build_run_config
 from worker.engine.data.federated import FederatedData, offsets
+from worker.engine.facts import DatasetFacts
 from worker.engine.loop import Simulation
-from worker.engine.registry import DatasetFacts, dataset
+from worker.engine.registry import dataset
 
 DATASET = "bench_clock"
 W2 = WORKLOADS["W2"]
@@ -43,7 +44,8 @@ TIMED = {
 
 
 def register(w: Workload = W2, name: str = DATASET) -> None:
-    """The workload's fake data as the dataset `name`."""
+    """The built-in components and the workload's fake data as the dataset `name`,
+    installed."""
     arrays = {k: torch.from_numpy(v) for k, v in fake_data(w).items()}
     facts = DatasetFacts(
         N_CLASSES,
@@ -71,6 +73,8 @@ def register(w: Workload = W2, name: str = DATASET) -> None:
             cluster=torch.zeros(w.n_clients, dtype=torch.long),
         )
 
+    components.install(components.builtin().include(load))
+
 
 def config(rounds: int, timed: bool) -> Any:
     base = {
@@ -82,7 +86,7 @@ def config(rounds: int, timed: bool) -> Any:
         "client": {"local_steps": W2.steps, "batch_size": W2.batch, "lr": W2.lr},
         "eval": {"every": 1, "batch_size": 2048},
     }
-    return build_run_config().model_validate({**base, **(TIMED if timed else {})})
+    return components.current().run_config.model_validate({**base, **(TIMED if timed else {})})
 
 
 def paired_rounds(rounds: int) -> tuple[list[float], list[float], float]:

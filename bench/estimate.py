@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from worker.engine.components import current
+
 REPO = Path(__file__).resolve().parents[1]
 
 # name -> (preset or None, base config, assignments); rounds cut to what reaches the
@@ -141,12 +143,11 @@ def child(config_json: str, workdir: str, data_root: str) -> None:
     from db.session import make_engine, make_sessionmaker
     from db.settings import Settings
     from worker.claims import claim_execution
-    from worker.engine import RunConfig
     from worker.engine.allocator import keep_freed_memory
     from worker.execute import execute_claimed
 
     keep_freed_memory()
-    config = RunConfig.model_validate_json(config_json)
+    config = current().run_config.model_validate_json(config_json)
     if config.data.dataset == "cifar10":  # random batches: their files, not their checksums
         from torchvision.datasets import CIFAR10
 

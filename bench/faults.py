@@ -38,7 +38,7 @@ from bench.load import start, stop
 from db.migrate import upgrade
 from db.runs import new_run
 from db.session import make_engine, make_sessionmaker
-from worker.engine import RunConfig
+from worker.engine.components import current
 from worker.engine.presets import get_preset
 
 SLOW_ROUND = {  # a round takes minutes on one core
@@ -150,7 +150,9 @@ def queue_in_database(folder: Path, config: dict[str, Any]) -> int:
     engine = make_engine(f"sqlite:///{folder / 'faults.sqlite3'}")
     upgrade(str(engine.url))
     with make_sessionmaker(engine).begin() as session:
-        run = new_run(RunConfig.model_validate(config).model_dump(mode="json"), queue="cpu")
+        run = new_run(
+            current().run_config.model_validate(config).model_dump(mode="json"), queue="cpu"
+        )
         session.add(run)
         session.flush()
         run_id = run.id

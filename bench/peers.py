@@ -169,10 +169,11 @@ def fedwatch_child(data: Path, out: Path, threads: int) -> None:
 
     keep_freed_memory()  # as the `fedwatch` command does
     torch.set_num_threads(threads)
-    from worker.engine.config import build_run_config
+    from worker.engine import components
     from worker.engine.data.federated import FederatedData, offsets
+    from worker.engine.facts import DatasetFacts
     from worker.engine.loop import Simulation
-    from worker.engine.registry import DatasetFacts, dataset
+    from worker.engine.registry import dataset
     from worker.engine.sink import ListSink
 
     w = read_workload(data)
@@ -202,7 +203,7 @@ def fedwatch_child(data: Path, out: Path, threads: int) -> None:
             cluster=torch.zeros(w.n_clients, dtype=torch.long),
         )
 
-    run_config = build_run_config()  # with `bench_peers` registered
+    run_config = components.install(components.builtin().include(load)).run_config
     config = run_config.model_validate(
         {
             "name": f"peers-{w.name}",

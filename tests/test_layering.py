@@ -123,3 +123,94 @@ def test_importing_the_client_needs_no_extra() -> None:
             if name in EXTRA_MODULES or not (stdlib_or_client or top == extra):
                 found.append(f"fedwatch/{path.name} imports {name}")
     assert found == []
+
+
+def run_time_imports(path: Path, module: str) -> set[str]:
+    """The modules `path` (the module `module`) imports when it runs: function-level
+    imports included, `if TYPE_CHECKING:` blocks (annotations only) left out. `from a
+    import b` imports `a.b` where that is a module, else `a`."""
+    found: set[str] = set()
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            subs = [f"{base}.{alias.name}" for alias in node.names]
+            found.update(subs if all(s in MODULES for s in subs) else [base])
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(), str(path)))
+    return found
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+SOURCES = {
+    module_name(p): p
+    for top in ("fedwatch", "api", "worker", "db")
+    for p in (REPO / top).rglob("*.py")
+}
+MODULES = set(SOURCES)
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while (w := stack.pop()) != v:
+                component.append(w)
+            if component:
+                out.append(sorted([v, *component]))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return out
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    """The house reads top-down: no circle of imports among its modules, counting the
+    imports made inside functions (a deferred import is a circle all the same)."""
+    graph = {
+        m: {
+            # the nearest module of the repository an import names
+            next((c for c in _prefixes(name) if c in MODULES), "")
+            for name in run_time_imports(path, m)
+        }
+        - {"", m}
+        for m, path in SOURCES.items()
+    }
+    assert cycles(graph) == []
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def _prefixes(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(len(parts), 0, -1)]

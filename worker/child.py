@@ -38,6 +38,7 @@ import torch._dynamo  # in the fork server: see above
 from db.retry import DatabaseUnavailable
 from db.session import make_engine, make_sessionmaker
 from db.settings import Settings
+from worker.engine import components
 from worker.engine.allocator import keep_freed_memory
 from worker.engine.data.kept import KeptPools, keep_pools_in
 from worker.execute import execute_claimed
@@ -110,6 +111,7 @@ def main(spec: ChildSpec, logs: Connection) -> None:
     signal.signal(CANCEL, _setter(cancel))
     logging.basicConfig(level=logging.INFO, handlers=[PipeHandler(logs)], force=True)
     keep_freed_memory()
+    components.install(components.installed())
     keep_pools_in(spec.kept)
     torch.set_num_threads(spec.threads)
     cap_memory(spec.memory_cap_mb)

@@ -15,6 +15,7 @@ from db.retry import in_transaction
 from db.runs import claim_run, finish_run, load_checkpoint, record_crash
 from db.settings import Settings
 from worker.engine import RunConfig
+from worker.engine.components import current
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def start_execution(
         run = session.get(Run, run_id)
         if run is None or run.claim != claim:
             return None
-        config = RunConfig.model_validate(run.config)
+        config = current().run_config.model_validate(run.config)
         checkpoint = load_checkpoint(session, run_id)
         return Start(config, checkpoint, run.cancel_requested, run.worker or "")
 

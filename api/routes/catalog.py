@@ -22,9 +22,9 @@ from api.schemas.errors import NOT_FOUND
 from api.storable import NO_NUL
 from db import status
 from worker.data_root import DEFAULT_ROOT, data_status
-from worker.engine import ConfigError, RunConfig, metrics
+from worker.engine import ConfigError, metrics
+from worker.engine.components import current
 from worker.engine.presets import PRESETS, Preset
-from worker.engine.registry import DATASETS
 
 router = APIRouter(prefix="/api", tags=["catalog"])
 
@@ -50,7 +50,7 @@ def public(preset: Preset, download_allowed: bool) -> dict[str, Any]:
 
 @router.get("/schema/run-config")
 def run_config_schema() -> dict[str, Any]:
-    return RunConfig.model_json_schema()
+    return current().run_config.model_json_schema()
 
 
 @router.get("/presets")
@@ -77,7 +77,7 @@ def read_dataset(
 ) -> DatasetStatusPublic:
     """Whether the dataset's files are on this server, where they must go, and what to
     do where they are not (only what this server accepts)."""
-    if name not in DATASETS:
+    if name not in current().datasets:
         raise HTTPException(404, f"dataset {name!r} not found")
     try:
         status = data_status(name, root, settings)

@@ -24,6 +24,7 @@ from db.models import Run
 from db.participation import participation
 from db.timeline import STATES, client_timeline
 from worker.engine.algorithms.asynchronous import runs_async
+from worker.engine.components import current
 from worker.engine.stats import participation_bias
 
 router = APIRouter(prefix="/api/runs/{run_id}", tags=["clients"], responses=NOT_FOUND)
@@ -85,7 +86,9 @@ def read_staleness_distribution(
 def staleness_unit(run: Run) -> Literal["rounds", "versions"]:
     """Versions for an async run (a round is a server update), rounds otherwise."""
     name = ((run.config or {}).get("algorithm") or {}).get("name")
-    return "versions" if isinstance(name, str) and runs_async(name) else "rounds"
+    return (
+        "versions" if isinstance(name, str) and runs_async(current().algorithms, name) else "rounds"
+    )
 
 
 @router.get("/participation")

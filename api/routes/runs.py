@@ -32,7 +32,8 @@ from db.runs import cancel_run, edit_run, list_runs, new_run, resume_run
 from db.settings import Settings
 from db.status import Status
 from worker.dispatch import queue_for
-from worker.engine import RunConfig, metrics
+from worker.engine import metrics
+from worker.engine.components import current
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 
@@ -152,7 +153,7 @@ def resume(
         detail = f"run {run.id} is {run.status}: only a failed or cancelled run resumes"
         raise HTTPException(409, detail)
     # before the commit: a refused run is rolled back to what it was
-    admit(RunConfig.model_validate(run.config), settings, loc=("config",))
+    admit(current().run_config.model_validate(run.config), settings, loc=("config",))
     session.commit()
     session.refresh(run)
     dispatcher.submit(run.id, run.queue)

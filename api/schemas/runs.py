@@ -11,6 +11,7 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    GetCoreSchemaHandler,
     GetJsonSchemaHandler,
     StrictBool,
     StringConstraints,
@@ -19,7 +20,7 @@ from pydantic import (
 )
 from pydantic import Tag as UnionTag
 from pydantic.json_schema import JsonSchemaValue
-from pydantic_core import CoreSchema
+from pydantic_core import CoreSchema, core_schema
 
 from api.schemas.catalog import REFERENCES_DESCRIPTION, ReferencePublic
 from api.schemas.ingest import ExternalRunCreate
@@ -27,6 +28,7 @@ from api.storable import NO_NUL
 from db.models import EXTERNAL
 from db.status import ACTIVE, RESUMABLE, Status
 from worker.engine import RunConfig, metrics
+from worker.engine.components import current
 from worker.engine.presets import references_for
 
 Source = Literal["simulated", "external"]
@@ -59,11 +61,35 @@ class _RankingEnum:
 Ranking = Annotated[str, AfterValidator(_ranking), _RankingEnum()]
 
 
+class _Installed:
+    """A `RunConfig` validated, and described in the schema, by the class built from this
+    process's components (the request models are defined before they are installed)."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_plain_validator_function(
+            lambda data: current().run_config.model_validate(data),
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                lambda config: config.model_dump(mode="json")
+            ),
+        )
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return handler(current().run_config.__pydantic_core_schema__)
+
+
+InstalledConfig = Annotated[RunConfig, _Installed]
+
+
 class RunCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    config: RunConfig = Field(
-        default_factory=RunConfig, description="Partial configs get defaults."
+    config: InstalledConfig = Field(
+        default_factory=lambda: current().run_config(),
+        description="Partial configs get defaults.",
     )
     notes: str = Field("", max_length=20_000, description="Free text, stored as data.")
 

@@ -11,8 +11,9 @@ from fedwatch.cli import openmp
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register the commands. Imports them, and with some of them torch:
-    `openmp.prepare` comes first."""
+    """Register the commands (the command line's start-up). Imports them, and with some
+    of them torch: `openmp.prepare` comes first. Installs the components (`components.py`)
+    the commands run with."""
     openmp.prepare(os.environ)
     from fedwatch.cli import (
         compare_cmd,
@@ -24,9 +25,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         simulate_cmd,
         worker_cmd,
     )
+    from worker.engine import components
     from worker.engine.allocator import keep_freed_memory
 
     keep_freed_memory()  # every command may train; see allocator.py
+    components.install(components.installed())  # the built-in ones and the plug-ins
     for module in (
         presets_cmd,
         simulate_cmd,

@@ -93,15 +93,15 @@ from worker.engine.algorithms.base import (
 from worker.engine.algorithms.memory import MEMORY_FILLED, ClientMemory
 from worker.engine.algorithms.selection import oldest_first, uniform_sample
 from worker.engine.availability.base import Availability, AvailabilityFacts
+from worker.engine.components import current
 from worker.engine.data.federated import FederatedData
 from worker.engine.data.vision import Pool
+from worker.engine.facts import DatasetFacts, ModelFacts
 from worker.engine.masks import Available
 from worker.engine.metrics import MetricSpec
 from worker.engine.params import Params, RunShape
-from worker.engine.plugins import Failed, Loaded, PluginReport, report
+from worker.engine.plugins import Failed, Loaded, PluginReport
 from worker.engine.registry import (
-    DatasetFacts,
-    ModelFacts,
     RegistrationError,
     algorithm,
     availability,
@@ -159,3 +159,8 @@ __all__ = [
     "uniform_sample",
     "weighted_step",
 ]
+
+
+def report() -> PluginReport:
+    """The plug-ins of this process's components: loaded and skipped."""
+    return current().plugins

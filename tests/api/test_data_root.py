@@ -16,7 +16,8 @@ from tests.api.helpers import embedded_settings, submit, wait_final
 from tests.api.test_execution import queue_directly
 from tests.engine.test_data import write_tiny_mnist
 from worker.data_root import data_folder
-from worker.engine import ConfigError, RunConfig
+from worker.engine import ConfigError
+from worker.engine.components import current
 
 
 @pytest.fixture(scope="module")
@@ -52,13 +53,13 @@ def mnist(root: str, **data: Any) -> dict[str, Any]:
     [("data", ""), ("mnist", "mnist"), ("alias", "mnist"), ("new/folder", "new/folder")],
 )
 def test_roots_resolve_inside_the_data_root(data_root: Path, root: str, expected: str) -> None:
-    config = RunConfig.model_validate(mnist(root))
+    config = current().run_config.model_validate(mnist(root))
     assert data_folder(config, Settings(data_root=str(data_root))) == data_root / expected
 
 
 @pytest.mark.parametrize("root", ["/etc", "../elsewhere", "mnist/../../x", "escape", "a\\..\\b"])
 def test_roots_that_leave_the_data_root_are_refused(data_root: Path, root: str) -> None:
-    config = RunConfig.model_validate(mnist(root))
+    config = current().run_config.model_validate(mnist(root))
     with pytest.raises(ConfigError, match=r"^data\.root: "):
         data_folder(config, Settings(data_root=str(data_root)))
 
@@ -107,7 +108,7 @@ def test_runs_read_inside_and_errors_show_relative_paths(
 
 
 def test_the_run_checks_again_where_it_executes(served: TestClient) -> None:
-    config = RunConfig.model_validate(mnist("escape")).model_dump(mode="json")
+    config = current().run_config.model_validate(mnist("escape")).model_dump(mode="json")
     done = wait_final(served, queue_directly(served, config))
     assert done["status"] == "failed"
     assert done["error"].startswith("data.root: 'escape' leads outside")

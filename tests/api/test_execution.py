@@ -17,7 +17,7 @@ from api.main import create_app
 from db.runs import new_run
 from tests.api.helpers import embedded_settings, example1, submit, wait_final
 from worker.child import process_name
-from worker.engine import RunConfig
+from worker.engine.components import current
 
 
 def slow_round(rounds: int = 3) -> dict[str, Any]:
@@ -112,7 +112,9 @@ def test_a_run_past_its_memory_cap_fails_and_the_server_stays(capped: TestClient
         "device": "cpu",
         "data": {"dataset": "synthetic_clustered", "dimension": 2_000_000},
     }
-    run_id = queue_directly(capped, RunConfig.model_validate(config).model_dump(mode="json"))
+    run_id = queue_directly(
+        capped, current().run_config.model_validate(config).model_dump(mode="json")
+    )
     done = wait_final(capped, run_id)
     assert done["status"] == "failed"
     assert "out of memory" in done["error"] and "FEDWATCH_MAX_RUN_MEMORY_MB" in done["error"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
+from tests.metrics_probe import metrics_added
 from worker.engine import metrics
 from worker.engine.metrics import MetricSpec
 
@@ -22,11 +23,8 @@ def test_catalogue_as_json(client: TestClient) -> None:
 
 
 def test_registered_metric_is_listed(client: TestClient) -> None:
-    metrics.register([MetricSpec("memory_share", "memory filled", panel="algorithm")])
-    try:
+    with metrics_added(MetricSpec("memory_share", "memory filled", panel="algorithm")):
         names = [m["name"] for m in client.get("/api/metrics/catalog").json()]
-    finally:
-        metrics.unregister(["memory_share"])
 
     assert "memory_share" in names
     assert names.index("memory_share") < names.index("best_test_acc")  # round metrics first

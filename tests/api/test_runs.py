@@ -18,6 +18,7 @@ from tests.api.helpers import (
     wait_rounds,
 )
 from tests.engine.test_data import write_tiny_mnist
+from tests.metrics_probe import metrics_added
 from worker.engine import metrics
 from worker.engine.metrics import MetricSpec
 
@@ -212,18 +213,15 @@ def test_runs_ranked_by_a_summary_value(client: TestClient) -> None:
 def test_rankings_come_from_the_catalogue(client: TestClient, tmp_path: Path) -> None:
     """The schema's enum and the values accepted are the catalogue's rankings, and a
     plug-in's ranked metric is one of them once registered."""
-    metrics.register([MetricSpec("score", "score", summary=True, rank=True, better="higher")])
-    try:
+    with metrics_added(MetricSpec("score", "score", summary=True, rank=True, better="higher")) as c:
         names = [s.name for s in metrics.rankings()]
-        app = create_app(embedded_settings(f"sqlite:///{tmp_path / 'schema.sqlite3'}"))
+        app = create_app(embedded_settings(f"sqlite:///{tmp_path / 'schema.sqlite3'}"), c)
         params = app.openapi()["paths"]["/api/runs"]["get"]["parameters"]
         (rank_by,) = [p["schema"]["anyOf"][0] for p in params if p["name"] == "rank_by"]
         assert rank_by["enum"] == names
         assert names[:3] == ["best_test_acc", "final_test_acc", "time_avg_test_acc"]
         assert "score_avg" in names
         assert client.get("/api/runs", params={"rank_by": "score_avg"}).status_code == 200
-    finally:
-        metrics.unregister(["score"])
     assert client.get("/api/runs", params={"rank_by": "score_avg"}).status_code == 422
 
 

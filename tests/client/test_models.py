@@ -17,7 +17,7 @@ from fedwatch.spool import read_spool, sync
 from fedwatch.transport import Transport
 from tests.api.helpers import submit, wait_final
 from tests.client.conftest import Server
-from worker.engine import RunConfig
+from worker.engine.components import current
 from worker.engine.data import load_data
 from worker.engine.presets import get_preset
 
@@ -52,7 +52,7 @@ def test_a_simulated_run_s_model_gives_its_final_accuracy(capped: Server, tmp_pa
 
     assert isinstance(module, torch.nn.Module) and not module.training
     assert shown["model_bytes"] == len(fw.run(run["id"]).model_file())
-    data = load_data(RunConfig.model_validate(config).data, config["seed"])
+    data = load_data(current().run_config.model_validate(config).data, config["seed"])
     with torch.no_grad():
         predicted = module(data.x_test).argmax(dim=1)
     accuracy = float((predicted == data.y_test).float().mean())

@@ -31,9 +31,10 @@ HEALTHY_S = 240
 EMBEDDED = """
 import json, sys
 from worker.engine import ListSink, RunConfig, simulate
+from worker.engine.components import current
 for config in json.load(sys.stdin):
     sink = ListSink()
-    simulate(RunConfig.model_validate(config), sink)
+    simulate(current().run_config.model_validate(config), sink)
     print(json.dumps([{"round": r.round, **r.metrics} for r in sink.records]))
 """
 

@@ -11,9 +11,10 @@ from torch import Tensor
 
 from worker.engine.algorithms import Algorithm, Facts, Plan, Step
 from worker.engine.algorithms.asynchronous import AsyncAlgorithm
+from worker.engine.components import current
 from worker.engine.masks import Available
 from worker.engine.overrides import build_config
-from worker.engine.registry import ALGORITHMS, selected
+from worker.engine.registry import selected
 
 
 def make_context(alpha: list[float], dim: int, k: int) -> Facts:
@@ -46,7 +47,7 @@ def make_algorithm(
     if isinstance(algorithm, str):
         name = algorithm
     else:
-        name = next(e.name for e in ALGORITHMS if e.component is algorithm)
+        name = next(e.name for e in current().algorithms if e.component is algorithm)
     n = len(alpha)
     clock = ["system.kind=profiles", f"algorithm.{name}.concurrency={min(k, n)}"]
     config = build_config(
@@ -54,11 +55,15 @@ def make_algorithm(
         [
             f"algorithm.name={name}",
             f"algorithm.participation={k}",
-            *(clock if issubclass(ALGORITHMS.get(name).component, AsyncAlgorithm) else []),
+            *(
+                clock
+                if issubclass(current().algorithms.get(name).component, AsyncAlgorithm)
+                else []
+            ),
             *(assignments or []),
         ],
     )
-    entry, params = selected(config.algorithm, ALGORITHMS)
+    entry, params = selected(config.algorithm, current().algorithms)
     context = replace(
         make_context(alpha, dim, k),
         rounds=config.rounds,

@@ -4,7 +4,8 @@ from typing import Any
 
 import pytest
 
-from worker.engine import ConfigError, ListSink, RunConfig, build_config, simulate
+from worker.engine import ConfigError, ListSink, build_config, simulate
+from worker.engine.components import current
 from worker.engine.presets import PRESETS, get_preset
 
 
@@ -76,7 +77,7 @@ def test_participation_fraction_and_count() -> None:
 
 
 def test_schema_exposes_every_algorithm_parameter() -> None:
-    schema = RunConfig.model_json_schema()
+    schema = current().run_config.model_json_schema()
 
     assert set(schema["properties"]) == {
         "name",
@@ -101,7 +102,7 @@ def test_schema_exposes_every_algorithm_parameter() -> None:
 def test_config_round_trips_through_json() -> None:
     cfg = get_preset("example1").run_config()
 
-    assert RunConfig.model_validate_json(cfg.model_dump_json()) == cfg
+    assert current().run_config.model_validate_json(cfg.model_dump_json()) == cfg
 
 
 IMAGE_PRESETS = [

@@ -7,10 +7,13 @@ import pytest
 import torch
 
 from worker.engine import DatasetMissing
-from worker.engine.config import DataConfig
+from worker.engine.components import current
 from worker.engine.data import load_data
 from worker.engine.data.federated import assign_test_by_label
 from worker.engine.data.partitions import by_class, dirichlet, iid, swap_permutation
+from worker.engine.sections import DataSection
+
+DataConfig = current().section(DataSection)
 
 
 def rng() -> np.random.Generator:

@@ -15,11 +15,14 @@ import pytest
 import torch
 
 from tests.engine.test_data import write_tiny_mnist
-from worker.engine.config import DataConfig
+from worker.engine.components import current
 from worker.engine.data import cache, load_data
+from worker.engine.sections import DataSection
+
+DataConfig = current().section(DataSection)
 
 
-def mnist(root: Path) -> DataConfig:
+def mnist(root: Path) -> DataSection:
     return DataConfig(dataset="mnist", root=str(root), n_clients=4, partition="iid")
 
 

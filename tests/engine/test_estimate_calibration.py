@@ -19,13 +19,14 @@ import json, sys
 from pathlib import Path
 from worker.engine import ListSink, RunConfig, simulate
 from worker.engine.allocator import keep_freed_memory
+from worker.engine.components import current
 
 def peak_kib(field):
     lines = Path("/proc/self/status").read_text().splitlines()
     return int(next(x for x in lines if x.startswith(field + ":")).split()[1])
 
 keep_freed_memory()
-config = RunConfig.model_validate_json(sys.argv[1])
+config = current().run_config.model_validate_json(sys.argv[1])
 base = peak_kib("VmRSS")
 Path("/proc/self/clear_refs").write_text("5")
 simulate(config, ListSink())

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from worker.engine import ListSink, build_config, registry, simulate
-from worker.engine.config import build_run_config
+from worker.engine import ListSink, build_config, simulate
+from worker.engine.components import builtin
 from worker.engine.loop import evaluated
 from worker.engine.registry import schedule
 from worker.engine.schedules import Schedule
@@ -64,23 +64,19 @@ def test_a_run_on_the_log_schedule_evaluates_28_points() -> None:
 
 
 def test_a_registered_schedule_is_one_more_choice_of_a_rebuilt_run_config() -> None:
-    before = registry.snapshot()
-    schedule("odd", label="after odd rounds")(Schedule(lambda ev, t: t % 2 == 1))
-    try:
-        run_config = build_run_config()
-        enum = run_config.model_json_schema()["$defs"]["EvalConfig"]["properties"]["schedule"]
-        config = run_config.model_validate(
-            {
-                "data": {"n_clients": 4},
-                "algorithm": {"participation": 2},
-                "rounds": 6,
-                "eval": {"schedule": "odd"},
-            }
-        )
-        sink = ListSink()
-        simulate(config, sink)
-    finally:
-        registry.rollback(before)
+    odd = schedule("odd", label="after odd rounds")(Schedule(lambda ev, t: t % 2 == 1))
+    run_config = builtin().include(odd).run_config
+    enum = run_config.model_json_schema()["$defs"]["EvalConfig"]["properties"]["schedule"]
+    config = run_config.model_validate(
+        {
+            "data": {"n_clients": 4},
+            "algorithm": {"participation": 2},
+            "rounds": 6,
+            "eval": {"schedule": "odd"},
+        }
+    )
+    sink = ListSink()
+    simulate(config, sink)
 
     assert enum["x-labels"]["odd"] == "after odd rounds"
     # after rounds 1 and 3 (0-based), and the last one, 5; no initial model

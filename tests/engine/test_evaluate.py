@@ -3,10 +3,11 @@ from pathlib import Path
 import torch
 from torch import Tensor
 
-from worker.engine.config import ModelConfig
+from worker.engine.components import current
 from worker.engine.loop import Simulation
 from worker.engine.models import build_model
 from worker.engine.overrides import build_config
+from worker.engine.sections import ModelSection
 from worker.engine.training.evaluate import (
     EVAL_GROUPS,
     evaluate,
@@ -14,6 +15,8 @@ from worker.engine.training.evaluate import (
     per_client_accuracy,
 )
 from worker.engine.training.flat import FlatModel
+
+ModelConfig = current().section(ModelSection)
 
 
 def peak_rss_bytes() -> int:

@@ -7,9 +7,10 @@ import pytest
 import torch
 
 from worker.engine.availability.bernoulli import bernoulli_probabilities
+from worker.engine.components import current
 from worker.engine.config import RunConfig
 from worker.engine.presets import get_preset
-from worker.engine.registry import ALGORITHMS, AVAILABILITY, selected
+from worker.engine.registry import selected
 
 NAMES = ("fedar-mnist", "fedar-cifar10")
 
@@ -22,14 +23,14 @@ def test_fedar_mnist_is_the_papers_mnist_setup() -> None:
     assert (config.data.dataset, config.data.n_clients) == ("mnist", 100)
     assert (config.data.partition, config.data.classes_per_client) == ("by_class", 2)
     assert config.model.name == "linear"  # logistic (softmax) regression
-    bernoulli = selected(config.availability, AVAILABILITY)[1]
+    bernoulli = selected(config.availability, current().availability)[1]
     assert (config.availability.kind, bernoulli.profile, bernoulli.p_min) == (
         "bernoulli",
         "uniform",
         0.1,
     )
     assert (config.algorithm.name, config.n_selected()) == ("fedar", 100)
-    fedar = selected(config.algorithm, ALGORITHMS)[1]
+    fedar = selected(config.algorithm, current().algorithms)[1]
     assert (fedar.rho, fedar.cutoff) == (0.1, "sqrt")
     client = config.client
     assert (client.unit, client.local_steps, client.batch_size) == ("steps", 5, 64)
@@ -56,7 +57,7 @@ def test_both_fedar_presets_share_the_setup_and_differ_in_data_and_model() -> No
 def probabilities(config: RunConfig) -> torch.Tensor:
     """p_k of the config's 100 clients (`uniform` does not read their classes)."""
     classes = torch.zeros(config.data.n_clients, dtype=torch.long)
-    params = selected(config.availability, AVAILABILITY)[1]
+    params = selected(config.availability, current().availability)[1]
     return bernoulli_probabilities(params, classes, 10, config.seed)
 
 
@@ -67,7 +68,7 @@ def test_each_variant_draws_p_k_uniform_in_p_min_to_1(variant: str, p_min: float
 
     pi = probabilities(config)
 
-    assert selected(config.availability, AVAILABILITY)[1].p_min == p_min
+    assert selected(config.availability, current().availability)[1].p_min == p_min
     assert len(pi) == 100
     assert bool(((pi >= p_min) & (pi <= 1)).all())
     # U[p_min, 1] over 100 clients: mean (1 + p_min)/2, its std (1 − p_min)/√12/10 ≤ 0.026

@@ -7,10 +7,13 @@ import numpy as np
 import torch
 from torch.testing import assert_close
 
-from worker.engine.config import DataConfig
+from worker.engine.components import current
 from worker.engine.data import load_data
 from worker.engine.data.incongruent import incongruent, leaf_chunks, swap_labels
 from worker.engine.data.vision import standardized
+from worker.engine.sections import DataSection
+
+DataConfig = current().section(DataSection)
 
 
 def test_leaf_chunks_put_the_smaller_chunks_first() -> None:

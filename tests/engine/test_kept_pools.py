@@ -14,10 +14,13 @@ import pytest
 import torch
 
 from tests.engine.test_data import write_tiny_mnist
-from worker.engine.config import DataConfig
+from worker.engine.components import current
 from worker.engine.data import load_data
 from worker.engine.data.federated import Pool
 from worker.engine.data.kept import PREFIX, KeptPools, keep_pools_in, kept_pool
+from worker.engine.sections import DataSection
+
+DataConfig = current().section(DataSection)
 
 
 def pool(n: int, value: float = 1.0) -> Pool:

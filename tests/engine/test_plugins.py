@@ -1,5 +1,5 @@
 """Plug-ins from entry points: a good one joins the run config; each kind of broken one
-is skipped with one warning line and leaves nothing registered."""
+is skipped with one warning line and leaves nothing taken in."""
 
 from __future__ import annotations
 
@@ -19,10 +19,10 @@ from tests.engine.plugin_dists import (
     write_dist,
     write_modules,
 )
-from worker.engine import algorithms, metrics, registry
-from worker.engine.config import build_run_config
+from worker.engine import algorithms, metrics
+from worker.engine.components import Components, builtin
 from worker.engine.plugins import load_plugins
-from worker.engine.registry import ALGORITHMS, AVAILABILITY, selected
+from worker.engine.registry import selected
 
 REASONS = {
     "broken_import": "ModuleNotFoundError: No module named 'fedwatch_no_such_module'",
@@ -37,9 +37,7 @@ REASONS = {
 def plugin_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     write_modules(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    before = registry.snapshot()
     yield tmp_path
-    registry.rollback(before)
     for name in [m for m in sys.modules if m.startswith("fedwatch_")]:
         del sys.modules[name]
 
@@ -58,11 +56,19 @@ def line_of(path: Path, text: str) -> str:
     return f"{path}:{next(i for i, x in enumerate(lines, 1) if x.startswith(text))}"
 
 
-def test_good_plugin_loads_and_broken_ones_are_rolled_back(
+def loaded() -> Components:
+    """The built-in components with the plug-ins of `entry_points()`."""
+    out = builtin()
+    load_plugins(out, entry_points())
+    return out
+
+
+def test_good_plugin_loads_and_broken_ones_are_left_out(
     plugin_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.WARNING, logger="fedwatch.plugins"):
-        found = load_plugins(entry_points())
+        parts = loaded()
+    found = parts.plugins
 
     assert [(p.group, p.name) for p in found.loaded] == [("fedwatch.algorithms", "damped")]
     assert found.loaded[0].source == line_of(
@@ -77,35 +83,36 @@ def test_good_plugin_loads_and_broken_ones_are_rolled_back(
     for line, ep, failure in zip(lines, BROKEN_ENTRY_POINTS, found.failed, strict=True):
         assert "\n" not in line
         assert line == f"plug-in {ep} from no distribution skipped: {failure.reason}"
-    # nothing of a broken plug-in stays registered, the half-registered one included
-    assert set(ALGORITHMS.names()) & {"no_default", "nothing", "half"} == set()
-    assert "half_avail" not in AVAILABILITY
+    # nothing of a broken plug-in is taken in, the half-declared one included
+    assert set(parts.algorithms.names()) & {"no_default", "nothing", "half"} == set()
+    assert "half_avail" not in parts.availability
     fedavg = Path(algorithms.__file__).parent / "fedavg.py"
-    assert ALGORITHMS.get("fedavg").source == line_of(fedavg, '@algorithm("fedavg"')
-    assert "damped_trained" in metrics.by_name()
+    assert parts.algorithms.get("fedavg").source == line_of(fedavg, '@algorithm("fedavg"')
+    assert "damped_trained" in metrics.by_name(parts.round_metrics)
+    assert "damped_trained" not in metrics.by_name(builtin().round_metrics)
 
 
 @pytest.mark.usefixtures("plugin_path")
 def test_a_loaded_plugin_is_in_the_schema_and_validates_its_params() -> None:
-    load_plugins(entry_points())
-    run_config = build_run_config()
+    run_config = loaded().run_config
 
     section = run_config.model_json_schema()["$defs"]["AlgorithmConfig"]["properties"]
     config = run_config.model_validate({"algorithm": {"name": "damped", "damped": {"damping": 1}}})
 
     assert "damped" in section["name"]["enum"] and "damped" in section
-    assert selected(config.algorithm, ALGORITHMS)[1].damping == 1
+    assert selected(config.algorithm, config.components.algorithms)[1].damping == 1
     with pytest.raises(ValueError, match=r"algorithm\.damped\.damping"):
         run_config.model_validate({"algorithm": {"damped": {"damping": 0}}})
 
 
 SCRIPT = """
 import json
-from worker.engine import ConfigError, ListSink, RunConfig, build_config, simulate
+from worker.engine import ConfigError, ListSink, build_config, simulate
+from worker.engine.components import current
 from fedwatch.plugins import report
 
 found = report()
-algorithm = RunConfig.model_json_schema()["$defs"]["AlgorithmConfig"]["properties"]
+algorithm = current().run_config.model_json_schema()["$defs"]["AlgorithmConfig"]["properties"]
 config = build_config(
     {"rounds": 2, "data": {"n_clients": 4}, "algorithm": {"participation": 2}},
     ["algorithm.name=damped", "algorithm.damped.damping=0.8"],
@@ -127,7 +134,7 @@ print(json.dumps({
 """
 
 
-def test_an_installed_distribution_is_loaded_at_engine_import(tmp_path: Path) -> None:
+def test_an_installed_distribution_is_loaded_with_the_components(tmp_path: Path) -> None:
     root = write_dist(tmp_path)
 
     done = run_python(root, "-c", SCRIPT)
@@ -152,13 +159,14 @@ def _reasons(stderr: str) -> list[str]:
 
 
 IMPORTED_FIRST = """
-import sys
 import fedwatch_demo  # the plug-in's module before the engine: its import builds nothing
-assert "worker.engine.config" not in sys.modules
-from worker.engine import RunConfig
+from worker.engine import components
+assert components._current == []
+from worker.engine.components import current
 from fedwatch.plugins import report
 
-enum = RunConfig.model_json_schema()["$defs"]["AlgorithmConfig"]["properties"]["name"]["enum"]
+schema = current().run_config.model_json_schema()
+enum = schema["$defs"]["AlgorithmConfig"]["properties"]["name"]["enum"]
 loaded = [[p.name, p.distribution] for p in report().loaded]
 print([p for p in loaded if p[1] == "fedwatch-demo 0.1"], "damped" in enum)
 """

@@ -1,9 +1,10 @@
-"""Registration: what a component declares, and the errors that name its file:line."""
+"""Declaration and registration: what a component declares, the errors that name its
+file:line, and the components objects that take declarations in."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,23 +12,43 @@ import torch
 from pydantic import BaseModel, Field
 from torch import Tensor
 
-from worker.engine import ConfigError, build_config, metrics, registry
+from worker.engine import ConfigError, ListSink, build_config, metrics, registry, simulate
 from worker.engine.algorithms.base import Algorithm, Plan, Step
 from worker.engine.algorithms.memory import MEMORY_FILLED
-from worker.engine.config import build_run_config
+from worker.engine.components import Components, builtin, current, using
+from worker.engine.config import RunConfig
 from worker.engine.masks import Available
 from worker.engine.metrics import MetricSpec
 from worker.engine.params import Params
-from worker.engine.registry import ALGORITHMS, SCHEDULES, RegistrationError, algorithm, selected
+from worker.engine.registry import (
+    ALGORITHM,
+    AVAILABILITY,
+    DATASET,
+    MODEL,
+    SCHEDULE,
+    SYSTEM,
+    Declaration,
+    Kind,
+    RegistrationError,
+    algorithm,
+    selected,
+)
 
 HERE = __file__
 
 
-@pytest.fixture(autouse=True)
-def restore_registries() -> Iterator[None]:
-    before = registry.snapshot()
-    yield
-    registry.rollback(before)
+def last() -> Declaration:
+    """The declaration made last (by the decorator the test just applied)."""
+    return registry.declared()[-1]
+
+
+def builtin_declaration(kind: Kind, name: str) -> Declaration:
+    (found,) = [
+        d
+        for d in registry.declared()
+        if d.kind is kind and d.name == name and d.module.startswith("worker.engine.")
+    ]
+    return found
 
 
 class Noop(Algorithm):
@@ -44,9 +65,11 @@ def line_below() -> int:
 
 
 def test_a_duplicate_name_names_both_registrations() -> None:
+    line = line_below()
+    algorithm("fedavg")(Noop)
+    duplicate = last()
     with pytest.raises(RegistrationError) as err:
-        line = line_below()
-        algorithm("fedavg")(Noop)
+        builtin().add(duplicate)
 
     message = str(err.value)
     assert message.startswith(f"{HERE}:{line}: algorithm 'fedavg': ")
@@ -70,7 +93,7 @@ def test_a_params_model_must_be_params_with_defaults() -> None:
         f"{HERE}:{line}: algorithm 'required': params field 'x' has no default "
         "(every parameter needs one)"
     )
-    assert "plain" not in ALGORITHMS and "required" not in ALGORITHMS
+    assert not [d for d in registry.declared() if d.name in ("plain", "required")]
 
 
 def test_a_metric_already_in_the_catalogue_is_refused_all_or_nothing() -> None:
@@ -85,7 +108,7 @@ def test_a_metric_already_in_the_catalogue_is_refused_all_or_nothing() -> None:
         algorithm("clashing")(Clashing)
 
     assert str(err.value).startswith(f"{HERE}:{line}: algorithm 'clashing': metric 'test_acc'")
-    assert "clashing" not in ALGORITHMS
+    assert not [d for d in registry.declared() if d.name == "clashing"]
     assert "clash_own" not in metrics.by_name()
 
 
@@ -103,12 +126,12 @@ def test_names_are_config_keys_and_not_the_sections_own_fields() -> None:
     with pytest.raises(RegistrationError, match=r"a field of algorithm"):
         algorithm("participation", params=Damping)(Noop)  # algorithm.participation: both
     # Without params there is no sub-object to clash with: eval.schedule = every
-    assert SCHEDULES.get("every").params is None
+    assert current().schedules.get("every").params is None
 
 
 def test_the_memory_methods_share_one_metric_and_algorithms_add_theirs() -> None:
     catalogue = metrics.by_name()
-    owners = [e.name for e in ALGORITHMS if MEMORY_FILLED in e.component.metrics]
+    owners = [e.name for e in current().algorithms if MEMORY_FILLED in e.component.metrics]
 
     assert sorted(owners) == ["fedar", "fedlaavg", "fedvarp", "mifa"]
     assert [s.name for s in metrics.catalogue()].count("memory_filled") == 1
@@ -117,16 +140,25 @@ def test_the_memory_methods_share_one_metric_and_algorithms_add_theirs() -> None
         assert catalogue[name].kind == "round"
 
 
-def test_removing_an_entry_removes_the_metrics_it_added() -> None:
+def test_an_algorithms_metrics_are_in_the_catalogue_while_its_components_are_installed() -> None:
     class Counting(Noop):
         metrics = (MetricSpec("counting_calls", "calls", panel="algorithm"),)
 
     algorithm("counting")(Counting)
-    assert "counting_calls" in metrics.by_name()
+    assert "counting_calls" not in metrics.by_name()  # declared, not taken in
 
-    ALGORITHMS.remove("counting")
+    with using(builtin().include(Counting)) as parts:
+        assert "counting_calls" in metrics.by_name()
+        assert parts.algorithms.get("counting").added_metrics == ("counting_calls",)
 
     assert "counting_calls" not in metrics.by_name()
+
+    class Recounting(Noop):  # another metric under the same name
+        metrics = (MetricSpec("counting_calls", "calls again", panel="algorithm"),)
+
+    algorithm("recounting")(Recounting)
+    with pytest.raises(RegistrationError, match=r"metric 'counting_calls' is already"):
+        builtin().include(Counting, Recounting)
 
 
 class Damping(Params):
@@ -139,7 +171,8 @@ class Damping(Params):
 
 def test_a_registered_component_is_in_a_rebuilt_run_config() -> None:
     algorithm("damped", params=Damping)(Noop)
-    run_config = build_run_config()
+    damped = last()
+    run_config = builtin().include(damped).run_config
 
     schema = run_config.model_json_schema()
     section = schema["$defs"]["AlgorithmConfig"]["properties"]
@@ -149,7 +182,7 @@ def test_a_registered_component_is_in_a_rebuilt_run_config() -> None:
 
     assert "damped" in section["name"]["enum"]
     assert section["damped"]["$ref"] == "#/$defs/Damping"
-    assert selected(config.algorithm, ALGORITHMS)[1].damping == 0.8
+    assert selected(config.algorithm, config.components.algorithms)[1].damping == 0.8
     with pytest.raises(ValueError, match=r"algorithm\.damped\.damping"):
         run_config.model_validate({"algorithm": {"name": "damped", "damped": {"damping": 2}}})
     with pytest.raises(ValueError, match=r"algorithm\.damped\.damping: below 1 only with K <= 4"):
@@ -161,3 +194,57 @@ def test_check_run_of_a_built_in_names_its_field() -> None:
         build_config({}, ["algorithm.name=scaffold", "client.unit=epochs"])
     with pytest.raises(ConfigError, match=r"^availability\.trace\.csv: a trace needs"):
         build_config({}, ["availability.kind=trace"])
+
+
+def test_components_of_exactly_the_ones_a_test_wants() -> None:
+    parts = Components.of(
+        *(
+            builtin_declaration(kind, name)
+            for kind, name in (
+                (ALGORITHM, "fedavg"),
+                (AVAILABILITY, "always"),
+                (SYSTEM, "none"),
+                (DATASET, "synthetic_clustered"),
+                (MODEL, "linear"),
+                (SCHEDULE, "every"),
+            )
+        )
+    )
+    run_config = parts.run_config
+    config = run_config.model_validate(
+        {"rounds": 2, "data": {"n_clients": 4}, "algorithm": {"participation": 2}}
+    )
+    sink = ListSink()
+
+    simulate(config, sink)
+
+    assert isinstance(config, RunConfig) and type(config).components is parts
+    assert [r.round for r in sink.records] == [0, 1]
+    schema = run_config.model_json_schema()["$defs"]
+    assert schema["AlgorithmConfig"]["properties"]["name"]["enum"] == ["fedavg"]
+    with pytest.raises(ValueError, match=r"algorithm\.name"):
+        run_config.model_validate({"algorithm": {"name": "cafed"}})
+
+
+def test_the_typed_class_validates_nothing_by_itself() -> None:
+    """`RunConfig` is the class mypy sees and every config is an instance of; data is
+    validated by the class built from components."""
+    with pytest.raises(TypeError, match=r"components\.current\(\)\.run_config"):
+        RunConfig.model_validate({})
+
+
+def test_importing_the_entry_points_builds_nothing() -> None:
+    """Importing the engine, the API app and the commands loads no plug-in, installs no
+    components and builds no config class: their start-up does."""
+    script = (
+        "import sys, worker.engine.config, worker.engine.loop, api.main, fedwatch.cli.commands\n"
+        "from worker.engine import components, metrics\n"
+        "assert components._current == [], components._current\n"
+        "assert 'fedau' not in sys.modules\n"
+        "print(len(metrics._registered))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0"

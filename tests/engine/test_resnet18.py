@@ -6,9 +6,12 @@ import pytest
 import torch
 
 from worker.engine import ListSink, RunConfig, build_config, simulate
-from worker.engine.config import ModelConfig
+from worker.engine.components import current
 from worker.engine.loop import Simulation
 from worker.engine.models import build_model, has_buffers
+from worker.engine.sections import ModelSection
+
+ModelConfig = current().section(ModelSection)
 
 
 def config(*extra: str) -> RunConfig:

@@ -12,13 +12,13 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from tests.engine.contexts import make_algorithm
 from worker.engine import ConfigError, RunConfig, build_config
-from worker.engine.config import ModelConfig
+from worker.engine.components import current
 from worker.engine.models import build_model
 from worker.engine.presets import get_preset
-from worker.engine.registry import ALGORITHMS
 from worker.engine.resources import Estimate, Term, estimate, largest
 from worker.engine.resources.model_profile import model_profile
 from worker.engine.resources.work import STEP_FLOP
+from worker.engine.sections import ModelSection
 
 SMALL = {
     "rounds": 100,
@@ -83,12 +83,15 @@ def test_the_fixed_cost_of_a_step_counts_where_arithmetic_is_nothing() -> None:
     assert term(sequential, "fixed cost", work=True).amount == steps * STEP_FLOP
 
 
+MODEL = current().section(ModelSection)
+
+
 def model_json(name: str) -> str:
-    return ModelConfig(name=name).model_dump_json()
+    return MODEL(name=name).model_dump_json()
 
 
 def test_flops_of_a_linear_layer() -> None:
-    profile = model_profile(model_json("linear"), (10,), 2, False)
+    profile = model_profile(MODEL, model_json("linear"), (10,), 2, False)
 
     assert profile.forward_flops == 2 * 10 * 2  # one sample: a (1, 10) x (10, 2) product
     assert profile.train_flops == 2 * (2 * 10 * 2)  # and the weights' gradient
@@ -97,18 +100,18 @@ def test_flops_of_a_linear_layer() -> None:
 
 def test_operations_counted_as_flop_counter_mode_counts_them() -> None:
     with torch.device("meta"):
-        model = build_model(ModelConfig(name="cnn"), (3, 32, 32), 10)
+        model = build_model(MODEL(name="cnn"), (3, 32, 32), 10)
         x = torch.empty(2, 3, 32, 32)
     with FlopCounterMode(display=False) as counter:
         F.cross_entropy(model(x), torch.zeros(2, dtype=torch.long, device="meta")).backward()
 
-    profile = model_profile(model_json("cnn"), (3, 32, 32), 10, False)
+    profile = model_profile(MODEL, model_json("cnn"), (3, 32, 32), 10, False)
 
     assert profile.train_flops == counter.get_total_flops() // 2
 
 
 def test_image_model_sizes() -> None:
-    assert model_profile(model_json("cnn"), (3, 32, 32), 10, False).d == 62_006
+    assert model_profile(MODEL, model_json("cnn"), (3, 32, 32), 10, False).d == 62_006
     config = build_config({"data": {"dataset": "cifar10"}, "model": {"name": "cnn"}}, [])
 
     data = term(estimate(config), "train and test data")
@@ -190,7 +193,7 @@ def test_training_memory_follows_the_backend() -> None:
     assert one_by_one.amount == ((1 + 3) * 6 + 4) * d * 4
 
 
-@pytest.mark.parametrize("name", sorted(ALGORITHMS.names()))
+@pytest.mark.parametrize("name", sorted(current().algorithms.names()))
 def test_footprint_counts_the_state_each_algorithm_keeps(name: str) -> None:
     n, d = 6, 5
     algorithm = make_algorithm(name, [1 / n] * n, dim=d, k=2)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import torch
 from torch import Tensor
 
-from worker.engine import ListSink, build_config, registry, simulate
+from worker.engine import ListSink, build_config, simulate
 from worker.engine.algorithms.base import Algorithm, Plan, Step
-from worker.engine.config import build_run_config
+from worker.engine.components import builtin
 from worker.engine.masks import Available
 from worker.engine.registry import algorithm
 
@@ -34,14 +32,6 @@ def test_fedar_and_cafed_metrics_are_recorded_every_round() -> None:
     assert cafed[0]["cafed_excluded"] == 0  # no loss reported yet: nobody is excluded
 
 
-@pytest.fixture
-def restore_registries() -> Iterator[None]:
-    before = registry.snapshot()
-    yield
-    registry.rollback(before)
-
-
-@pytest.mark.usefixtures("restore_registries")
 def test_a_metric_the_class_does_not_declare_stops_the_run() -> None:
     @algorithm("chatty")
     class Chatty(Algorithm):
@@ -51,7 +41,8 @@ def test_a_metric_the_class_does_not_declare_stops_the_run() -> None:
         def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
             return Step(None, torch.zeros(self.facts.n), {"chatty_words": 1.0})
 
-    config = build_run_config().model_validate({"rounds": 1, "algorithm": {"name": "chatty"}})
+    run_config = builtin().include(Chatty).run_config
+    config = run_config.model_validate({"rounds": 1, "algorithm": {"name": "chatty"}})
 
     with pytest.raises(RuntimeError, match=r"'chatty'.*\['chatty_words'\]"):
         simulate(config, ListSink())

@@ -1,20 +1,19 @@
 """Every algorithm runs under every availability model; resume stays exact."""
 
-from typing import Any, get_args
+from typing import Any
 
 import pytest
 
 from tests.engine.sinks import CheckpointsSink
 from worker.engine import ListSink, RunConfig, build_config, simulate
 from worker.engine.algorithms.asynchronous import AsyncAlgorithm
-from worker.engine.config import AlgorithmName, AvailabilityKind
-from worker.engine.registry import ALGORITHMS
+from worker.engine.components import current
 
 TRACE = "client,start_round,end_round,period\n0,0,2,3\n1,1,3,3\n2,0,4"
 
 
 def asynchronous(algorithm: str) -> bool:
-    return issubclass(ALGORITHMS.get(algorithm).component, AsyncAlgorithm)
+    return issubclass(current().algorithms.get(algorithm).component, AsyncAlgorithm)
 
 
 def config(algorithm: str, availability: str, rounds: int = 4) -> RunConfig:
@@ -39,8 +38,8 @@ def config(algorithm: str, availability: str, rounds: int = 4) -> RunConfig:
     )
 
 
-@pytest.mark.parametrize("availability", get_args(AvailabilityKind))
-@pytest.mark.parametrize("algorithm", get_args(AlgorithmName))
+@pytest.mark.parametrize("availability", current().availability.names())
+@pytest.mark.parametrize("algorithm", current().algorithms.names())
 def test_runs_a_few_rounds(algorithm: str, availability: str) -> None:
     sink = ListSink()
 

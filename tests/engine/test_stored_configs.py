@@ -22,7 +22,8 @@ from typing import Any
 
 import pytest
 
-from worker.engine import ListSink, RunConfig, simulate
+from worker.engine import ListSink, simulate
+from worker.engine.components import current
 
 STORED = Path(__file__).parent / "stored"
 CONFIGS: dict[str, dict[str, Any]] = json.loads((STORED / "configs_v0.json").read_text())
@@ -48,7 +49,7 @@ def contains(stored: Any, now: Any, path: str = "") -> list[str]:
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_stored_config_validates_unchanged(name: str) -> None:
     stored = CONFIGS[name]
-    config = RunConfig.model_validate(stored)
+    config = current().run_config.model_validate(stored)
     assert contains(stored, config.model_dump(mode="json")) == []
 
 
@@ -56,7 +57,7 @@ def test_stored_config_validates_unchanged(name: str) -> None:
 def test_stored_run_reproduces(algorithm: str) -> None:
     stored = RUNS[algorithm]
     sink = ListSink()
-    summary = simulate(RunConfig.model_validate(stored["config"]), sink)
+    summary = simulate(current().run_config.model_validate(stored["config"]), sink)
     rounds = [record.deterministic() for record in sink.records]
     assert contains(stored["rounds"], rounds) == []
     assert contains(stored["summary"], summary.to_dict()) == []

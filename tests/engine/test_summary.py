@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from tests.engine.sinks import CheckpointsSink
+from tests.metrics_probe import metrics_added
 from worker.engine import ListSink, build_config, checkpoint, metrics, simulate
 from worker.engine.clock import process_age_s
 from worker.engine.metrics import MetricSpec
@@ -58,9 +59,8 @@ ROUNDS: list[tuple[int, dict[str, float]]] = [
 
 @pytest.fixture
 def plugin_metric() -> Iterator[str]:
-    metrics.register([MetricSpec("excluded", "clients excluded", panel="algorithm", summary=True)])
-    yield "excluded"
-    metrics.unregister(["excluded"])
+    with metrics_added(MetricSpec("excluded", "clients excluded", panel="algorithm", summary=True)):
+        yield "excluded"
 
 
 def test_huge_finite_values_give_finite_summaries(plugin_metric: str) -> None:

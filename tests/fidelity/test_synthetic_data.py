@@ -10,8 +10,11 @@ import numpy as np
 import pytest
 import torch
 
-from worker.engine.config import DataConfig
+from worker.engine.components import current
 from worker.engine.data import FederatedData, load_data
+from worker.engine.sections import DataSection
+
+DataConfig = current().section(DataSection)
 
 REFERENCE = Path(__file__).parent / "cafed-synthetic"
 CLIENTS = json.loads((REFERENCE / "clients.json").read_text())

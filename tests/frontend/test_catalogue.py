@@ -1,6 +1,6 @@
 """The run page draws a metric the front end has never heard of, from the catalogue the
-server serves: a metric registered in the served process (at interpreter start, as a
-plug-in would at import) shows in its declared panel with its label."""
+server serves: a metric of a plug-in algorithm (a distribution on the served process's
+path, with its entry point) shows in its declared panel with its label."""
 
 from __future__ import annotations
 
@@ -16,22 +16,26 @@ from db.runs import new_run
 from db.session import make_engine, make_sessionmaker
 from tests.db.records import record, write
 from tests.frontend.conftest import screenshot, serve
-from worker.engine import RunConfig
+from worker.engine.components import current
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-REGISTER = """
-from worker.engine import metrics
-from worker.engine.metrics import MetricSpec
+PLUGIN = """
+from fedwatch.plugins import MetricSpec, algorithm
+from fedwatch.plugins import Algorithm
 
-metrics.register([MetricSpec("demo_excluded", "clients excluded (demo)", panel="algorithm")])
+
+@algorithm("demo")
+class Demo(Algorithm):
+    metrics = (MetricSpec("demo_excluded", "clients excluded (demo)", panel="algorithm"),)
 """
+ENTRY_POINTS = "[fedwatch.algorithms]\ndemo = demo_metric:Demo\n"
 EXCLUDED = [3.0, 2.0, 2.0, 1.0, 0.0, 1.0]
 
 
 def stored_run(url: str) -> int:
     """A finished run whose rounds carry `demo_excluded`, written as a worker writes them."""
-    config = RunConfig.model_validate(
+    config = current().run_config.model_validate(
         {"rounds": len(EXCLUDED), "data": {"n_clients": 4}, "algorithm": {"participation": 2}}
     )
     engine = make_engine(url)
@@ -56,7 +60,11 @@ def stored_run(url: str) -> int:
 def test_registered_round_metric_shows_in_its_panel(browser: Any, tmp_path: Path) -> None:
     plugin = tmp_path / "plugin"
     plugin.mkdir()
-    (plugin / "sitecustomize.py").write_text(REGISTER)
+    (plugin / "demo_metric.py").write_text(PLUGIN)
+    dist = plugin / "demo_metric-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: demo-metric\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(ENTRY_POINTS)
     url = f"sqlite:///{tmp_path / 'fedwatch.sqlite3'}"
     upgrade(url)
     run_id = stored_run(url)

@@ -13,7 +13,8 @@ from tests.frontend.conftest import js
 from worker.engine import registry
 from worker.engine.algorithms.fedavg import FedAvg
 from worker.engine.availability.base import Always
-from worker.engine.config import build_run_config
+from worker.engine.components import builtin
+from worker.engine.facts import DatasetFacts
 from worker.engine.params import Params
 
 pytestmark = pytest.mark.browser
@@ -111,18 +112,20 @@ def test_text_is_never_parsed_as_html(modules_page: Any) -> None:
 def plugin_schema() -> Iterator[dict[str, Any]]:
     """The real run-config schema with one component with params in each registry, as
     a plug-in registers them."""
-    before = registry.snapshot()
 
     class Speed(Params):
         speed: float = Field(1.0, gt=0)
 
-    registry.algorithm("toyalgo", params=Speed)(FedAvg)
-    registry.availability("toyavail", params=Speed)(Always)
-    facts = registry.DatasetFacts(2, "vector", "generated")
-    registry.dataset("toyset", params=Speed, facts=facts)(lambda p, d, rng: None)
-    registry.model("toymodel", params=Speed)(lambda p, m, shape, n: None)
-    yield build_run_config().model_json_schema()
-    registry.rollback(before)
+    facts = DatasetFacts(2, "vector", "generated")
+    toys = [
+        registry.declare(registry.ALGORITHM, "toyalgo", FedAvg, params=Speed),
+        registry.declare(registry.AVAILABILITY, "toyavail", Always, params=Speed),
+        registry.declare(
+            registry.DATASET, "toyset", lambda p, d, rng: None, params=Speed, facts=facts
+        ),
+        registry.declare(registry.MODEL, "toymodel", lambda p, m, shape, n: None, params=Speed),
+    ]
+    yield builtin().include(*toys).run_config.model_json_schema()
 
 
 def test_plugin_sub_objects_follow_their_selectors(modules_page: Any, plugin_schema: Any) -> None:

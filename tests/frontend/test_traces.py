@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from tests.frontend.conftest import HTML_NAME, js
-from worker.engine import RunConfig, metrics
+from tests.metrics_probe import metrics_added
+from worker.engine import metrics
 from worker.engine.metrics import MetricSpec
 
 pytestmark = pytest.mark.browser
@@ -33,10 +34,8 @@ def test_panels_follow_the_recorded_metrics(modules_page: Any) -> None:
     ]
     # The catalogue as served (the built-in algorithms' metrics registered with the
     # config), with a plug-in's metric in the same panel as theirs.
-    assert RunConfig.model_fields  # the registries are loaded
     extra = MetricSpec("plugin_value", "a plug-in's value", panel="algorithm")
-    metrics.register([extra])
-    try:
+    with metrics_added(extra):
         catalogue = json.dumps([s.to_json() for s in metrics.catalogue()])
         specs = json.dumps(  # as api.js reads `GET /api/metrics/panels`
             [
@@ -44,8 +43,6 @@ def test_panels_follow_the_recorded_metrics(modules_page: Any) -> None:
                 for p in metrics.panels()
             ]
         )
-    finally:
-        metrics.unregister([extra.name])
     call = f"m => m.panelsFor({example1}, {catalogue}, {specs})"
     panels = js(modules_page, "traces.js", call)
     assert [p["id"] for p in panels] == [

@@ -2,9 +2,10 @@
 
 No database, queue or web imports: the service calls `simulate(config, sink)`.
 
-The names below load on first use: importing a component module (a plug-in's, which
-imports `fedwatch.plugins`) must not build `RunConfig`, since building it loads the
-plug-ins (`config.py`), that module among them.
+The names below load on first use, so that importing one module of the package (the
+metric catalogue, the registry) does not import the simulation and torch with it.
+Importing builds and loads nothing: the components a process runs with are installed
+at its start-up (`components.py`).
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from safetensors.torch import load, save
 from torch import Tensor, nn
 
 from fedwatch import tensorfile
+from worker.engine.components import current
 from worker.engine.errors import ConfigError
 
 CONFIG, INPUT_SHAPE, N_CLASSES, ROUND = (
@@ -69,13 +70,12 @@ def read_metadata(data: bytes) -> dict[str, str]:
 def load_module(data: bytes) -> nn.Module:
     """The run's model, built from the file's metadata and loaded with its tensors
     (in evaluation mode); ConfigError for a file FedWatch's engine did not write."""
-    from worker.engine.config import RunConfig
     from worker.engine.models import build_model
 
     meta = read_metadata(data)
     if CONFIG not in meta:
         raise ConfigError("model: the file does not say which architecture it holds")
-    config = RunConfig.model_validate_json(meta[CONFIG])
+    config = current().run_config.model_validate_json(meta[CONFIG])
     shape = tuple(json.loads(meta[INPUT_SHAPE]))
     module = build_model(config.model, shape, int(meta[N_CLASSES]))
     module.load_state_dict(load(data))

@@ -1,5 +1,5 @@
 """`RunConfig`: the single, JSON-serialisable description of a simulation run, built
-from the component registries.
+from the components (`components.py`).
 
 Its JSON Schema generates the web form; dotted paths into it (`algorithm.name`,
 `availability.markov.g`) are what `--set key=value` and sweeps address. The selectors
@@ -9,14 +9,16 @@ after it (`algorithm.<name>.<param>`, `availability.<kind>.<param>`,
 `system.<kind>.<param>`, `data.<name>.<param>`, `model.<name>.<param>`), so switching a
 selector never leaves an invalid field behind.
 
-Importing this module registers the built-in components and loads the plug-ins of
-the installed distributions (`plugins.py`), once per process, before `RunConfig` is
-built: the API, the workers and the command line all see the same components.
+`RunConfig` here is the class every config is an instance of; the class that validates
+data is the one `build_run_config` makes from a `Components` object, a subclass that
+narrows the selectors and adds the sub-objects (`components.current().run_config`).
+Importing this module builds nothing and loads no plug-in.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
@@ -31,31 +33,15 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-import worker.engine.algorithms
-import worker.engine.availability
-import worker.engine.data
-import worker.engine.models
-import worker.engine.schedules
-import worker.engine.system  # noqa: F401  (the built-ins register on import)
-from worker.engine import plugins
 from worker.engine.algorithms.asynchronous import runs_async
 from worker.engine.data.partitions import without_data
+from worker.engine.facts import POOL_PARTITIONS, DatasetFacts, ModelFacts
 from worker.engine.params import Params, RunShape
-from worker.engine.registry import (
-    ALGORITHMS,
-    AVAILABILITY,
-    DATASETS,
-    MODELS,
-    POOL_PARTITIONS,
-    SCHEDULES,
-    SYSTEMS,
-    DatasetFacts,
-    ModelFacts,
-    Registry,
-    selected,
-)
+from worker.engine.registry import Registry, selected
 from worker.engine.sections import (
+    FROM_DATA_ROOT,
     MAX_SEED,
+    TIMED,
     AlgorithmSection,
     AvailabilitySection,
     ClientConfig,
@@ -66,22 +52,18 @@ from worker.engine.sections import (
     RunSection,
     ServerConfig,
     SystemSection,
+    applies,
 )
+
+if TYPE_CHECKING:
+    from worker.engine.components import Components
 
 __all__ = [
     "MAX_SEED",
-    "AlgorithmConfig",
-    "AlgorithmName",
-    "AvailabilityConfig",
-    "AvailabilityKind",
     "ClientConfig",
-    "DataConfig",
-    "EvalConfig",
-    "ModelConfig",
     "RoundConfig",
     "RunConfig",
     "ServerConfig",
-    "SystemConfig",
     "build_run_config",
 ]
 
@@ -89,8 +71,8 @@ __all__ = [
 class _Data(DataSection):
     @model_validator(mode="after")
     def _resolve_partition(self) -> _Data:
-        if self.partition == "auto" and self.dataset in DATASETS:
-            facts: DatasetFacts = DATASETS.get(self.dataset).facts
+        if self.partition == "auto" and self.dataset in self.components.datasets:
+            facts: DatasetFacts = self.components.datasets.get(self.dataset).facts
             object.__setattr__(self, "partition", facts.partitions[0])
         return self
 
@@ -129,14 +111,21 @@ def _prefixes(path: str) -> list[str]:
     return [".".join(parts[: i + 1]) for i in range(len(parts))]
 
 
-class _Run(RunSection):
+class RunConfig(RunSection):
+    """A run's config; validated by the class `build_run_config` makes from it."""
+
     @model_validator(mode="wrap")
     @classmethod
-    def _every_error(cls, data: Any, handler: ModelWrapValidatorHandler[_Run]) -> _Run:
+    def _every_error(cls, data: Any, handler: ModelWrapValidatorHandler[RunConfig]) -> RunConfig:
         """Every error at once: where fields fail their own validation, the cross-field
         checks still run, on the config with those fields left at their defaults, and
         those that read none of the failed fields add their errors. (The `after`
         validator `_consistent` runs outside this one, on a config that validated.)"""
+        if "components" not in cls.__dict__:
+            raise TypeError(
+                "RunConfig is validated by the class built from the components: "
+                "components.current().run_config"
+            )
         try:
             return handler(data)
         except ValidationError as err:
@@ -163,7 +152,7 @@ class _Run(RunSection):
             ) from None
 
     @model_validator(mode="after")
-    def _consistent(self) -> _Run:
+    def _consistent(self) -> RunConfig:
         problems = self.cross_field_problems()
         if problems:
             raise ValidationError.from_exception_data(
@@ -181,12 +170,13 @@ class _Run(RunSection):
             *_time_checks(self),
         ]
         shape = run_shape(self)
+        c = self.components
         for section, registry in (
-            (self.algorithm, ALGORITHMS),
-            (self.availability, AVAILABILITY),
-            (self.system, SYSTEMS),
-            (self.data, DATASETS),
-            (self.model, MODELS),
+            (self.algorithm, c.algorithms),
+            (self.availability, c.availability),
+            (self.system, c.systems),
+            (self.data, c.datasets),
+            (self.model, c.models),
         ):
             entry, params = selected(section, registry)
             if params is not None:
@@ -245,7 +235,7 @@ def _without(data: dict[str, Any], paths: frozenset[str]) -> dict[str, Any]:
     return out
 
 
-def run_shape(c: RunSection) -> RunShape:
+def run_shape(c: RunConfig) -> RunShape:
     """The run as the components' `check_run` hooks see it."""
     return RunShape(
         n_clients=c.data.n_clients,
@@ -254,7 +244,7 @@ def run_shape(c: RunSection) -> RunShape:
         algorithm=c.algorithm.name,
         availability=c.availability.kind,
         dataset=c.data.dataset,
-        data=dataset_facts(c.data.dataset, c.data.partition),
+        data=dataset_facts(c),
         partition=c.data.partition,
         model=c.model.name,
         local_steps=c.client.local_steps,
@@ -263,15 +253,15 @@ def run_shape(c: RunSection) -> RunShape:
     )
 
 
-def dataset_facts(name: str, partition: str) -> DatasetFacts:
+def dataset_facts(c: RunConfig) -> DatasetFacts:
     """The dataset's facts, with a population where the partition draws one (CA-Fed's
     incongruent split)."""
-    facts: DatasetFacts = DATASETS.get(name).facts
-    return replace(facts, population=True) if partition == "incongruent" else facts
+    facts: DatasetFacts = c.components.datasets.get(c.data.dataset).facts
+    return replace(facts, population=True) if c.data.partition == "incongruent" else facts
 
 
-def _check_participation(c: RunSection) -> None:
-    if runs_async(c.algorithm.name):
+def _check_participation(c: RunConfig) -> None:
+    if runs_async(c.components.algorithms, c.algorithm.name):
         return  # its own concurrency says how many train
     if c.algorithm.participation >= 1 and c.n_selected() > c.data.n_clients:
         raise ValueError(
@@ -280,12 +270,13 @@ def _check_participation(c: RunSection) -> None:
         )
 
 
-def _data_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None]]]:
+def _data_checks(c: RunConfig) -> list[tuple[tuple[str, ...], Callable[[], None]]]:
     """The checks of the data section, each with the fields it reads."""
     d = c.data
+    datasets = c.components.datasets
 
     def classes() -> None:
-        n_classes = DATASETS.get(d.dataset).facts.n_classes
+        n_classes = datasets.get(d.dataset).facts.n_classes
         if d.partition == "by_class" and d.classes_per_client > n_classes:
             raise ValueError(
                 f"data.classes_per_client: {d.classes_per_client} exceeds the "
@@ -293,7 +284,7 @@ def _data_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None
             )
 
     def partition() -> None:
-        partitions = DATASETS.get(d.dataset).facts.partitions
+        partitions = datasets.get(d.dataset).facts.partitions
         if d.partition not in partitions:
             raise ValueError(
                 f"data.partition: {d.dataset} supports {', '.join(map(repr, partitions))}, "
@@ -312,7 +303,7 @@ def _data_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None
 
     def samples() -> None:
         # A pool of a known size, split among the clients: each needs a row at least.
-        facts: DatasetFacts = DATASETS.get(d.dataset).facts
+        facts: DatasetFacts = datasets.get(d.dataset).facts
         if facts.train is None or d.partition not in POOL_PARTITIONS:
             return
         n_train = min(facts.train, d.max_train_samples or facts.train)
@@ -328,9 +319,10 @@ def _data_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None
     ]
 
 
-def _time_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None]]]:
+def _time_checks(c: RunConfig) -> list[tuple[tuple[str, ...], Callable[[], None]]]:
     """The checks of the fields that need a system model's clock."""
     timeless = c.system.kind == "none"
+    algorithms = c.components.algorithms
 
     def needs_clock(path: str, value: Any, default: Any) -> Callable[[], None]:
         def check() -> None:
@@ -342,14 +334,14 @@ def _time_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None
         return check
 
     def central() -> None:
-        if not timeless and _trainees(c.algorithm.name) == "central":
+        if not timeless and _trainees(algorithms, c.algorithm.name) == "central":
             raise ValueError(
                 f"system.kind: {c.algorithm.name} trains centrally, outside simulated time; "
                 "use system.kind=none"
             )
 
     def sampled() -> None:
-        trainees = _trainees(c.algorithm.name)
+        trainees = _trainees(algorithms, c.algorithm.name)
         if c.round.over_commit and trainees != "sample":
             raise ValueError(
                 f"round.over_commit: {c.algorithm.name} trains every available client it "
@@ -357,7 +349,7 @@ def _time_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None
             )
 
     def rounds() -> None:
-        if not runs_async(c.algorithm.name):
+        if not runs_async(algorithms, c.algorithm.name):
             return
         for path, value, default in (
             ("round.deadline_s", c.round.deadline_s, None),
@@ -388,15 +380,15 @@ def _time_checks(c: RunSection) -> list[tuple[tuple[str, ...], Callable[[], None
     ]
 
 
-def _trainees(algorithm_name: str) -> str:
+def _trainees(algorithms: Registry, name: str) -> str:
     """Who an algorithm trains (its footprint): a sample, every available client, or
     one central client."""
-    return str(ALGORITHMS.get(algorithm_name).component.footprint.trainees)
+    return str(algorithms.get(name).component.footprint.trainees)
 
 
-def _check_model(c: RunSection) -> None:
-    data: DatasetFacts = DATASETS.get(c.data.dataset).facts
-    fits: ModelFacts = MODELS.get(c.model.name).facts
+def _check_model(c: RunConfig) -> None:
+    data: DatasetFacts = c.components.datasets.get(c.data.dataset).facts
+    fits: ModelFacts = c.components.models.get(c.model.name).facts
     if data.kind not in fits.inputs:
         raise ValueError(
             f"model.name: {c.model.name} needs {' or '.join(fits.inputs)} data; "
@@ -409,63 +401,71 @@ def _check_model(c: RunSection) -> None:
         )
 
 
-def _section(name: str, base: type[Params], registry: Registry) -> Any:
+def _section(name: str, base: type[Params], registry: Registry, c: Components) -> Any:
     """`base` with its selector narrowed to the registered names (their labels in the
     schema's `x-labels`), plus one sub-object per component whose params have fields."""
     selector = copy.copy(base.model_fields[registry.selector])
     labels: dict[str, Any] = {e.name: e.label for e in sorted(registry, key=lambda e: e.name)}
     extra = selector.json_schema_extra if isinstance(selector.json_schema_extra, dict) else {}
-    selector.json_schema_extra = {**extra, "x-labels": labels}  # what the form shows
+    names = tuple(sorted(registry.names())) or ("",)  # a Literal needs one value at least
+    # what the form shows; `enum` also where one name gives the schema a `const`
+    selector.json_schema_extra = {**extra, "x-labels": labels, "enum": list(names)}
     subs: dict[str, Any] = {
         e.name: (e.params, Field(default_factory=e.params))  # type: ignore[arg-type]
         for e in sorted(registry, key=lambda e: e.name)
         if e.has_section
     }
-    return create_model(
-        name,
-        __base__=base,
-        **{registry.selector: (Literal[tuple(sorted(registry.names()))], selector)},  # type: ignore[call-overload]
-        **subs,
+    return _knowing(
+        c,
+        create_model(
+            name,
+            __base__=base,
+            **{registry.selector: (Literal[names], selector)},  # type: ignore[call-overload]
+            **_resolved(base, c),
+            **subs,
+        ),
     )
 
 
-def build_run_config() -> type[RunSection]:
-    """`RunConfig` from the registries as they are now."""
+def _knowing(c: Components, cls: Any) -> Any:
+    """`cls`, which now knows the components it was built from."""
+    cls.components = c
+    return cls
+
+
+def _resolved(base: type[Params], c: Components) -> dict[str, Any]:
+    """`base`'s fields whose form hint depends on the components (`sections.TIMED`,
+    `sections.FROM_DATA_ROOT`), with the hint they give now: the names they apply to."""
+    systems = sorted(n for n in c.systems.names() if n != "none")
+    rooted = sorted(e.name for e in c.datasets if e.facts.source == "data_root")
+    hints = {
+        json.dumps(TIMED): applies("system.kind", *systems),
+        json.dumps(FROM_DATA_ROOT): applies("data.dataset", *rooted),
+    }
+    out: dict[str, Any] = {}
+    for key, info in base.model_fields.items():
+        extra = info.json_schema_extra
+        if isinstance(extra, dict) and json.dumps(extra) in hints:
+            resolved = copy.copy(info)
+            resolved.json_schema_extra = hints[json.dumps(extra)]
+            out[key] = (info.annotation, resolved)
+    return out
+
+
+def build_run_config(c: Components) -> type[RunConfig]:
+    """`RunConfig`'s class for the components `c` (`Components.run_config` keeps it)."""
     sections = {
-        "data": _section("DataConfig", _Data, DATASETS),
-        "model": _section("ModelConfig", ModelSection, MODELS),
-        "availability": _section("AvailabilityConfig", AvailabilitySection, AVAILABILITY),
-        "system": _section("SystemConfig", SystemSection, SYSTEMS),
-        "algorithm": _section("AlgorithmConfig", AlgorithmSection, ALGORITHMS),
-        "eval": _section("EvalConfig", EvalSection, SCHEDULES),
+        "data": _section("DataConfig", _Data, c.datasets, c),
+        "model": _section("ModelConfig", ModelSection, c.models, c),
+        "availability": _section("AvailabilityConfig", AvailabilitySection, c.availability, c),
+        "system": _section("SystemConfig", SystemSection, c.systems, c),
+        "algorithm": _section("AlgorithmConfig", AlgorithmSection, c.algorithms, c),
+        "eval": _section("EvalConfig", EvalSection, c.schedules, c),
+        "client": create_model("ClientConfig", __base__=ClientConfig, **_resolved(ClientConfig, c)),
+        "round": create_model("RoundConfig", __base__=RoundConfig, **_resolved(RoundConfig, c)),
     }
     fields: dict[str, Any] = {
         key: (cls, Field(default_factory=cls)) for key, cls in sections.items()
     }
-    run: type[RunSection] = create_model("RunConfig", __base__=_Run, **fields)
+    run: type[RunConfig] = _knowing(c, create_model("RunConfig", __base__=RunConfig, **fields))
     return run
-
-
-plugins.load_plugins()
-
-if TYPE_CHECKING:
-    DataConfig = DataSection
-    ModelConfig = ModelSection
-    AvailabilityConfig = AvailabilitySection
-    SystemConfig = SystemSection
-    AlgorithmConfig = AlgorithmSection
-    EvalConfig = EvalSection
-    RunConfig = RunSection
-else:
-    RunConfig = build_run_config()
-    DataConfig = RunConfig.model_fields["data"].annotation
-    ModelConfig = RunConfig.model_fields["model"].annotation
-    AvailabilityConfig = RunConfig.model_fields["availability"].annotation
-    SystemConfig = RunConfig.model_fields["system"].annotation
-    AlgorithmConfig = RunConfig.model_fields["algorithm"].annotation
-    EvalConfig = RunConfig.model_fields["eval"].annotation
-
-# The registered names, as Literal types (parametrised tests read them with get_args).
-AlgorithmName: Any = Literal[ALGORITHMS.names()]
-AvailabilityKind: Any = Literal[AVAILABILITY.names()]
-SystemKind: Any = Literal[SYSTEMS.names()]

@@ -26,7 +26,7 @@ from worker.engine.errors import ConfigError
 from worker.engine.masks import Available
 from worker.engine.models import build_model, has_buffers, objective
 from worker.engine.records import ClientTimeline, RoundRecord, Summary
-from worker.engine.registry import ALGORITHMS, AVAILABILITY, SCHEDULES, selected
+from worker.engine.registry import selected
 from worker.engine.ring import VersionRing
 from worker.engine.rng import torch_gen
 from worker.engine.sections import EvalSection
@@ -66,7 +66,7 @@ def resolve_backend(name: str, module: torch.nn.Module) -> str:
 
 def build_availability(config: RunConfig, data: FederatedData) -> Availability:
     """The availability model `config` selects, for the clients of `data`."""
-    entry, params = selected(config.availability, AVAILABILITY)
+    entry, params = selected(config.availability, config.components.availability)
     facts = AvailabilityFacts(
         data.n_clients, data.client_class, data.n_classes, config.seed, data.population
     )
@@ -89,14 +89,14 @@ def build_clock(config: RunConfig, data: FederatedData, dim: int) -> Clock | Non
 
 def asynchronous(config: RunConfig) -> bool:
     """Whether the run's algorithm runs in async mode (`algorithms/asynchronous.py`)."""
-    return runs_async(config.algorithm.name)
+    return runs_async(config.components.algorithms, config.algorithm.name)
 
 
 def selection_size(config: RunConfig) -> int:
     """How many clients an algorithm selects: K, or ⌈(1 + o)·K⌉ over-committed; in
     async mode, how many train at once."""
     if asynchronous(config):
-        _, params = selected(config.algorithm, ALGORITHMS)
+        _, params = selected(config.algorithm, config.components.algorithms)
         return int(params.concurrency)
     k = config.n_selected()
     return math.ceil((1 + config.round.over_commit) * k) if config.round.over_commit else k
@@ -112,7 +112,7 @@ def target_weights(config: RunConfig, data: FederatedData) -> Tensor:
 def evaluated(ev: EvalSection, t: int) -> bool:
     """Whether the schedule evaluates the model after round t (0-based); the engine
     also evaluates after the last round."""
-    entry, params = selected(ev, SCHEDULES)
+    entry, params = selected(ev, ev.components.schedules)
     evaluates: bool = entry.component.evaluates(params, ev, t)
     return evaluates
 
@@ -141,7 +141,7 @@ class Simulation:
         if self.clock is not None and self.clock.pi is not None:
             pi = pi * self.clock.pi  # online at a round's start: both models must agree
         alpha = target_weights(config, data).to(self.device)
-        entry, params = selected(config.algorithm, ALGORITHMS)
+        entry, params = selected(config.algorithm, config.components.algorithms)
         facts = Facts(
             n=data.n_clients,
             dim=self.model.dim,
@@ -411,7 +411,7 @@ class Simulation:
     def evaluate_initial(self, metrics: dict[str, float]) -> None:
         """The model before round 0, where the schedule evaluates it (`initial_test_acc`
         in round 0's record)."""
-        if not selected(self.config.eval, SCHEDULES)[0].component.initial:
+        if not selected(self.config.eval, self.config.components.schedules)[0].component.initial:
             return
         result = evaluate(self.model, self.w, self.data.x_test, self.data.y_test, self.eval_rows)
         if result.acc is not None:

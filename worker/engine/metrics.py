@@ -7,8 +7,9 @@ Two kinds of entries:
 - `summary`: one value per run (`best_test_acc`, `wall_s`, ...).
 
 A round metric declared with `summary=True` also gets a summary value, its average over
-the rounds that recorded it, named `<name>_avg` (`summary_name`). Plug-ins add their
-round metrics with `register`; names are unique across both kinds.
+the rounds that recorded it, named `<name>_avg` (`summary_name`). An algorithm adds
+its own round metrics (its `metrics`) when the installed components include it
+(`components.install`); names are unique across both kinds.
 """
 
 from __future__ import annotations
@@ -380,37 +381,37 @@ def _derived(spec: MetricSpec) -> MetricSpec:
     )
 
 
-def catalogue() -> list[MetricSpec]:
-    """Every metric: the built-in round metrics, the registered ones, then the summary
-    values (built-in, then those derived from round metrics declared `summary=True`)."""
-    rounds = [*ROUND_METRICS, *_registered]
+def catalogue(registered: Iterable[MetricSpec] | None = None) -> list[MetricSpec]:
+    """Every metric: the built-in round metrics, the registered ones (by default, those
+    of the installed components), then the summary values (built-in, then those derived
+    from round metrics declared `summary=True`)."""
+    rounds = [*ROUND_METRICS, *(_registered if registered is None else registered)]
     derived = [_derived(s) for s in rounds if s.summary]
     return [*rounds, *SUMMARY_VALUES, *derived]
 
 
-def by_name() -> dict[str, MetricSpec]:
-    return {spec.name: spec for spec in catalogue()}
+def by_name(registered: Iterable[MetricSpec] | None = None) -> dict[str, MetricSpec]:
+    return {spec.name: spec for spec in catalogue(registered)}
 
 
-def register(specs: Iterable[MetricSpec]) -> None:
-    """Add round metrics (an algorithm's own); all or none. Raises ValueError on a name
-    already in the catalogue or a spec that is not a round metric."""
-    new = list(specs)
-    taken = set(by_name())
-    for spec in new:
+def check_new(specs: Iterable[MetricSpec], taken: Iterable[MetricSpec]) -> None:
+    """Raise ValueError where `specs` (an algorithm's own round metrics) are not round
+    metrics or take a name of the catalogue that `taken` (round metrics registered
+    already) adds to the built-in one."""
+    names = set(by_name(taken))
+    for spec in specs:
         if spec.kind != "round":
             raise ValueError(f"metric {spec.name!r}: only round metrics can be registered")
         derived = {spec.name, summary_name(spec.name)} if spec.summary else {spec.name}
-        if clash := derived & taken:
+        if clash := derived & names:
             raise ValueError(f"metric {sorted(clash)[0]!r} is already in the catalogue")
-        taken |= derived
-    _registered.extend(new)
+        names |= derived
 
 
-def unregister(names: Iterable[str]) -> None:
-    """Remove registered round metrics (a plug-in that failed after registering)."""
-    drop = set(names)
-    _registered[:] = [s for s in _registered if s.name not in drop]
+def use(specs: Iterable[MetricSpec]) -> None:
+    """Make `specs` the catalogue's registered round metrics: those of the components
+    this process installed (`components.install`)."""
+    _registered[:] = list(specs)
 
 
 def panels() -> list[PanelSpec]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 if TYPE_CHECKING:
-    from worker.engine.registry import DatasetFacts
+    from worker.engine.facts import DatasetFacts
 
 
 class Params(BaseModel):

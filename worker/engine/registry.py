@@ -1,27 +1,30 @@
-"""The component registries (algorithms, availability models, system models, datasets,
-models) and the decorators that fill them.
+"""The kinds of component (algorithms, availability models, system models, datasets,
+models, evaluation schedules), the decorators that declare them, and the registry of one
+kind.
 
-A component registers itself where it is defined:
+A component declares itself where it is defined:
 
     @algorithm("fedavg", params=FedAvgParams, label="FedAvg")
     class FedAvg(Algorithm): ...
 
-Each entry records the component, its params model, the `file:line` of its
-registration and, for a plug-in, its distribution. `RunConfig` is built from the
-registries (`worker/engine/config.py`), so the JSON Schema, the form, `--set`, sweeps
-and presets pick a new component up with no other change. A registration that cannot
-work raises `RegistrationError` naming its `file:line` and the problem.
+A declaration registers nothing: it records the component, its params model and the
+`file:line` of the declaration. A `Components` object (`components.py`), built once at
+start-up by the command line, the API and the workers, or by a test with exactly the
+components it wants, takes declarations in, and `RunConfig`'s class is built from it,
+so the JSON Schema, the form, `--set`, sweeps and presets pick a new component up with
+no other change. A declaration that cannot work raises `RegistrationError` naming its
+`file:line` and the problem.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from worker.engine import metrics
+from worker.engine.facts import DatasetFacts, ModelFacts
 from worker.engine.metrics import MetricSpec
 from worker.engine.params import Params
 from worker.engine.sections import (
@@ -33,51 +36,12 @@ from worker.engine.sections import (
     SystemSection,
 )
 
-DataKind = Literal["image", "vector", "regression"]
-DataSource = Literal["generated", "bundled", "data_root"]
-POOL_PARTITIONS = ("iid", "by_class", "dirichlet", "label_swap", "incongruent")
-
 T = TypeVar("T")
 METRIC_NAME_MAX = 64  # the stored series' key (db/models.py: MetricChunk.name)
 
 
 class RegistrationError(Exception):
     """A component that cannot be registered; the message starts with its file:line."""
-
-
-@dataclass(frozen=True)
-class DatasetFacts:
-    """What a dataset declares, so that config checks need no list of names.
-
-    `kind`: image (C, H, W) samples, flat feature vectors, or regression targets (one
-    value per sample, FedLaAvg's mean estimation). `source`: generated from the seed,
-    bundled with a package, or read from `data.root`. `partitions`: the
-    `data.partition` values it supports, the first being what `auto` means. A loader
-    that returns a pool (x, y, x_test, y_test) is partitioned by the engine; one that
-    returns `FederatedData` partitions itself. `shape`, `train`, `test`: a sample's
-    shape and the pool's sizes where they are fixed (the run's estimates use them).
-    `population`: whether its `FederatedData` carries the clients' π and λ (a
-    `Population`, which availability models may take with `population = dataset`).
-    """
-
-    n_classes: int
-    kind: DataKind
-    source: DataSource
-    partitions: tuple[str, ...] = POOL_PARTITIONS
-    shape: tuple[int, ...] | None = None
-    train: int | None = None
-    test: int | None = None
-    population: bool = False
-
-
-@dataclass(frozen=True)
-class ModelFacts:
-    """The kinds of data (`DatasetFacts.kind`) a model can be trained on; `binary`: it
-    outputs one logit, trained with binary cross-entropy, so fits 2-class data only
-    (`training/objective.py`)."""
-
-    inputs: tuple[DataKind, ...] = ("image", "vector")
-    binary: bool = False
 
 
 @dataclass(frozen=True)
@@ -109,17 +73,78 @@ class Entry:
         return None if self.params is None else self.params()
 
 
-@dataclass
-class Registry:
-    """Components of one kind by name, in registration order. `section`: the run
-    config section that selects one by `selector` (`algorithm.name`); `reserved`: that
-    section's own field names, which no component may take."""
+@dataclass(frozen=True)
+class Kind:
+    """A kind of component: its entry point group, and the run config section that
+    selects one by `selector` (`algorithm.name`); `reserved`: that section's own field
+    names, which no component may take."""
 
     group: str
     section: str
     selector: str
     reserved: frozenset[str]
+
+
+ALGORITHM = Kind(
+    "fedwatch.algorithms", "algorithm", "name", frozenset(AlgorithmSection.model_fields)
+)
+AVAILABILITY = Kind(
+    "fedwatch.availability", "availability", "kind", frozenset(AvailabilitySection.model_fields)
+)
+SYSTEM = Kind("fedwatch.systems", "system", "kind", frozenset(SystemSection.model_fields))
+DATASET = Kind("fedwatch.datasets", "data", "dataset", frozenset(DataSection.model_fields))
+MODEL = Kind("fedwatch.models", "model", "name", frozenset(ModelSection.model_fields))
+SCHEDULE = Kind("fedwatch.schedules", "eval", "schedule", frozenset(EvalSection.model_fields))
+KINDS = (ALGORITHM, AVAILABILITY, SYSTEM, DATASET, MODEL, SCHEDULE)
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """What a decorator declared: a component of a kind under a name. It registers
+    nothing; a `Components` object (`components.py`) takes it in."""
+
+    kind: Kind
+    name: str
+    component: Any
+    params: type[Params] | None
+    label: str
+    facts: Any
+    source: str  # `file:line` of the declaration
+    module: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.source}: {self.kind.section} {self.name!r}"
+
+
+# Every declaration made in this process, in order: a log of what the imported modules
+# declare, which the `Components` builders read. Nothing is built from it on import.
+_declared: list[Declaration] = []
+
+
+def declared(start: int = 0) -> list[Declaration]:
+    """The declarations made so far (from the `start`-th on)."""
+    return _declared[start:]
+
+
+@dataclass
+class Registry:
+    """Components of one kind by name, in the order they were taken in."""
+
+    kind: Kind
     entries: dict[str, Entry] = field(default_factory=dict)
+
+    @property
+    def group(self) -> str:
+        return self.kind.group
+
+    @property
+    def section(self) -> str:
+        return self.kind.section
+
+    @property
+    def selector(self) -> str:
+        return self.kind.selector
 
     def __contains__(self, name: object) -> bool:
         return name in self.entries
@@ -137,24 +162,6 @@ class Registry:
         except KeyError:
             raise KeyError(f"{self.section}.{self.selector}: {name!r} is not registered") from None
 
-    def remove(self, name: str) -> Entry:
-        entry = self.entries.pop(name)
-        metrics.unregister(entry.added_metrics)
-        return entry
-
-
-ALGORITHMS = Registry(
-    "fedwatch.algorithms", "algorithm", "name", frozenset(AlgorithmSection.model_fields)
-)
-AVAILABILITY = Registry(
-    "fedwatch.availability", "availability", "kind", frozenset(AvailabilitySection.model_fields)
-)
-SYSTEMS = Registry("fedwatch.systems", "system", "kind", frozenset(SystemSection.model_fields))
-DATASETS = Registry("fedwatch.datasets", "data", "dataset", frozenset(DataSection.model_fields))
-MODELS = Registry("fedwatch.models", "model", "name", frozenset(ModelSection.model_fields))
-SCHEDULES = Registry("fedwatch.schedules", "eval", "schedule", frozenset(EvalSection.model_fields))
-REGISTRIES = (ALGORITHMS, AVAILABILITY, SYSTEMS, DATASETS, MODELS, SCHEDULES)
-
 
 def selected(section: Params, registry: Registry) -> tuple[Entry, Any]:
     """The entry of the component `section` selects (by `registry.selector`) and its
@@ -162,32 +169,6 @@ def selected(section: Params, registry: Registry) -> tuple[Entry, Any]:
     entry = registry.get(getattr(section, registry.selector))
     params = getattr(section, entry.name) if entry.has_section else entry.default_params()
     return entry, params
-
-
-_distribution: list[str | None] = [None]
-
-
-@contextmanager
-def loading(distribution: str | None) -> Iterator[None]:
-    """Record `distribution` on everything registered inside (the plug-in loader)."""
-    _distribution.append(distribution)
-    try:
-        yield
-    finally:
-        _distribution.pop()
-
-
-def snapshot() -> dict[str, tuple[str, ...]]:
-    """The names registered now, by group (see `rollback`)."""
-    return {r.group: r.names() for r in REGISTRIES}
-
-
-def rollback(before: dict[str, tuple[str, ...]]) -> None:
-    """Remove everything registered since `before`, metrics included."""
-    for registry in REGISTRIES:
-        for name in registry.names():
-            if name not in before[registry.group]:
-                registry.remove(name)
 
 
 def _caller(depth: int) -> tuple[str, str]:
@@ -218,9 +199,12 @@ def _one_line(err: BaseException) -> str:
     return f"{type(err).__name__}: {text[0] if text else ''}".rstrip(": ")
 
 
-def _metric_specs(component: Any, where: str) -> list[MetricSpec]:
+def metric_specs(component: Any, where: str, registered: list[MetricSpec]) -> list[MetricSpec]:
+    """An algorithm's own round metrics (its `metrics`) that are new to the catalogue
+    with `registered`; raises RegistrationError on a spec that is not a round metric, a
+    bad name or a clash."""
     specs = list(getattr(component, "metrics", ()))
-    taken = metrics.by_name()
+    taken = metrics.by_name(registered)
     new: list[MetricSpec] = []
     for spec in specs:
         if not isinstance(spec, MetricSpec):
@@ -239,11 +223,15 @@ def _metric_specs(component: Any, where: str) -> list[MetricSpec]:
                 f"{where}: metric {spec.name!r} is already in the catalogue; choose another name"
             )
         new.append(spec)
+    try:
+        metrics.check_new(new, registered)
+    except ValueError as err:
+        raise RegistrationError(f"{where}: {err}") from None
     return new
 
 
-def register(
-    registry: Registry,
+def declare(
+    kind: Kind,
     name: str,
     component: Any,
     *,
@@ -251,50 +239,33 @@ def register(
     label: str | None = None,
     facts: Any = None,
     caller: tuple[str, str] | None = None,
-) -> Entry:
-    """Add `component` to `registry` under `name` (what the decorators call); `caller`:
-    the registration's `file:line` and module (default: the caller's)."""
+) -> Declaration:
+    """Declare `component` as a `kind` named `name` (what the decorators call); `caller`:
+    the declaration's `file:line` and module (default: the caller's). Checks what can
+    be checked without the other components; `Components.add` checks the rest."""
     source, module = caller or _caller(1)
-    where = f"{source}: {registry.section} {name!r}"
+    where = f"{source}: {kind.section} {name!r}"
     if not (isinstance(name, str) and name.isidentifier()):
         raise RegistrationError(f"{where}: a name must be a Python identifier (a config key)")
-    if name in registry:
-        raise RegistrationError(
-            f"{where}: the name is already registered by {registry.get(name).source}"
-        )
-    if name in registry.reserved and params is not None and params.model_fields:
+    if name in kind.reserved and params is not None and params.model_fields:
         # its params would be the sub-object `<section>.<name>`, where the field is
-        raise RegistrationError(f"{where}: the name is a field of {registry.section}")
+        raise RegistrationError(f"{where}: the name is a field of {kind.section}")
     _check_params(params, where)
-    specs = _metric_specs(component, where) if registry is ALGORITHMS else []
-    try:
-        metrics.register(specs)
-    except ValueError as err:
-        raise RegistrationError(f"{where}: {err}") from None
-    entry = Entry(
-        group=registry.group,
-        name=name,
-        component=component,
-        params=params,
-        source=source,
-        label=label or name,
-        distribution=_distribution[-1],
-        facts=facts,
-        added_metrics=tuple(s.name for s in specs),
-        module=module,
-    )
-    registry.entries[name] = entry
-    return entry
+    if kind is ALGORITHM:
+        metric_specs(component, where, [])
+    declaration = Declaration(kind, name, component, params, label or name, facts, source, module)
+    _declared.append(declaration)
+    return declaration
 
 
 def _decorator(
-    registry: Registry, name: str, check: Callable[[Any, str], None], **kw: Any
+    kind: Kind, name: str, check: Callable[[Any, str], None], **kw: Any
 ) -> Callable[[T], T]:
     caller = _caller(2)
 
     def decorate(component: T) -> T:
-        check(component, f"{caller[0]}: {registry.section} {name!r}")
-        register(registry, name, component, caller=caller, **kw)
+        check(component, f"{caller[0]}: {kind.section} {name!r}")
+        declare(kind, name, component, caller=caller, **kw)
         return component
 
     return decorate
@@ -319,7 +290,7 @@ def algorithm(
 ) -> Callable[[T], T]:
     """Register an `Algorithm` subclass as `algorithm.name = name`, its params under
     `algorithm.<name>`; its `metrics` join the catalogue."""
-    return _decorator(ALGORITHMS, name, _has("select", "aggregate"), params=params, label=label)
+    return _decorator(ALGORITHM, name, _has("select", "aggregate"), params=params, label=label)
 
 
 def availability(
@@ -335,7 +306,7 @@ def system(
 ) -> Callable[[T], T]:
     """Register a `SystemModel` subclass as `system.kind = name`; the engine builds it
     with `cls.from_params(params, facts)`."""
-    return _decorator(SYSTEMS, name, _has("from_params"), params=params, label=label)
+    return _decorator(SYSTEM, name, _has("from_params"), params=params, label=label)
 
 
 def dataset(
@@ -347,7 +318,7 @@ def dataset(
 ) -> Callable[[T], T]:
     """Register a loader `load(params, data, rng) -> FederatedData | Pool` as
     `data.dataset = name`, its params under `data.<name>`."""
-    return _decorator(DATASETS, name, _callable, params=params, label=label, facts=facts)
+    return _decorator(DATASET, name, _callable, params=params, label=label, facts=facts)
 
 
 def model(
@@ -360,7 +331,7 @@ def model(
     """Register a builder `build(params, model, shape, n_classes) -> nn.Module` as
     `model.name = name`, its params under `model.<name>`."""
     return _decorator(
-        MODELS, name, _callable, params=params, label=label, facts=facts or ModelFacts()
+        MODEL, name, _callable, params=params, label=label, facts=facts or ModelFacts()
     )
 
 
@@ -370,4 +341,4 @@ def schedule(
     """Register an evaluation schedule as `eval.schedule = name`: an object with
     `evaluates(params, eval, t) -> bool` (after round t, 0-based) and `initial` (whether
     it evaluates the model before round 0 too)."""
-    return _decorator(SCHEDULES, name, _has("evaluates"), params=params, label=label)
+    return _decorator(SCHEDULE, name, _has("evaluates"), params=params, label=label)

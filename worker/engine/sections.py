@@ -1,14 +1,17 @@
 """The run config's fixed sections, and the typed bases of those built from the
-registries (`config.py` narrows their names to the registered ones and adds one
+components (`config.py` narrows their names to the registered ones and adds one
 sub-object per component with params)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
 from worker.engine.params import Params
+
+if TYPE_CHECKING:
+    from worker.engine.components import Components
 
 MAX_SEED = 2**31 - 1
 PartitionName = Literal[
@@ -22,15 +25,21 @@ def applies(field: str, *values: str) -> dict[str, Any]:
     return {"x-applies": {field: list(values)}}
 
 
-def _read_from_data_root(schema: dict[str, Any]) -> None:
-    """The form shows the field only for the datasets read from `data.root`."""
-    from worker.engine.registry import DATASETS  # registered by now; imports this module
+# Form hints that depend on the components, resolved by `config.build_run_config`: the
+# field applies to the datasets read from `data.root`, or to the system models with a
+# clock.
+FROM_DATA_ROOT: dict[str, Any] = {"x-applies-to": "datasets read from data.root"}
+TIMED: dict[str, Any] = {"x-applies-to": "system models with a clock"}
 
-    names = sorted(e.name for e in DATASETS if e.facts.source == "data_root")
-    schema.update(applies("data.dataset", *names))
+
+class Built(Params):
+    """A section whose class `config.build_run_config` builds from a `Components`
+    object; the class knows them."""
+
+    components: ClassVar[Components]
 
 
-class DataSection(Params):
+class DataSection(Built):
     """`data`: the dataset, how it is split, and the built-in datasets' own fields."""
 
     dataset: str = Field("synthetic_clustered", description="Dataset to partition.")
@@ -131,17 +140,17 @@ class DataSection(Params):
     )
     root: str = Field(
         "data",
-        json_schema_extra=_read_from_data_root,
+        json_schema_extra=FROM_DATA_ROOT,
         description="torchvision datasets: data root directory.",
     )
     download: bool = Field(
         False,
-        json_schema_extra=_read_from_data_root,
+        json_schema_extra=FROM_DATA_ROOT,
         description="torchvision datasets: download when missing.",
     )
     normalization: Literal["symmetric", "standard", "unit"] = Field(
         "symmetric",
-        json_schema_extra=_read_from_data_root,
+        json_schema_extra=FROM_DATA_ROOT,
         description="torchvision images: pixels scaled to [-1, 1] (symmetric), "
         "standardised by the dataset's usual per-channel mean and std, (x/255 − mean)/std "
         "(standard: mnist and cifar10, as CA-Fed's code reads them; other datasets keep "
@@ -152,7 +161,7 @@ class DataSection(Params):
     )
 
 
-class ModelSection(Params):
+class ModelSection(Built):
     """`model`: the architecture, and the built-in models' own fields."""
 
     name: str = Field("linear", description="Model architecture.")
@@ -166,11 +175,11 @@ class ModelSection(Params):
     )
 
 
-class AvailabilitySection(Params):
+class AvailabilitySection(Built):
     kind: str = Field("always", description="Client availability model.")
 
 
-class SystemSection(Params):
+class SystemSection(Built):
     """`system`: the clients' devices in time (`worker/engine/system/`)."""
 
     kind: str = Field(
@@ -180,20 +189,13 @@ class SystemSection(Params):
     )
 
 
-def _timed(schema: dict[str, Any]) -> None:
-    """The form shows the field only while a system model keeps a clock."""
-    from worker.engine.registry import SYSTEMS  # registered by now; imports this module
-
-    schema.update(applies("system.kind", *sorted(n for n in SYSTEMS.names() if n != "none")))
-
-
 class RoundConfig(Params):
     # `round`: how a round ends in simulated time (needs a system model); a docstring
     # would become the form's description of the section, which no other section has
     deadline_s: float | None = Field(
         None,
         gt=0,
-        json_schema_extra=_timed,
+        json_schema_extra=TIMED,
         description="Seconds after a round starts when the server stops waiting: updates "
         "that would arrive later are dropped (none: it waits for every selected client).",
     )
@@ -201,13 +203,13 @@ class RoundConfig(Params):
         0.0,
         ge=0,
         le=10,
-        json_schema_extra=_timed,
+        json_schema_extra=TIMED,
         description="Over-commitment o: select ⌈(1 + o)·K⌉ clients and keep the first K "
         "updates to arrive (0: select K).",
     )
 
 
-class AlgorithmSection(Params):
+class AlgorithmSection(Built):
     name: str = Field("fedavg", description="Server algorithm.")
     participation: float = Field(
         10,
@@ -247,7 +249,7 @@ class ClientConfig(Params):
     weight_decay: float = Field(0.0, ge=0, description="Local weight decay λ: g += λ·θ.")
     partial_work: Literal["drop", "keep"] = Field(
         "drop",
-        json_schema_extra=_timed,
+        json_schema_extra=TIMED,
         description="A client whose time runs out (its availability ends, or the deadline "
         "comes) before its local work is done: drop returns nothing; keep returns the "
         "steps it completed (it stops in time to upload them).",
@@ -268,7 +270,7 @@ class ServerConfig(Params):
     )
 
 
-class EvalSection(Params):
+class EvalSection(Built):
     every: int = Field(1, ge=1, description="Evaluate the global model every this many rounds.")
     schedule: str = Field(
         "every",
@@ -290,9 +292,8 @@ class EvalSection(Params):
     checkpoint_every: int = Field(25, ge=1, description="Checkpoint every this many rounds.")
 
 
-class RunSection(Params):
-    """The whole run; `config.RunConfig` is this with the registered names and the
-    components' params sub-objects."""
+class RunSection(Built):
+    """The whole run's fields; `config.RunConfig` adds the checks across them."""
 
     name: str = Field("run", max_length=200, description="Free-text run name.")
     seed: int = Field(0, ge=0, le=MAX_SEED, description="Seed of every random choice.")

@@ -10,7 +10,8 @@ import torch
 from fedau.algorithm import WEIGHT_MEAN, FedAu, FedAuParams
 
 from fedwatch.plugins import Available, Facts
-from worker.engine import ListSink, RunConfig, simulate
+from worker.engine import ListSink, simulate
+from worker.engine.components import current
 
 
 def facts(n: int) -> Facts:
@@ -56,7 +57,7 @@ def late_average(algorithm: str) -> float:
     """x averaged over the last 500 of 3000 rounds: two clients with means +1 and −1
     (the optimum of the uniform objective is 0); client 0 is always available, client
     1 one round in ten."""
-    config = RunConfig.model_validate(
+    config = current().run_config.model_validate(
         {
             "rounds": 3000,
             "device": "cpu",

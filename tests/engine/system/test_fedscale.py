@@ -15,7 +15,8 @@ from torch.testing import assert_close
 
 from tests.engine.system import files
 from worker.engine import ConfigError, build_config
-from worker.engine.registry import SYSTEMS, selected
+from worker.engine.components import current
+from worker.engine.registry import selected
 from worker.engine.system.base import SystemFacts
 from worker.engine.system.fedscale import SAMPLE, SAMPLE_FILES, FedScale, FedScaleParams
 from worker.engine.system.sample import synthetic
@@ -206,7 +207,7 @@ def test_the_shipped_sample_is_what_its_generator_writes() -> None:
 def test_the_sample_runs_by_default() -> None:
     config = build_config({"rounds": 1}, ["system.kind=fedscale"])
 
-    _, params = selected(config.system, SYSTEMS)
+    _, params = selected(config.system, current().systems)
     m = FedScale(params, SystemFacts(24, 0, "."))
 
     assert m.sessions is not None and float(m.sessions.pi.mean()) > 0.2

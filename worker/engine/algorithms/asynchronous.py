@@ -27,7 +27,7 @@ from worker.engine.algorithms.base import Algorithm, Footprint, Plan, Step
 from worker.engine.algorithms.selection import uniform_sample
 from worker.engine.masks import Available
 from worker.engine.params import Params, RunShape
-from worker.engine.registry import ALGORITHMS
+from worker.engine.registry import Registry
 
 ASYNC = "async"
 
@@ -116,7 +116,7 @@ class AsyncAlgorithm(Algorithm):
         return Step(direction, weights)
 
 
-def runs_async(name: str) -> bool:
+def runs_async(algorithms: Registry, name: str) -> bool:
     """Whether the algorithm registered as `name` runs in async mode (False for a name
     not registered: an external run's, or a plug-in's that is gone)."""
-    return name in ALGORITHMS.names() and issubclass(ALGORITHMS.get(name).component, AsyncAlgorithm)
+    return name in algorithms and issubclass(algorithms.get(name).component, AsyncAlgorithm)

@@ -1,15 +1,12 @@
 """Datasets and partitions: `load_data(config, seed)` builds a `FederatedData`.
 
-Datasets register with `@dataset` (one loader each; every module of this package is
-imported here). A loader returns either a pool (x, y, x_test, y_test), which is then
+Datasets are declared with `@dataset` (one loader each; `components.builtin()` imports
+every module of this package). A loader returns either a pool (x, y, x_test, y_test), which is then
 split among the clients by `data.partition`, or a `FederatedData` it partitioned
 itself (the generated datasets).
 """
 
 from __future__ import annotations
-
-import importlib
-import pkgutil
 
 import numpy as np
 
@@ -17,12 +14,10 @@ from worker.engine.data.federated import FederatedData, assemble
 from worker.engine.data.incongruent import incongruent
 from worker.engine.data.partitions import PartitionError, apply_label_swap, partition
 from worker.engine.data.vision import MEAN_STD, DatasetMissing, standardized, unit_scaled
-from worker.engine.registry import DATASETS, DatasetFacts, selected
+from worker.engine.facts import DatasetFacts
+from worker.engine.registry import selected
 from worker.engine.rng import numpy_gen
 from worker.engine.sections import DataSection
-
-for _module in pkgutil.iter_modules(__path__):
-    importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = ["DatasetMissing", "FederatedData", "PartitionError", "load_data"]
 
@@ -32,7 +27,7 @@ def load_data(cfg: DataSection, seed: int) -> FederatedData:
     generator: `np.random.default_rng(data.seed)` when set, so the data do not depend
     on the run seed `seed`; otherwise one derived from `seed`."""
     rng = np.random.default_rng(cfg.seed) if cfg.seed is not None else numpy_gen(seed, "data")
-    entry, params = selected(cfg, DATASETS)
+    entry, params = selected(cfg, cfg.components.datasets)
     loaded = entry.component(params, cfg, rng)
     if isinstance(loaded, FederatedData):
         return loaded

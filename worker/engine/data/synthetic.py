@@ -11,8 +11,9 @@ from pydantic import Field
 from worker.engine.data.federated import FederatedData, offsets
 from worker.engine.data.partitions import contiguous_clusters
 from worker.engine.data.population import draw_cafed_population
+from worker.engine.facts import DatasetFacts
 from worker.engine.params import Params
-from worker.engine.registry import DatasetFacts, dataset
+from worker.engine.registry import dataset
 from worker.engine.sections import DataSection
 
 

@@ -15,7 +15,8 @@ from worker.engine.data.cache import cached, source_key
 from worker.engine.data.federated import Pool
 from worker.engine.data.kept import kept_pool, pool_key
 from worker.engine.errors import DatasetMissing
-from worker.engine.registry import DatasetFacts, DataSource, dataset
+from worker.engine.facts import DatasetFacts, DataSource
+from worker.engine.registry import dataset
 from worker.engine.sections import DataSection
 
 

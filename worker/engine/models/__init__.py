@@ -1,25 +1,20 @@
 """Models: `build_model(config, shape, n_classes)`, the architecture the config names,
-fitted to the data's shapes. Models register with `@model` (every module of this
-package that defines one is imported here)."""
+fitted to the data's shapes. Models are declared with `@model` (`components.builtin()`
+imports every module of this package)."""
 
 from __future__ import annotations
-
-import importlib
-import pkgutil
 
 from torch import nn
 
 from worker.engine.data.federated import Task
-from worker.engine.registry import MODELS, ModelFacts, selected
+from worker.engine.facts import ModelFacts
+from worker.engine.registry import selected
 from worker.engine.sections import ModelSection
 from worker.engine.training.objective import Objective
 
-for _module in pkgutil.iter_modules(__path__):
-    importlib.import_module(f"{__name__}.{_module.name}")
-
 
 def build_model(cfg: ModelSection, shape: tuple[int, ...], n_classes: int) -> nn.Module:
-    entry, params = selected(cfg, MODELS)
+    entry, params = selected(cfg, cfg.components.models)
     module: nn.Module = entry.component(params, cfg, shape, n_classes)
     return module
 
@@ -27,7 +22,7 @@ def build_model(cfg: ModelSection, shape: tuple[int, ...], n_classes: int) -> nn
 def objective(cfg: ModelSection, task: Task) -> Objective:
     """What the model's output is trained against: the data's task, or binary
     cross-entropy for a model that declares one logit (`ModelFacts.binary`)."""
-    facts: ModelFacts = MODELS.get(cfg.name).facts
+    facts: ModelFacts = cfg.components.models.get(cfg.name).facts
     return "binary" if facts.binary else task
 
 

@@ -9,7 +9,8 @@ import torch
 from torch import Tensor, nn
 
 from worker.engine.errors import ConfigError
-from worker.engine.registry import ModelFacts, model
+from worker.engine.facts import ModelFacts
+from worker.engine.registry import model
 from worker.engine.sections import ModelSection
 
 IMAGES = ModelFacts(inputs=("image",))

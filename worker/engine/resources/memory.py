@@ -10,7 +10,7 @@ from worker.engine.algorithms.asynchronous import AsyncParams
 from worker.engine.availability.trace import FIELD as TRACE_FIELD
 from worker.engine.availability.trace import interval_count, parse_trace
 from worker.engine.config import RunConfig
-from worker.engine.registry import ALGORITHMS, AVAILABILITY, selected
+from worker.engine.registry import selected
 from worker.engine.resources.sizes import RunSizes, dataset_facts, driver
 from worker.engine.resources.terms import Term
 from worker.engine.training.evaluate import evaluation_rows
@@ -92,7 +92,7 @@ def _model(run: RunSizes) -> list[Term]:
 def ring_rows(c: RunConfig) -> int:
     """The model versions an async algorithm keeps for its clients to start from (0:
     a synchronous one)."""
-    _, params = selected(c.algorithm, ALGORITHMS)
+    _, params = selected(c.algorithm, c.components.algorithms)
     return params.ring if isinstance(params, AsyncParams) else 0
 
 
@@ -184,7 +184,7 @@ def _bookkeeping(run: RunSizes, held_rounds: int, held_states: int) -> list[Term
         ),
     ]
     if c.availability.kind == "trace":
-        _, trace = selected(c.availability, AVAILABILITY)
+        _, trace = selected(c.availability, c.components.availability)
         rows, intervals = _trace_size(trace.csv)
         terms.append(
             Term(

@@ -14,8 +14,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 from torch.utils.flop_counter import flop_registry
 
-from worker.engine.config import ModelConfig
 from worker.engine.models import build_model, objective
+from worker.engine.sections import ModelSection
 from worker.engine.training.evaluate import row_bytes
 from worker.engine.training.flat import FlatModel
 from worker.engine.training.objective import loss
@@ -68,12 +68,17 @@ PROBE_BATCH = 2  # batch norm needs two samples; the counts are per sample (line
 
 @functools.lru_cache(maxsize=256)
 def model_profile(
-    model_json: str, shape: tuple[int, ...], n_classes: int, regression: bool
+    section: type[ModelSection],
+    model_json: str,
+    shape: tuple[int, ...],
+    n_classes: int,
+    regression: bool,
 ) -> ModelProfile:
-    """The model of the `model` section `model_json` (JSON, so that it can key the
-    cache) built on the meta device: d, and per sample its operations (forward, and
-    forward with backward) and the bytes of the tensors its forward pass makes."""
-    cfg = ModelConfig.model_validate_json(model_json)
+    """The model of the `model` section `model_json` (JSON of a `section`, so that it
+    can key the cache) built on the meta device: d, and per sample its operations
+    (forward, and forward with backward) and the bytes of the tensors its forward pass
+    makes."""
+    cfg = section.model_validate_json(model_json)
     kind = objective(cfg, "regression" if regression else "classification")
     with torch.device("meta"):
         module = build_model(cfg, shape, n_classes)

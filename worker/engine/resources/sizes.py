@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -10,15 +11,14 @@ from worker.engine.algorithms.asynchronous import AsyncParams
 from worker.engine.algorithms.base import Footprint
 from worker.engine.config import RunConfig
 from worker.engine.errors import ConfigError
+from worker.engine.facts import DatasetFacts
 from worker.engine.loop import resolve_backend
-from worker.engine.registry import ALGORITHMS, DATASETS, DatasetFacts, selected
+from worker.engine.registry import selected
 from worker.engine.resources.model_profile import ModelProfile, model_profile
-
-_DEFAULTS = RunConfig()
 
 
 def dataset_facts(config: RunConfig) -> DatasetFacts:
-    facts: DatasetFacts = DATASETS.get(config.data.dataset).facts
+    facts: DatasetFacts = config.components.datasets.get(config.data.dataset).facts
     return facts
 
 
@@ -29,9 +29,14 @@ def sample_shape(config: RunConfig) -> tuple[int, ...]:
 
 def _scale(config: RunConfig, path: str) -> float:
     """How far a setting is above its default (1 where it is not a number)."""
-    value, default = _get(config, path), _get(_DEFAULTS, path)
+    value, default = _get(config, path), _get(_defaults(type(config)), path)
     numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (value, default))
     return value / default if numbers and default > 0 else 1.0
+
+
+@functools.cache
+def _defaults(cls: type[RunConfig]) -> RunConfig:
+    return cls()
 
 
 def _get(config: RunConfig, path: str) -> Any:
@@ -86,12 +91,16 @@ def run_sizes(config: RunConfig) -> RunSizes:
         d_fields += ("data.dimension",)
     d_fields += ("model.name",)
     try:
-        profile = model_profile(config.model.model_dump_json(), shape, facts.n_classes, regression)
+        profile = model_profile(
+            type(config.model), config.model.model_dump_json(), shape, facts.n_classes, regression
+        )
     except RuntimeError as err:  # a tensor of more than 2^63 elements
         raise ConfigError(
             f"{driver(config, *d_fields)}: the model cannot be built ({err})"
         ) from None
-    footprint: Footprint = ALGORITHMS.get(config.algorithm.name).component.footprint
+    footprint: Footprint = config.components.algorithms.get(
+        config.algorithm.name
+    ).component.footprint
     n = data.n_clients
     if facts.train is not None and facts.test is not None:
         n_train = min(facts.train, data.max_train_samples or facts.train)
@@ -102,7 +111,9 @@ def run_sizes(config: RunConfig) -> RunSizes:
         k, k_field, largest = 1, "algorithm.name", n_train
     elif footprint.trainees == "available":
         k, k_field, largest = n, "data.n_clients", _largest_client(config, n_train)
-    elif isinstance(params := selected(config.algorithm, ALGORITHMS)[1], AsyncParams):
+    elif isinstance(
+        params := selected(config.algorithm, config.components.algorithms)[1], AsyncParams
+    ):
         k, k_field = min(params.arrivals, n), params.arrivals_field  # trained at once
         largest = _largest_client(config, n_train)
     else:

@@ -9,7 +9,7 @@ from typing import Any
 
 from torch import Tensor
 
-from worker.engine.registry import SYSTEMS, selected, system
+from worker.engine.registry import selected, system
 from worker.engine.sections import RunSection
 from worker.engine.system.sessions import Sessions
 
@@ -55,7 +55,7 @@ class NoSystem(SystemModel):
 def build_system(config: RunSection, n_clients: int, root: str) -> SystemModel | None:
     """The system model `config` selects for `n_clients` clients, its files read from
     the data folder `root` (None: no clock); ConfigError for files it cannot use."""
-    entry, params = selected(config.system, SYSTEMS)
+    entry, params = selected(config.system, config.components.systems)
     model: SystemModel | None = entry.component.from_params(
         params, SystemFacts(n_clients, config.seed, root)
     )

@@ -22,7 +22,7 @@ a round where all 100 at once take 1.30 s.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import Any, Literal, Protocol, cast
 
 import torch
 from torch import Tensor, fx, nn
@@ -30,8 +30,16 @@ from torch.nn import functional as F
 
 from worker.engine.training import objective
 
-if TYPE_CHECKING:
-    from worker.engine.training.flat import FlatModel
+
+class FlatModel(Protocol):
+    """What stacking reads of a model as one parameter vector (`flat.FlatModel`, which
+    builds its stacked copies here)."""
+
+    module: nn.Module
+    objective: objective.Objective
+    buffers: dict[str, Tensor]
+
+    def unflatten(self, theta: Tensor) -> dict[str, Tensor]: ...
 
 Layout = Literal["image", "features"]  # (B, K·C, H, W) channels-last | (K, B, F)
 Kind = Literal["flatten", "relu", "conv", "linear", "max_pool", "avg_pool"]
