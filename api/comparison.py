@@ -47,7 +47,7 @@ lists its `seeds`)."""
 
 
 def flatten(config: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Dotted key -> value of every leaf (lists are leaves: `data.means`)."""
+    """Dotted key -> value of every leaf (lists are leaves: `data.mean_estimation.means`)."""
     out: dict[str, Any] = {}
     for key, value in config.items():
         path = f"{prefix}{key}"

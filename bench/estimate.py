@@ -58,14 +58,17 @@ CASES: dict[str, tuple[str | None, dict[str, Any], list[str]]] = {
     "mifa-cifar10": ("mifa-cifar10", {}, ["rounds=2", "eval.every=1", "eval.checkpoint_every=1"]),
     "synthetic-wide": (
         None,
-        {"data": {"n_clients": 500, "dimension": 1000}, "algorithm": {"name": "fedavg"}},
+        {
+            "data": {"n_clients": 500, "synthetic_clustered": {"dimension": 1000}},
+            "algorithm": {"name": "fedavg"},
+        },
         ["rounds=20"],
     ),
     "fedlaavg-mlp-5000": (
         None,
         {
             "data": {"n_clients": 5000},
-            "model": {"name": "mlp", "hidden": 2000},
+            "model": {"name": "mlp", "mlp": {"hidden": 2000}},
             "algorithm": {"name": "fedlaavg"},
         },
         ["rounds=30", "eval.every=10", "eval.checkpoint_every=10"],
@@ -73,8 +76,8 @@ CASES: dict[str, tuple[str | None, dict[str, Any], list[str]]] = {
     "unbiased-all-train": (
         None,
         {
-            "data": {"n_clients": 1000, "dimension": 100},
-            "model": {"name": "mlp", "hidden": 500},
+            "data": {"n_clients": 1000, "synthetic_clustered": {"dimension": 100}},
+            "model": {"name": "mlp", "mlp": {"hidden": 500}},
             "algorithm": {"name": "unbiased"},
         },
         ["rounds=5", "eval.checkpoint_every=5"],

@@ -45,19 +45,23 @@ SLOW_ROUND = {  # a round takes minutes on one core
     "rounds": 3,
     "device": "cpu",
     "data": {"dataset": "digits", "n_clients": 100},
-    "model": {"name": "mlp", "hidden": 2000},
+    "model": {"name": "mlp", "mlp": {"hidden": 2000}},
     "algorithm": {"name": "fedavg", "participation": 100},
     "client": {"local_steps": 200, "batch_size": 64},
 }
 SLOW_START = {  # seconds to generate its data before round 0
     "rounds": 100,
     "device": "cpu",
-    "data": {"dataset": "synthetic_clustered", "dimension": 40_000},
+    "data": {"dataset": "synthetic_clustered", "synthetic_clustered": {"dimension": 40_000}},
 }
 # The run had 100 000 clients (now refused: its estimate, 6.1 GiB, is above the
 # default limit); a third of them, still evaluated client by client every round.
 MANY_CLIENTS = {"device": "cpu", "data": {"n_clients": 30_000}, "eval": {"client_every": 1}}
-OVER_THE_CAP = {"rounds": 5, "device": "cpu", "data": {"dimension": 2_000_000}}
+OVER_THE_CAP = {
+    "rounds": 5,
+    "device": "cpu",
+    "data": {"synthetic_clustered": {"dimension": 2_000_000}},
+}
 
 
 def preset_config(name: str) -> dict[str, Any]:

@@ -68,7 +68,7 @@ def workload(rounds: int) -> dict[str, Any]:
         "rounds": rounds,
         "device": "cpu",
         "data": {"dataset": "digits", "n_clients": 100},
-        "model": {"name": "mlp", "hidden": 64},
+        "model": {"name": "mlp", "mlp": {"hidden": 64}},
         "algorithm": {"name": "fedavg", "participation": 10},
         "client": {"local_steps": 5, "batch_size": 32},
     }

@@ -62,8 +62,10 @@ def child(args: argparse.Namespace) -> dict[str, float]:
             "data": {
                 "dataset": "synthetic_clustered",
                 "n_clients": int(n),
-                "train_per_client": args.train,
-                "test_per_client": args.test,
+                "synthetic_clustered": {
+                    "train_per_client": args.train,
+                    "test_per_client": args.test,
+                },
             },
             "model": {"name": "linear"},
             "algorithm": {"name": algorithm, "participation": 100},

@@ -134,8 +134,8 @@ def run_time_imports(path: Path, module: str) -> set[str]:
 
     def visit(node: ast.AST) -> None:
         if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
-            for child in node.orelse:
-                visit(child)
+            for branch in node.orelse:
+                visit(branch)
             return
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)

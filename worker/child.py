@@ -67,9 +67,10 @@ class ChildSpec:
 
 
 def context() -> ForkServerContext:
-    """The fork server's context; it preloads this module (torch, the engine, the db)."""
+    """The fork server's context; it preloads this module (torch, the engine, the db) and
+    the built-in components' modules, so that a run's process only collects them."""
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload([__name__])
+    ctx.set_forkserver_preload([__name__, *components.builtin_modules()])
     return ctx
 
 

@@ -246,7 +246,7 @@ export function schemaForm(schema) {
 
   /**
    * Show errors next to their fields, several at one field together; an error about an
-   * item of a list typed as text (`data.means.3`) at that list's field, naming the item.
+   * item of a list typed as text (`data.mean_estimation.means.3`) at that list's field, naming the item.
    * Returns those that have no visible field.
    * @param {import("./api.js").FieldError[]} errors
    * @returns {import("./api.js").FieldError[]}

@@ -27,7 +27,7 @@ def counts(client: TestClient) -> tuple[int, int]:
 @pytest.mark.parametrize(
     ("config", "field"),
     [
-        (WIDE, ["data", "dimension"]),
+        (WIDE, ["data", "synthetic_clustered", "dimension"]),
         (MANY_CLIENTS, ["data", "n_clients"]),
         (PERIODIC_TRACE, ["availability", "trace", "csv"]),
     ],
@@ -66,7 +66,10 @@ def test_a_sweep_with_a_cell_over_the_limit_creates_nothing(client: TestClient) 
     before = counts(client)
     body = {
         "name": "too big",
-        "base": {"model": {"name": "mlp", "hidden": 2000}, "algorithm": {"name": "fedlaavg"}},
+        "base": {
+            "model": {"name": "mlp", "mlp": {"hidden": 2000}},
+            "algorithm": {"name": "fedlaavg"},
+        },
         "grid": {"data.n_clients": [24, 100_000]},
         "seeds": [0, 1],
     }
@@ -90,7 +93,7 @@ def test_a_sweep_over_the_limit_in_its_base_blames_the_base(client: TestClient) 
 
     assert response.status_code == 422
     locs = [e["loc"] for e in response.json()["detail"]]
-    assert locs == [["body", "base", "data", "dimension"]] * 2
+    assert locs == [["body", "base", "data", "synthetic_clustered", "dimension"]] * 2
 
 
 def test_vmap_with_batch_norm_is_refused_at_submission(client: TestClient) -> None:

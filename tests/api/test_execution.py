@@ -27,7 +27,7 @@ def slow_round(rounds: int = 3) -> dict[str, Any]:
         "rounds": rounds,
         "device": "cpu",
         "data": {"dataset": "digits", "n_clients": 100},
-        "model": {"name": "mlp", "hidden": 2000},
+        "model": {"name": "mlp", "mlp": {"hidden": 2000}},
         "algorithm": {"name": "fedavg", "participation": 100},
         "client": {"local_steps": 200, "batch_size": 64},
     }
@@ -110,7 +110,7 @@ def test_a_run_past_its_memory_cap_fails_and_the_server_stays(capped: TestClient
     config = {
         "rounds": 5,
         "device": "cpu",
-        "data": {"dataset": "synthetic_clustered", "dimension": 2_000_000},
+        "data": {"dataset": "synthetic_clustered", "synthetic_clustered": {"dimension": 2_000_000}},
     }
     run_id = queue_directly(
         capped, current().run_config.model_validate(config).model_dump(mode="json")

@@ -72,7 +72,8 @@ def test_nan_and_infinity_are_422_wherever_they_are(client: TestClient) -> None:
     bodies = [
         ("/api/runs", '{"config": {"algorithm": {"participation": Infinity}}}'),
         ("/api/runs", '{"config": {"client": {"lr": Infinity, "weight_decay": NaN}}}'),
-        ("/api/runs", '{"config": {"data": {"n_clients": 2, "means": [1, 1e999]}}}'),
+        ("/api/runs", '{"config": {"data": {"n_clients": 2, '
+         '"mean_estimation": {"means": [1, 1e999]}}}}'),
         # Free-form JSON: a base value that the grid replaces is stored all the same.
         ("/api/experiments", '{"name": "x", "base": {"client": {"lr": NaN}}, '
          '"grid": {"client.lr": [0.1, -Infinity]}}'),
@@ -80,7 +81,7 @@ def test_nan_and_infinity_are_422_wherever_they_are(client: TestClient) -> None:
     expected: list[list[list[str | int]]] = [
         [["body", "config", "algorithm", "participation"]],
         [["body", "config", "client", "lr"], ["body", "config", "client", "weight_decay"]],
-        [["body", "config", "data", "means", 1]],
+        [["body", "config", "data", "mean_estimation", "means", 1]],
         [["body", "base", "client", "lr"], ["body", "grid", "client.lr", 1]],
     ]
     for (path, body), loc in zip(bodies, expected, strict=True):

@@ -28,8 +28,7 @@ def run(client: TestClient) -> dict[str, Any]:
             "data": {
                 "dataset": "synthetic_clustered",
                 "n_clients": N,
-                "train_per_client": 2,
-                "test_per_client": 1,
+                "synthetic_clustered": {"train_per_client": 2, "test_per_client": 1},
             },
             "model": {"name": "linear"},
             "algorithm": {"name": "fedavg", "participation": 100},

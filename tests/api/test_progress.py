@@ -145,7 +145,11 @@ def test_every_config_error_in_one_answer(client: TestClient) -> None:
     """Field errors do not hide the cross-field ones that read only valid fields."""
     config = {
         "rounds": 0,
-        "data": {"n_clients": 4, "dataset": "mean_estimation", "means": [1, "x"]},
+        "data": {
+            "n_clients": 4,
+            "dataset": "mean_estimation",
+            "mean_estimation": {"means": [1, "x"]},
+        },
         "model": {"name": "scalar"},
         "algorithm": {"participation": 30},
         "client": {"lr": -1},
@@ -155,7 +159,9 @@ def test_every_config_error_in_one_answer(client: TestClient) -> None:
     errors = {tuple(e["loc"][2:]): e["msg"] for e in response.json()["detail"]}
     assert errors == {
         ("rounds",): "Input should be greater than or equal to 1",
-        ("data", "means", 1): "Input should be a valid number, unable to parse string as a number",
+        ("data", "mean_estimation", "means", 1): (
+            "Input should be a valid number, unable to parse string as a number"
+        ),
         ("client", "lr"): "Input should be greater than 0",
         ("algorithm", "participation"): "K = 30 exceeds data.n_clients = 4",
     }

@@ -294,7 +294,7 @@ def test_health_schema_presets_and_static(client: TestClient, db_url: str) -> No
     presets = client.get("/api/presets").json()
     assert "example1" in [p["name"] for p in presets]
     preset = client.get("/api/presets/example1").json()
-    assert preset["config"]["data"]["means"] == [1.0, -1.0]
+    assert preset["config"]["data"]["mean_estimation"]["means"] == [1.0, -1.0]
     assert preset["compare"] == ["fedavg", "fedlaavg", "mifa"]
     plotly = client.get("/vendor/plotly.min.js")
     assert plotly.status_code == 200 and "javascript" in plotly.headers["content-type"]

@@ -124,14 +124,16 @@ def test_image_presets_switch_to_offline_digits(name: str) -> None:
 
 
 def test_a_preset_serves_as_a_base_for_another_dataset() -> None:
-    """example1's two `data.means` belong to mean_estimation: with another dataset they
-    are kept, unused, and do not count against its 100 clients."""
+    """example1's two `data.mean_estimation.means` belong to mean_estimation: with another
+    dataset they are kept, unused, and do not count against its 100 clients."""
     config = get_preset("example1").run_config(
         ["data.dataset=digits", "data.n_clients=100", "model.name=linear"]
     )
 
     assert (config.data.dataset, config.data.n_clients) == ("digits", 100)
-    with pytest.raises(ConfigError, match=r"data\.means: 2 values given for 3 clients"):
+    with pytest.raises(
+        ConfigError, match=r"data\.mean_estimation\.means: 2 values given for 3 clients"
+    ):
         get_preset("example1").run_config(["data.n_clients=3"])
 
 
@@ -152,8 +154,8 @@ def test_a_switch_takes_only_true_or_false() -> None:
 
 
 def test_a_list_of_numbers_takes_no_true_or_false() -> None:
-    with pytest.raises(ConfigError, match=r"data\.means: expected numbers"):
-        build_config({"data": {"means": [1.0, True]}})
+    with pytest.raises(ConfigError, match=r"data\.mean_estimation\.means: expected numbers"):
+        build_config({"data": {"mean_estimation": {"means": [1.0, True]}}})
 
 
 @pytest.mark.parametrize(
@@ -162,7 +164,7 @@ def test_a_list_of_numbers_takes_no_true_or_false() -> None:
         ({"rounds": "100"}, "rounds"),
         ({"seed": "1"}, "seed"),
         ({"client": {"lr": "0.1"}}, "client.lr"),
-        ({"data": {"means": [1.0, "-1"]}}, "data.means"),
+        ({"data": {"mean_estimation": {"means": [1.0, "-1"]}}}, "data.mean_estimation.means"),
     ],
 )
 def test_strings_are_no_numbers(config: dict[str, object], field: str) -> None:

@@ -84,7 +84,9 @@ def test_label_swap_dataset_swaps_the_second_cluster() -> None:
 
 
 def test_synthetic_clustered_shapes_and_noisier_second_cluster() -> None:
-    cfg = DataConfig(n_clients=4, train_per_client=2000, test_per_client=10)
+    cfg = DataConfig.model_validate(
+        dict(n_clients=4, synthetic_clustered={"train_per_client": 2000, "test_per_client": 10})
+    )
 
     data = load_data(cfg, seed=0)
 
@@ -95,7 +97,14 @@ def test_synthetic_clustered_shapes_and_noisier_second_cluster() -> None:
 
 
 def test_mean_estimation_optimum_is_the_mean_of_client_means() -> None:
-    cfg = DataConfig(dataset="mean_estimation", n_clients=2, partition="iid", means=[1.0, -3.0])
+    cfg = DataConfig.model_validate(
+        dict(
+            dataset="mean_estimation",
+            n_clients=2,
+            partition="iid",
+            mean_estimation={"means": [1.0, -3.0]},
+        )
+    )
 
     data = load_data(cfg, seed=0)
 
@@ -155,15 +164,19 @@ def test_missing_dataset_names_the_files(tmp_path: Path) -> None:
 
 
 def test_data_seed_draws_from_default_rng_of_that_seed() -> None:
-    cfg = DataConfig(
-        dataset="mean_estimation",
-        n_clients=2,
-        partition="iid",
-        means=[1.0, -1.0],
-        sigma=1.0,
-        train_per_client=1,
-        test_per_client=1,
-        seed=7,
+    cfg = DataConfig.model_validate(
+        dict(
+            dataset="mean_estimation",
+            n_clients=2,
+            partition="iid",
+            seed=7,
+            mean_estimation={
+                "means": [1.0, -1.0],
+                "sigma": 1.0,
+                "train_per_client": 1,
+                "test_per_client": 1,
+            },
+        )
     )
 
     data = load_data(cfg, seed=0)
@@ -186,7 +199,13 @@ def test_a_fixed_data_seed_gives_the_same_data_for_every_run_seed() -> None:
 
 
 def test_synthetic_clustered_draws_in_the_official_order() -> None:
-    cfg = DataConfig(n_clients=4, train_per_client=3, test_per_client=2, dimension=2, seed=5)
+    cfg = DataConfig.model_validate(
+        dict(
+            n_clients=4,
+            seed=5,
+            synthetic_clustered={"train_per_client": 3, "test_per_client": 2, "dimension": 2},
+        )
+    )
     cfg.synthetic_clustered.hetero = 0.3  # type: ignore[attr-defined]
 
     data = load_data(cfg, seed=0)
@@ -205,7 +224,9 @@ def test_synthetic_clustered_draws_in_the_official_order() -> None:
 
 
 def test_synthetic_clustered_every_further_cluster_flips_with_hetero_one() -> None:
-    cfg = DataConfig(n_clients=6, n_clusters=3, train_per_client=4000, seed=1)
+    cfg = DataConfig.model_validate(
+        dict(n_clients=6, n_clusters=3, seed=1, synthetic_clustered={"train_per_client": 4000})
+    )
     cfg.synthetic_clustered.hetero = 1.0  # type: ignore[attr-defined]
 
     data = load_data(cfg, seed=0)

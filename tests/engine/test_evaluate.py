@@ -27,7 +27,9 @@ def peak_rss_bytes() -> int:
 def test_evaluating_many_batches_needs_the_memory_of_one() -> None:
     # results kept as a small tensor per batch fragmented the heap between the batches'
     # freed activations: an MLP of 2000 hidden units on 750 000 samples peaked at 10 GB
-    module = build_model(ModelConfig(name="mlp", hidden=2000), (10,), 2)
+    module = build_model(
+        ModelConfig.model_validate(dict(name="mlp", mlp={"hidden": 2000})), (10,), 2
+    )
     model = FlatModel(module, "classification")
     gen = torch.Generator().manual_seed(0)
     x, y = torch.randn(100_000, 10, generator=gen), torch.randint(0, 2, (100_000,), generator=gen)

@@ -45,6 +45,6 @@ def test_the_preset_declares_the_lines_its_chart_marks() -> None:
     assert lines == {0.5: "FedAvg's limit 0.5", 0.0: "optimum x* = 0"}
     config = preset.run_config(["algorithm.name=mifa", "rounds=10", "seed=3"])
     assert references_for(config.model_dump(mode="json")) == preset.references
-    moved = preset.run_config(["data.means=[2, -1]"]).model_dump(mode="json")
+    moved = preset.run_config(["data.mean_estimation.means=[2, -1]"]).model_dump(mode="json")
     assert references_for(moved) == {}
     assert references_for({"name": "external"}) == {}

@@ -76,7 +76,7 @@ def test_one_sgd_step_on_each_backend(train: Callable[..., tuple[Tensor, Tensor]
 
 def test_initial_weights_are_torch_linear_from_the_seed() -> None:
     cfg = build_config({"seed": 12}, ["model.name=logistic", "data.dataset=synthetic_clustered"])
-    assert cfg.data.dimension == 10
+    assert cfg.data.synthetic_clustered.dimension == 10  # type: ignore[attr-defined]
     torch.manual_seed(12)
     expected = nn.Linear(10, 1)
 

@@ -27,10 +27,10 @@ SMALL = {
     "algorithm": {"name": "fedlaavg", "participation": 6},
     "client": {"local_steps": 5, "batch_size": 32},
 }
-WIDE = {"data": {"dimension": 1_000_000_000}}
+WIDE = {"data": {"synthetic_clustered": {"dimension": 1_000_000_000}}}
 MANY_CLIENTS = {
     "data": {"n_clients": 100_000},
-    "model": {"name": "mlp", "hidden": 2000},
+    "model": {"name": "mlp", "mlp": {"hidden": 2000}},
     "algorithm": {"name": "fedlaavg"},
 }
 LONG_TRACE = {"availability": {"kind": "trace", "trace": {"csv": "0,0,1500000000"}}}
@@ -122,7 +122,7 @@ def test_image_model_sizes() -> None:
 @pytest.mark.parametrize(
     ("config", "field"),
     [
-        (WIDE, "data.dimension"),
+        (WIDE, "data.synthetic_clustered.dimension"),
         (MANY_CLIENTS, "data.n_clients"),
         (PERIODIC_TRACE, "availability.trace.csv"),
     ],
@@ -166,10 +166,10 @@ def test_estimating_allocates_none_of_the_run() -> None:
 
 
 def test_a_model_too_large_to_describe_names_its_driver() -> None:
-    model = {"name": "mlp", "hidden": 10**12}  # furthest above its default (64)
-    config = build_config({"data": {"dimension": 10**9}, "model": model}, [])
+    model = {"name": "mlp", "mlp": {"hidden": 10**12}}  # furthest above its default (64)
+    config = build_config({"data": {"synthetic_clustered": {"dimension": 10**9}}, "model": model})
 
-    with pytest.raises(ConfigError, match=r"^model\.hidden: the model cannot be built"):
+    with pytest.raises(ConfigError, match=r"^model\.mlp\.hidden: the model cannot be built"):
         estimate(config)
 
 

@@ -11,6 +11,10 @@ CA-Fed run also when CA-Fed took its authors' loss filter (reports fill, then sm
 and their order of exclusions (by |λ̂|). Their `std_test_acc_second_half` was computed
 again from their stored rounds when it took CA-Fed's definition (the points at rounds
 completed ≥ rounds / 2: 3 to 6 of 6, not 4 to 6).
+
+The built-in datasets' and models' own fields they hold flat (`data.dimension`) are
+sub-objects now (`data.synthetic_clustered.dimension`): the configs validate to the same
+values where `moved.py` puts them.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import pytest
 
 from worker.engine import ListSink, simulate
 from worker.engine.components import current
+from worker.engine.moved import moved
 
 STORED = Path(__file__).parent / "stored"
 CONFIGS: dict[str, dict[str, Any]] = json.loads((STORED / "configs_v0.json").read_text())
@@ -50,7 +55,7 @@ def contains(stored: Any, now: Any, path: str = "") -> list[str]:
 def test_stored_config_validates_unchanged(name: str) -> None:
     stored = CONFIGS[name]
     config = current().run_config.model_validate(stored)
-    assert contains(stored, config.model_dump(mode="json")) == []
+    assert contains(moved(stored), config.model_dump(mode="json")) == []
 
 
 @pytest.mark.parametrize("algorithm", sorted(RUNS))
@@ -70,3 +75,34 @@ def test_a_changed_value_is_caught() -> None:
     row = next(r for r in changed if r["selected"])
     row["selected"] = row["selected"][:-1]
     assert contains(stored, changed) == [".selected"]
+
+
+def test_the_moved_fields_go_where_they_live_now() -> None:
+    old: dict[str, Any] = {
+        "name": "x",
+        "data": {"dimension": 5, "train_per_client": 7, "means": None, "sigma": 0.5},
+        "model": {"name": "mlp", "hidden": 3, "init": None},
+    }
+
+    assert moved(old) == {
+        "name": "x",
+        "data": {
+            "synthetic_clustered": {"dimension": 5, "train_per_client": 7},
+            "mean_estimation": {"train_per_client": 7, "sigma": 0.5},
+        },
+        "model": {"name": "mlp", "mlp": {"hidden": 3}},
+    }
+    assert old["data"]["dimension"] == 5  # the given config is left as it was
+    new = {"data": {"synthetic_clustered": {"dimension": 5}}}
+    assert moved(new) is new
+
+
+def test_an_old_path_validates_as_the_new_one() -> None:
+    run_config = current().run_config
+    old = run_config.model_validate({"data": {"dimension": 20}, "model": {"hidden": 8}})
+    new = run_config.model_validate(
+        {"data": {"synthetic_clustered": {"dimension": 20}}, "model": {"mlp": {"hidden": 8}}}
+    )
+
+    assert old == new
+    assert old.data.synthetic_clustered.dimension == 20  # type: ignore[attr-defined]

@@ -22,7 +22,9 @@ CLIENTS = json.loads((REFERENCE / "clients.json").read_text())
 
 @pytest.fixture(scope="module")
 def data() -> FederatedData:
-    cfg = DataConfig(n_clients=24, n_clusters=2, dimension=10, seed=42)
+    cfg = DataConfig.model_validate(
+        dict(n_clients=24, n_clusters=2, seed=42, synthetic_clustered={"dimension": 10})
+    )
     return load_data(cfg, seed=0)  # the run seed plays no part
 
 

@@ -28,12 +28,12 @@ def test_every_error_at_its_field_in_one_submit(page: Any, server: str) -> None:
     open_preset(page, server, "example1")
     page.fill('[name="rounds"]', "0")
     page.fill('[name="algorithm.participation"]', "5")  # K = 5 > n_clients = 2
-    page.fill('[name="data.means"]', "1, x")
+    page.fill('[name="data.mean_estimation.means"]', "1, x")
     page.fill('[name="client.lr"]', "-1")
     page.click("button:has-text('Start run')")
     assert error_at(page, "algorithm.participation") == "K = 5 exceeds data.n_clients = 2"
     assert error_at(page, "rounds") == "must be at least 1"
-    assert error_at(page, "data.means") == 'item 2 ("x"): not a number'
+    assert error_at(page, "data.mean_estimation.means") == 'item 2 ("x"): not a number'
     assert error_at(page, "client.lr") == "must be greater than 0"
     # Nothing at the top of a section, nothing left over under the form.
     assert page.locator(".section > .field-error:visible").count() == 0
@@ -43,7 +43,7 @@ def test_every_error_at_its_field_in_one_submit(page: Any, server: str) -> None:
     assert sorted(summary.locator("li").all_inner_texts()) == [
         "algorithm.participation: K = 5 exceeds data.n_clients = 2",
         "client.lr: must be greater than 0",
-        'data.means: item 2 ("x"): not a number',
+        'data.mean_estimation.means: item 2 ("x"): not a number',
         "rounds: must be at least 1",
     ]
     summary.locator("li a", has_text="rounds:").click()
@@ -55,7 +55,7 @@ def test_every_error_at_its_field_in_one_submit(page: Any, server: str) -> None:
     for name, value in [
         ("rounds", "20"),
         ("algorithm.participation", "2"),
-        ("data.means", "1, -1"),
+        ("data.mean_estimation.means", "1, -1"),
         ("client.lr", "0.01"),
     ]:
         page.fill(f'[name="{name}"]', value)

@@ -68,11 +68,11 @@ def test_labels_fields_that_apply_the_runs_table_and_the_tagline(page: Any, serv
     open_preset(page, server, "example1")  # the scalar model
     option = page.locator('[name="algorithm.name"] option[value=fedlaavg]')
     assert option.inner_text() == "FedLaAvg (fedlaavg)"
-    assert not page.locator('.field[data-path="model.hidden"]').is_visible()
-    assert page.locator('.field[data-path="model.init"]').is_visible()
+    assert not page.locator('.field[data-path="model.mlp.hidden"]').is_visible()
+    assert page.locator('.field[data-path="model.scalar.init"]').is_visible()
     page.select_option('[name="model.name"]', "mlp")
-    assert page.locator('.field[data-path="model.hidden"]').is_visible()
-    assert not page.locator('.field[data-path="model.init"]').is_visible()
+    assert page.locator('.field[data-path="model.mlp.hidden"]').is_visible()
+    assert not page.locator('.field[data-path="model.scalar.init"]').is_visible()
 
     page.goto(f"{server}/#/runs")
     assert "federated learning when clients come and go" in page.inner_text(".tagline")

@@ -18,13 +18,14 @@ def test_field_errors_from_pydantic_locations_and_messages(modules_page: Any) ->
     detail = """[
       {loc: ['body', 'config', 'algorithm', 'participation'],
        msg: 'Input should be greater than 0'},
-      {loc: ['body', 'config'], msg: 'Value error, data.means: 3 values given for 2 clients'},
+      {loc: ['body', 'config'],
+       msg: 'Value error, data.mean_estimation.means: 3 values given for 2 clients'},
       {loc: ['body', 'base', 'rounds'], msg: 'Input should be a valid integer'},
       {loc: ['body'], msg: 'Field required'}]"""
     out = js(modules_page, "api.js", f"m => m.fieldErrors({detail})")
     assert out == [
         {"path": "algorithm.participation", "message": "Input should be greater than 0"},
-        {"path": "data.means", "message": "3 values given for 2 clients"},
+        {"path": "data.mean_estimation.means", "message": "3 values given for 2 clients"},
         {"path": "rounds", "message": "Input should be a valid integer"},
         {"path": "", "message": "Field required"},
     ]
@@ -220,12 +221,12 @@ def test_parallel_coordinates_of_a_sweep(modules_page: Any) -> None:
     experiments = """[
       {grid: {'client.lr': [0.01, 0.1], 'algorithm.name': ['fedavg', 'mifa']}, cells: []},
       {grid: {'client.lr': [0.5]}, cells: [{label: 'cafed', set: {'algorithm.name': 'cafed',
-        'server.lr': 0.3}}, {label: 'b', set: {'data.means': [1, 0]}}]}]"""
+        'server.lr': 0.3}}, {label: 'b', set: {'data.mean_estimation.means': [1, 0]}}]}]"""
     assert js(modules_page, "compare-view.js", f"m => m.sweptFields({experiments})") == [
         "client.lr",
         "algorithm.name",
         "server.lr",
-        "data.means",
+        "data.mean_estimation.means",
     ]
     runs = """[
       {id: 1, config: {client: {lr: 0.01}, algorithm: {name: 'mifa'}}, summary: {acc: 0.7}},

@@ -17,13 +17,15 @@ def shown(page: Any, path: str) -> bool:
 
 def test_fields_follow_the_dataset_and_the_partition(page: Any, server: str) -> None:
     open_preset(page, server, "example1")  # mean_estimation, iid
-    assert shown(page, "data.means") and shown(page, "data.sigma")
-    assert not shown(page, "data.dimension") and not shown(page, "data.root")
+    assert shown(page, "data.mean_estimation.means") and shown(page, "data.mean_estimation.sigma")
+    assert not shown(page, "data.synthetic_clustered.dimension") and not shown(page, "data.root")
     assert not shown(page, "data.classes_per_client")
 
     page.select_option('[name="data.dataset"]', "cifar10")
     assert shown(page, "data.root") and shown(page, "data.download")
-    assert not shown(page, "data.means") and not shown(page, "data.train_per_client")
+    assert not shown(page, "data.mean_estimation.means") and not shown(
+        page, "data.synthetic_clustered.train_per_client"
+    )
 
     page.select_option('[name="data.partition"]', "by_class")
     assert shown(page, "data.classes_per_client") and shown(page, "data.sizes")
@@ -32,5 +34,5 @@ def test_fields_follow_the_dataset_and_the_partition(page: Any, server: str) -> 
     assert shown(page, "data.dirichlet_alpha") and not shown(page, "data.classes_per_client")
 
     open_preset(page, server, "cafed-synthetic")  # filling the form shows the right set
-    assert shown(page, "data.dimension") and shown(page, "data.n_clusters")
-    assert not shown(page, "data.means") and not shown(page, "data.root")
+    assert shown(page, "data.synthetic_clustered.dimension") and shown(page, "data.n_clusters")
+    assert not shown(page, "data.mean_estimation.means") and not shown(page, "data.root")

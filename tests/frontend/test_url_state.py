@@ -36,11 +36,16 @@ def test_preset_and_edits_live_in_the_address(page: Any, server: str) -> None:
     assert query(page) == {"preset": ["example1"]}
     page.fill('[name="client.lr"]', "0.05")
     page.select_option('[name="algorithm.name"]', "mifa")
-    page.fill('[name="data.means"]', "2, -2")
+    page.fill('[name="data.mean_estimation.means"]', "2, -2")
     page.fill('[name="name"]', "my run, 5")
     assert query(page) == {
         "preset": ["example1"],
-        "set": ["name=my run, 5", "data.means=[2,-2]", "algorithm.name=mifa", "client.lr=0.05"],
+        "set": [
+            "name=my run, 5",
+            "data.mean_estimation.means=[2,-2]",
+            "algorithm.name=mifa",
+            "client.lr=0.05",
+        ],
     }
     page.click("button.tab:has-text('Sweep')")
     assert query(page)["mode"] == ["sweep"]
@@ -54,14 +59,14 @@ def test_preset_and_edits_live_in_the_address(page: Any, server: str) -> None:
     page.wait_for_selector(".preset-info p")
     page.wait_for_function(LR_EDITED)
     assert value(page, "algorithm.name") == "mifa"
-    assert value(page, "data.means") == "2, -2"
+    assert value(page, "data.mean_estimation.means") == "2, -2"
     assert value(page, "name") == "my run, 5"
     assert value(page, "rounds") == "4000"  # the preset's, untouched
     assert page.locator("button.tab.active").inner_text() == "Sweep (experiment)"
     assert page.locator('[data-path="algorithm.mifa.init"]').is_visible()  # mifa's own params
     assert query(page)["set"] == [
         "name=my run, 5",
-        "data.means=[2,-2]",
+        "data.mean_estimation.means=[2,-2]",
         "algorithm.name=mifa",
         "client.lr=0.05",
     ]

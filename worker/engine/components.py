@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from worker.engine import metrics, plugins
@@ -163,19 +162,23 @@ def _declaration_of(component: Any) -> Declaration:
     return found[0]
 
 
-def _modules(home: str) -> Iterator[ModuleType]:
-    module = importlib.import_module(home)
-    yield module
-    for info in pkgutil.iter_modules(getattr(module, "__path__", [])):
-        yield from _modules(f"{home}.{info.name}")
+def builtin_modules() -> list[str]:
+    """The modules of `BUILTIN_HOMES`, in order: each home, then the modules of a home that
+    is a package (discovery: adding a component touches its own file only). Imports the
+    packages, not their modules."""
+    out: list[str] = []
+    for home in BUILTIN_HOMES:
+        package = importlib.import_module(home)
+        out.append(home)
+        out += [f"{home}.{m.name}" for m in pkgutil.iter_modules(getattr(package, "__path__", []))]
+    return out
 
 
 def builtin() -> Components:
     """The built-in components: every declaration made by a module of `BUILTIN_HOMES`,
-    in their modules' order (discovery: adding one touches its own file only)."""
-    for home in BUILTIN_HOMES:
-        for _ in _modules(home):
-            pass
+    in their modules' order."""
+    for name in builtin_modules():
+        importlib.import_module(name)
     homes = tuple(f"{h}." for h in BUILTIN_HOMES)
     return Components.of(
         *(d for d in declared() if d.module in BUILTIN_HOMES or d.module.startswith(homes))

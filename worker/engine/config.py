@@ -36,6 +36,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from worker.engine.algorithms.asynchronous import runs_async
 from worker.engine.data.partitions import without_data
 from worker.engine.facts import POOL_PARTITIONS, DatasetFacts, ModelFacts
+from worker.engine.moved import moved
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import Registry, selected
 from worker.engine.sections import (
@@ -126,6 +127,7 @@ class RunConfig(RunSection):
                 "RunConfig is validated by the class built from the components: "
                 "components.current().run_config"
             )
+        data = moved(data)  # fields stored under their old paths (`moved.py`)
         try:
             return handler(data)
         except ValidationError as err:
@@ -211,7 +213,8 @@ def _value_errors(problems: list[str], data: Any) -> list[InitErrorDetails]:
 
 def _given_path(data: dict[str, Any], loc: tuple[int | str, ...]) -> str:
     """The dotted path of the given field an error is about: its location, down to the
-    list or value it lies in (`data.means` for an error at `data.means.3`)."""
+    list or value it lies in (`data.mean_estimation.means` for an error at
+    `data.mean_estimation.means.3`)."""
     keys: list[str] = []
     node: Any = data
     for part in loc:
@@ -291,12 +294,6 @@ def _data_checks(c: RunConfig) -> list[tuple[tuple[str, ...], Callable[[], None]
                 f"not {d.partition!r}"
             )
 
-    def means() -> None:
-        # data.means belongs to mean_estimation: a preset used as a base for another
-        # dataset keeps its value, unused
-        if d.dataset == "mean_estimation" and d.means is not None and len(d.means) != d.n_clients:
-            raise ValueError(f"data.means: {len(d.means)} values given for {d.n_clients} clients")
-
     def clusters() -> None:
         if d.n_clusters > d.n_clients:
             raise ValueError("data.n_clusters: more clusters than clients")
@@ -313,7 +310,6 @@ def _data_checks(c: RunConfig) -> list[tuple[tuple[str, ...], Callable[[], None]
     return [
         (("data.dataset", "data.partition", "data.classes_per_client"), classes),
         (("data.dataset", "data.partition"), partition),
-        (("data.dataset", "data.means", "data.n_clients"), means),
         (("data.n_clusters", "data.n_clients"), clusters),
         (("data.dataset", "data.partition", "data.n_clients", "data.max_train_samples"), samples),
     ]

@@ -40,7 +40,8 @@ class Built(Params):
 
 
 class DataSection(Built):
-    """`data`: the dataset, how it is split, and the built-in datasets' own fields."""
+    """`data`: the dataset and how it is split, and the settings every dataset read from
+    `data.root` shares; a dataset's own parameters are its sub-object (`data.<name>`)."""
 
     dataset: str = Field("synthetic_clustered", description="Dataset to partition.")
     seed: int | None = Field(
@@ -109,35 +110,6 @@ class DataSection(Built):
         json_schema_extra=applies("data.partition", "incongruent"),
         description="incongruent: the population's λ of the stable clients (ν).",
     )
-    train_per_client: int = Field(
-        50,
-        ge=1,
-        json_schema_extra=applies("data.dataset", "synthetic_clustered", "mean_estimation"),
-        description="synthetic_clustered/mean_estimation: train samples per client.",
-    )
-    test_per_client: int = Field(
-        150,
-        ge=1,
-        json_schema_extra=applies("data.dataset", "synthetic_clustered", "mean_estimation"),
-        description="synthetic_clustered/mean_estimation: test samples per client.",
-    )
-    dimension: int = Field(
-        10,
-        ge=1,
-        json_schema_extra=applies("data.dataset", "synthetic_clustered"),
-        description="synthetic_clustered: feature dimension.",
-    )
-    means: list[float] | None = Field(
-        None,
-        json_schema_extra=applies("data.dataset", "mean_estimation"),
-        description="mean_estimation: client means e_i (default: N points in [1, -1]).",
-    )
-    sigma: float = Field(
-        0.0,
-        ge=0,
-        json_schema_extra=applies("data.dataset", "mean_estimation"),
-        description="mean_estimation: sample noise σ (0 = exact).",
-    )
     root: str = Field(
         "data",
         json_schema_extra=FROM_DATA_ROOT,
@@ -162,17 +134,10 @@ class DataSection(Built):
 
 
 class ModelSection(Built):
-    """`model`: the architecture, and the built-in models' own fields."""
+    """`model`: the architecture; a model's own parameters are its sub-object
+    (`model.<name>`)."""
 
     name: str = Field("linear", description="Model architecture.")
-    hidden: int = Field(
-        64, ge=1, description="mlp: hidden units.", json_schema_extra=applies("model.name", "mlp")
-    )
-    init: float | None = Field(
-        None,
-        description="scalar: initial value x₀ (default 0).",
-        json_schema_extra=applies("model.name", "scalar"),
-    )
 
 
 class AvailabilitySection(Built):

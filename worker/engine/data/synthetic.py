@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import torch
 from pydantic import Field
@@ -12,12 +10,20 @@ from worker.engine.data.federated import FederatedData, offsets
 from worker.engine.data.partitions import contiguous_clusters
 from worker.engine.data.population import draw_cafed_population
 from worker.engine.facts import DatasetFacts
-from worker.engine.params import Params
+from worker.engine.params import Params, RunShape
 from worker.engine.registry import dataset
 from worker.engine.sections import DataSection
 
 
-class SyntheticClusteredParams(Params):
+class GeneratedRows(Params):
+    """The rows a generated dataset gives each client (the estimates read them)."""
+
+    train_per_client: int = Field(50, ge=1, description="Train samples per client.")
+    test_per_client: int = Field(150, ge=1, description="Test samples per client.")
+
+
+class SyntheticClusteredParams(GeneratedRows):
+    dimension: int = Field(10, ge=1, description="Feature dimension d.")
     hetero: float = Field(
         0.2,
         ge=0,
@@ -58,11 +64,11 @@ def synthetic_clustered(
     labels occur in every client, so label-driven availability groups clients by
     cluster (`client_class` = cluster id).
     """
-    n, dim, h = cfg.n_clients, cfg.dimension, params.hetero
+    n, dim, h = cfg.n_clients, params.dimension, params.hetero
     w_star = rng.normal(size=dim)
     cluster = contiguous_clusters(n, cfg.n_clusters)
-    x_train = rng.normal(size=(n, cfg.train_per_client, dim))
-    x_test = rng.normal(size=(n, cfg.test_per_client, dim))
+    x_train = rng.normal(size=(n, params.train_per_client, dim))
+    x_test = rng.normal(size=(n, params.test_per_client, dim))
     noisy = (cluster > 0)[:, None]
 
     def labels(x: np.ndarray) -> np.ndarray:
@@ -74,10 +80,10 @@ def synthetic_clustered(
     return FederatedData(
         x_train=torch.as_tensor(x_train.reshape(-1, dim), dtype=torch.float32),
         y_train=torch.as_tensor(y_train.reshape(-1), dtype=torch.long),
-        train_offsets=offsets([cfg.train_per_client] * n),
+        train_offsets=offsets([params.train_per_client] * n),
         x_test=torch.as_tensor(x_test.reshape(-1, dim), dtype=torch.float32),
         y_test=torch.as_tensor(y_test.reshape(-1), dtype=torch.long),
-        test_offsets=offsets([cfg.test_per_client] * n),
+        test_offsets=offsets([params.test_per_client] * n),
         n_classes=2,
         task="classification",
         client_class=torch.as_tensor(cluster),
@@ -86,32 +92,49 @@ def synthetic_clustered(
     )
 
 
+class MeanEstimationParams(GeneratedRows):
+    means: list[float] | None = Field(
+        None, description="Client means e_i, one per client (default: N points in [1, -1])."
+    )
+    sigma: float = Field(0.0, ge=0, description="Sample noise σ (0 = exact).")
+
+    def check_run(self, run: RunShape) -> None:
+        if self.means is not None and len(self.means) != run.n_clients:
+            raise ValueError(
+                f"data.mean_estimation.means: {len(self.means)} values given for "
+                f"{run.n_clients} clients"
+            )
+
+
 @dataset(
     "mean_estimation",
     facts=DatasetFacts(1, "regression", "generated", partitions=("iid",), shape=(1,)),
+    params=MeanEstimationParams,
     label="mean estimation (FedLaAvg Example 1)",
 )
-def mean_estimation(params: Any, cfg: DataSection, rng: np.random.Generator) -> FederatedData:
+def mean_estimation(
+    params: MeanEstimationParams, cfg: DataSection, rng: np.random.Generator
+) -> FederatedData:
     """Client i holds samples ξ ~ N(e_i, σ²); the loss is (x - ξ)², the optimum mean_i e_i.
 
     Each client is its own "class" (client_class = i), so label-driven availability
     models group clients by index.
     """
     n = cfg.n_clients
-    means = np.asarray(cfg.means if cfg.means is not None else np.linspace(1, -1, n))
+    means = np.asarray(params.means if params.means is not None else np.linspace(1, -1, n))
 
     def draw(per_client: int) -> torch.Tensor:
-        xi = means[:, None] + cfg.sigma * rng.normal(size=(n, per_client))
+        xi = means[:, None] + params.sigma * rng.normal(size=(n, per_client))
         return torch.as_tensor(xi.reshape(-1), dtype=torch.float32)
 
-    y_train, y_test = draw(cfg.train_per_client), draw(cfg.test_per_client)
+    y_train, y_test = draw(params.train_per_client), draw(params.test_per_client)
     return FederatedData(
         x_train=torch.zeros(len(y_train), 1),
         y_train=y_train,
-        train_offsets=offsets([cfg.train_per_client] * n),
+        train_offsets=offsets([params.train_per_client] * n),
         x_test=torch.zeros(len(y_test), 1),
         y_test=y_test,
-        test_offsets=offsets([cfg.test_per_client] * n),
+        test_offsets=offsets([params.test_per_client] * n),
         n_classes=n,
         task="regression",
         client_class=torch.arange(n),

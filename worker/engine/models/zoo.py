@@ -6,10 +6,12 @@ import math
 from typing import Any
 
 import torch
+from pydantic import Field
 from torch import Tensor, nn
 
 from worker.engine.errors import ConfigError
 from worker.engine.facts import ModelFacts
+from worker.engine.params import Params
 from worker.engine.registry import model
 from worker.engine.sections import ModelSection
 
@@ -97,9 +99,24 @@ def image_shape(name: str, shape: tuple[int, ...]) -> tuple[int, ...]:
     return shape
 
 
-@model("scalar", facts=ModelFacts(inputs=("regression",)), label="scalar x (Example 1)")
-def scalar(params: Any, cfg: ModelSection, shape: tuple[int, ...], n_classes: int) -> nn.Module:
-    return Scalar(cfg.init or 0.0)
+class ScalarParams(Params):
+    init: float = Field(0.0, description="Initial value x₀.")
+
+
+class MlpParams(Params):
+    hidden: int = Field(64, ge=1, description="Hidden units.")
+
+
+@model(
+    "scalar",
+    facts=ModelFacts(inputs=("regression",)),
+    params=ScalarParams,
+    label="scalar x (Example 1)",
+)
+def scalar(
+    params: ScalarParams, cfg: ModelSection, shape: tuple[int, ...], n_classes: int
+) -> nn.Module:
+    return Scalar(params.init)
 
 
 @model("linear", label="linear (softmax)")
@@ -114,9 +131,9 @@ def logistic(params: Any, cfg: ModelSection, shape: tuple[int, ...], n_classes: 
     return Linear(features(shape), 1)
 
 
-@model("mlp", label="MLP")
-def mlp(params: Any, cfg: ModelSection, shape: tuple[int, ...], n_classes: int) -> nn.Module:
-    return Mlp(features(shape), cfg.hidden, n_classes)
+@model("mlp", params=MlpParams, label="MLP")
+def mlp(params: MlpParams, cfg: ModelSection, shape: tuple[int, ...], n_classes: int) -> nn.Module:
+    return Mlp(features(shape), params.hidden, n_classes)
 
 
 @model("cnn", facts=IMAGES, label="CNN (PyTorch tutorial)")

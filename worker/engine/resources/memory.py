@@ -11,7 +11,7 @@ from worker.engine.availability.trace import FIELD as TRACE_FIELD
 from worker.engine.availability.trace import interval_count, parse_trace
 from worker.engine.config import RunConfig
 from worker.engine.registry import selected
-from worker.engine.resources.sizes import RunSizes, dataset_facts, driver
+from worker.engine.resources.sizes import RunSizes, dataset_facts, driver, generated_rows
 from worker.engine.resources.terms import Term
 from worker.engine.training.evaluate import evaluation_rows
 
@@ -52,12 +52,14 @@ def _data(run: RunSizes) -> list[Term]:
         held = samples * (f * FLOAT + LONG)
         what = f"{run.n_train} + {run.n_test} samples of {f} values"
     else:
-        sizes = ("data.n_clients", "data.train_per_client", "data.test_per_client")
-        field = driver(c, "data.dimension", *sizes) if f > 1 else driver(c, *sizes)
-        per_client = max(data.train_per_client, data.test_per_client)
+        rows, paths = generated_rows(c)
+        sizes = ("data.n_clients", *paths)
+        dimension = (f"data.{data.dataset}.dimension",) if facts.shape is None else ()
+        field = driver(c, *dimension, *sizes) if f > 1 else driver(c, *sizes)
+        per_client = max(rows.train_per_client, rows.test_per_client)
         loading = LONG * (data.n_clients * per_client * (f + 4) + f)  # drawn in float64
         held = samples * (f * FLOAT + (FLOAT if facts.kind == "regression" else LONG))
-        what = f"{data.n_clients} clients × ({data.train_per_client} + {data.test_per_client})"
+        what = f"{data.n_clients} clients × ({rows.train_per_client} + {rows.test_per_client})"
         what += f" samples of {f} values"
     return [
         Term(field, f"train and test data: {what}", held, device=True),

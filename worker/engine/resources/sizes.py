@@ -10,6 +10,7 @@ from typing import Any
 from worker.engine.algorithms.asynchronous import AsyncParams
 from worker.engine.algorithms.base import Footprint
 from worker.engine.config import RunConfig
+from worker.engine.data.synthetic import GeneratedRows
 from worker.engine.errors import ConfigError
 from worker.engine.facts import DatasetFacts
 from worker.engine.loop import resolve_backend
@@ -23,8 +24,32 @@ def dataset_facts(config: RunConfig) -> DatasetFacts:
 
 
 def sample_shape(config: RunConfig) -> tuple[int, ...]:
-    """A sample's shape: the dataset's where fixed, else `data.dimension` features."""
-    return dataset_facts(config).shape or (config.data.dimension,)
+    """A sample's shape: the dataset's where fixed, else its `dimension` parameter's
+    features (`data.<dataset>.dimension`)."""
+    shape = dataset_facts(config).shape
+    if shape is not None:
+        return shape
+    dimension = getattr(dataset_params(config), "dimension", None)
+    if not isinstance(dimension, int):
+        raise ConfigError(
+            f"data.dataset: {config.data.dataset} declares no sample shape "
+            "(DatasetFacts.shape) and has no `dimension` parameter"
+        )
+    return (dimension,)
+
+
+def dataset_params(config: RunConfig) -> Any:
+    return selected(config.data, config.components.datasets)[1]
+
+
+def generated_rows(config: RunConfig) -> tuple[GeneratedRows, tuple[str, ...]]:
+    """The rows per client of a generated dataset, and the settings they come from (none
+    where the dataset has no such parameters: then the defaults are assumed)."""
+    params = dataset_params(config)
+    if isinstance(params, GeneratedRows):
+        own = f"data.{config.data.dataset}"
+        return params, (f"{own}.train_per_client", f"{own}.test_per_client")
+    return GeneratedRows(), ()
 
 
 def _scale(config: RunConfig, path: str) -> float:
@@ -86,9 +111,9 @@ def run_sizes(config: RunConfig) -> RunSizes:
     data, facts = config.data, dataset_facts(config)
     shape = sample_shape(config)
     regression = facts.kind == "regression"
-    d_fields: tuple[str, ...] = ("model.hidden",) if config.model.name == "mlp" else ()
+    d_fields: tuple[str, ...] = ("model.mlp.hidden",) if config.model.name == "mlp" else ()
     if facts.shape is None:
-        d_fields += ("data.dimension",)
+        d_fields += (f"data.{data.dataset}.dimension",)
     d_fields += ("model.name",)
     try:
         profile = model_profile(
@@ -106,7 +131,8 @@ def run_sizes(config: RunConfig) -> RunSizes:
         n_train = min(facts.train, data.max_train_samples or facts.train)
         n_test = facts.test
     else:
-        n_train, n_test = n * data.train_per_client, n * data.test_per_client
+        rows, _ = generated_rows(config)
+        n_train, n_test = n * rows.train_per_client, n * rows.test_per_client
     if footprint.trainees == "central":
         k, k_field, largest = 1, "algorithm.name", n_train
     elif footprint.trainees == "available":

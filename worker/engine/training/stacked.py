@@ -41,6 +41,7 @@ class FlatModel(Protocol):
 
     def unflatten(self, theta: Tensor) -> dict[str, Tensor]: ...
 
+
 Layout = Literal["image", "features"]  # (B, K·C, H, W) channels-last | (K, B, F)
 Kind = Literal["flatten", "relu", "conv", "linear", "max_pool", "avg_pool"]
 Modules = dict[str, nn.Module]
