@@ -23,17 +23,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: bench
-from bench.peers import N_CLASSES, TEST, WORKLOADS, Workload, fake_data
+from bench.peers import WORKLOADS, Workload, fake_data, fake_dataset
 from worker.engine import components
 from worker.engine.allocator import keep_freed_memory
-from worker.engine.data.federated import FederatedData, offsets
-from worker.engine.facts import DatasetFacts
 from worker.engine.loop import Simulation
-from worker.engine.registry import dataset
 
 DATASET = "bench_clock"
 W2 = WORKLOADS["W2"]
@@ -46,33 +42,8 @@ TIMED = {
 def register(w: Workload = W2, name: str = DATASET) -> None:
     """The built-in components and the workload's fake data as the dataset `name`,
     installed."""
-    arrays = {k: torch.from_numpy(v) for k, v in fake_data(w).items()}
-    facts = DatasetFacts(
-        N_CLASSES,
-        "image",
-        "generated",
-        partitions=("iid",),
-        shape=w.shape,
-        train=w.n_clients * w.per_client,
-        test=TEST,
-    )
-
-    @dataset(name, facts=facts, label=f"{w.name} fake data (bench)")
-    def load(params: Any, cfg: Any, rng: np.random.Generator) -> FederatedData:
-        y = arrays["y_train"]
-        return FederatedData(
-            x_train=arrays["x_train"],
-            y_train=y,
-            train_offsets=offsets([w.per_client] * w.n_clients),
-            x_test=arrays["x_test"],
-            y_test=arrays["y_test"],
-            test_offsets=offsets([0] * w.n_clients),
-            n_classes=N_CLASSES,
-            task="classification",
-            client_class=y.view(w.n_clients, w.per_client).min(dim=1).values,
-            cluster=torch.zeros(w.n_clients, dtype=torch.long),
-        )
-
+    arrays = fake_data(w)
+    load = fake_dataset(w, lambda: arrays, name, f"{w.name} fake data (bench)")
     components.install(components.builtin().include(load))
 
 

@@ -62,6 +62,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -113,10 +114,11 @@ def read_workload(data: Path) -> Workload:
 
 def build_module(w: Workload) -> Any:
     """FedWatch's model for `w` (an `nn.Module`), freshly initialised."""
+    from worker.engine.components import current
     from worker.engine.models import build_model
     from worker.engine.sections import ModelSection
 
-    return build_model(ModelSection(name=w.model), w.shape, N_CLASSES)
+    return build_model(current().section(ModelSection)(name=w.model), w.shape, N_CLASSES)
 
 
 def fake_data(w: Workload) -> dict[str, np.ndarray]:
@@ -159,6 +161,46 @@ def initial_flat(data: Path) -> np.ndarray:
         return np.concatenate([init[k].reshape(-1) for k in init.files])
 
 
+def fake_dataset(
+    w: Workload, arrays: Callable[[], dict[str, np.ndarray]], name: str, label: str
+) -> Any:
+    """The workload's fake data declared as the dataset `name` (its loader, to include in
+    the components); `arrays` gives them (`fake_data`'s keys) when a run loads them."""
+    import torch
+
+    from worker.engine.data.federated import FederatedData, offsets
+    from worker.engine.facts import DatasetFacts
+    from worker.engine.registry import dataset
+
+    facts = DatasetFacts(
+        N_CLASSES,
+        "image",
+        "generated",
+        partitions=("iid",),
+        shape=w.shape,
+        train=w.n_clients * w.per_client,
+        test=TEST,
+    )
+
+    @dataset(name, facts=facts, label=label)
+    def load(params: Any, cfg: Any, rng: np.random.Generator) -> FederatedData:
+        a = {k: torch.from_numpy(v) for k, v in arrays().items()}
+        return FederatedData(
+            x_train=a["x_train"],
+            y_train=a["y_train"],
+            train_offsets=offsets([w.per_client] * w.n_clients),
+            x_test=a["x_test"],
+            y_test=a["y_test"],
+            test_offsets=offsets([0] * w.n_clients),  # the test set is nobody's
+            n_classes=N_CLASSES,
+            task="classification",
+            client_class=a["y_train"].view(w.n_clients, w.per_client).min(dim=1).values,
+            cluster=torch.zeros(w.n_clients, dtype=torch.long),
+        )
+
+    return load
+
+
 # --- the FedWatch child -------------------------------------------------------------
 
 
@@ -170,39 +212,17 @@ def fedwatch_child(data: Path, out: Path, threads: int) -> None:
     keep_freed_memory()  # as the `fedwatch` command does
     torch.set_num_threads(threads)
     from worker.engine import components
-    from worker.engine.data.federated import FederatedData, offsets
-    from worker.engine.facts import DatasetFacts
     from worker.engine.loop import Simulation
-    from worker.engine.registry import dataset
     from worker.engine.sink import ListSink
 
     w = read_workload(data)
-    facts = DatasetFacts(
-        N_CLASSES,
-        "image",
-        "generated",
-        partitions=("iid",),
-        shape=w.shape,
-        train=w.n_clients * w.per_client,
-        test=TEST,
+    splits = ("x_train", "y_train", "x_test", "y_test")
+    load = fake_dataset(
+        w,
+        lambda: {k: np.load(data / f"{k}.npy") for k in splits},
+        DATASET,
+        "bench/peers.py fake data",
     )
-
-    @dataset(DATASET, facts=facts, label="bench/peers.py fake data")
-    def load(params: Any, cfg: Any, rng: np.random.Generator) -> FederatedData:
-        y = torch.from_numpy(np.load(data / "y_train.npy"))
-        return FederatedData(
-            x_train=torch.from_numpy(np.load(data / "x_train.npy")),
-            y_train=y,
-            train_offsets=offsets([w.per_client] * w.n_clients),
-            x_test=torch.from_numpy(np.load(data / "x_test.npy")),
-            y_test=torch.from_numpy(np.load(data / "y_test.npy")),
-            test_offsets=offsets([0] * w.n_clients),  # the test set is nobody's
-            n_classes=N_CLASSES,
-            task="classification",
-            client_class=y.view(w.n_clients, w.per_client).min(dim=1).values,
-            cluster=torch.zeros(w.n_clients, dtype=torch.long),
-        )
-
     run_config = components.install(components.builtin().include(load)).run_config
     config = run_config.model_validate(
         {

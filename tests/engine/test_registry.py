@@ -33,6 +33,7 @@ from worker.engine.registry import (
     algorithm,
     selected,
 )
+from worker.engine.sections import ModelSection
 
 HERE = __file__
 
@@ -231,6 +232,8 @@ def test_the_typed_class_validates_nothing_by_itself() -> None:
     validated by the class built from components."""
     with pytest.raises(TypeError, match=r"components\.current\(\)\.run_config"):
         RunConfig.model_validate({})
+    with pytest.raises(TypeError, match=r"\.section\(ModelSection\)"):
+        ModelSection(name="linear")
 
 
 def test_importing_the_entry_points_builds_nothing() -> None:

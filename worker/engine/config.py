@@ -122,11 +122,6 @@ class RunConfig(RunSection):
         checks still run, on the config with those fields left at their defaults, and
         those that read none of the failed fields add their errors. (The `after`
         validator `_consistent` runs outside this one, on a config that validated.)"""
-        if "components" not in cls.__dict__:
-            raise TypeError(
-                "RunConfig is validated by the class built from the components: "
-                "components.current().run_config"
-            )
         data = moved(data)  # fields stored under their old paths (`moved.py`)
         try:
             return handler(data)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from worker.engine.params import Params
 
@@ -34,9 +34,20 @@ TIMED: dict[str, Any] = {"x-applies-to": "system models with a clock"}
 
 class Built(Params):
     """A section whose class `config.build_run_config` builds from a `Components`
-    object; the class knows them."""
+    object; the class knows them, and only it validates data."""
 
     components: ClassVar[Components]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _built(cls, data: Any) -> Any:
+        if "components" not in cls.__dict__:
+            raise TypeError(
+                f"{cls.__name__} validates nothing itself: the classes built from the "
+                "components do (components.current().run_config, and its sections: "
+                f".section({cls.__name__}))"
+            )
+        return data
 
 
 class DataSection(Built):
