@@ -1,10 +1,8 @@
 import math
 
-import numpy as np
 import pytest
 import torch
 
-from worker.engine.average_bias import AverageBias
 from worker.engine.masks import Available
 from worker.engine.records import ClientWeights
 from worker.engine.tracker import Tally, Tracker, _spread
@@ -140,39 +138,3 @@ def test_tally_counts_past_a_byte() -> None:
         tally.add(torch.tensor([True, t % 2 == 0, False]))
 
     assert tally.counts().tolist() == [600, 300, 0]
-
-
-def test_average_bias_by_hand() -> None:
-    # α = (½, ½); p = (1, 0), (0, 1), (1, 0): s = (1, 0), (1, 1), (2, 1) over R = 1, 2, 3:
-    # |½ − 1| + |½ − 0| = 1; 0; |½ − ⅔| + |½ − ⅓| = ⅓
-    bias = AverageBias(torch.tensor([0.5, 0.5]))
-    found = []
-    for k in (0, 1, 0):
-        bias.add(np.array([k]), np.array([1.0]))
-        found.append(bias.distance())
-
-    assert found == pytest.approx([1.0, 0.0, 1 / 3])
-    # a client with no target weight is ahead whenever it has a share: |1 − 0| + |0 − 1|
-    lopsided = AverageBias(torch.tensor([1.0, 0.0]))
-    lopsided.add(np.array([1]), np.array([1.0]))
-    assert lopsided.distance() == 2.0
-
-
-def test_average_bias_is_the_pass_over_every_client_and_resumes_to_the_bit() -> None:
-    g = np.random.default_rng(3)
-    n = 50
-    alpha = torch.from_numpy(g.dirichlet(np.ones(n)))
-    bias = AverageBias(alpha)
-    sums = np.zeros(n)
-    for r in range(1, 300):
-        ids = np.sort(g.choice(n, size=int(g.integers(1, 8)), replace=False))
-        p = g.random(len(ids))
-        p /= p.sum()
-        bias.add(ids, p)
-        sums[ids] += p
-
-        direct = float(np.abs(alpha.numpy() - sums / r).sum())
-        assert bias.distance() == pytest.approx(direct, rel=1e-12)
-        resumed = AverageBias.of(alpha, torch.from_numpy(bias.sums), bias.rounds)
-        assert resumed.distance() == bias.distance()  # the same bits
-        assert len(bias.queue) <= n

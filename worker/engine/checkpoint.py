@@ -8,12 +8,11 @@ it (`VERSION`), and every earlier layout, upgraded here before any component rea
 - Version 1, written by every engine before: parts added over time may be absent (the
   server's and the trainer's state, the tracker's `last_s` and participation counts,
   its summary's `acc_time`, `initial`, `param_window`, `first_param`); they start as a
-  new run's do, which is what those engines did. Two are read differently: a
+  new run's do, which is what those engines did. Three are read differently: a
   tracker whose summary state sits at its top level with `last_loss` (before the summary
-  had its own tracker), and CA-Fed's state without `started` (started once any client
+  had its own tracker), the tracker's `seen_ids` (the clients weighted so far: those
+  with a share), and CA-Fed's state without `started` (started once any client
   reported).
-- Every version: a tracker's `seen_ids`, which engines before its average bias was
-  kept incrementally wrote, is not read.
 
 Any other version is refused with the versions that load.
 """
@@ -63,6 +62,8 @@ def upgrade(
         loss = summary.pop("last_loss", None)
         summary["last_values"] = {} if loss is None else {"test_loss": float(loss)}
     tracker["summary"] = summary
+    if "seen_ids" not in tracker:  # the clients weighted so far, in id order
+        tracker["seen_ids"] = (tracker["p_sum"] > 0).nonzero().flatten()
     old["tracker"] = tracker
     if algorithm == "cafed" and "started" not in old["algorithm"]:
         old["algorithm"] = {**old["algorithm"], "started": bool(old["algorithm"]["reported"].any())}
