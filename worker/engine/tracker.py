@@ -35,13 +35,11 @@ class Tracker:
         self.by_last = np.array([n], dtype=np.int64)
         self.last_s = torch.zeros(n, dtype=torch.float64)
         self.alpha_total = float(self.alpha.sum())
-        self.p_sum = torch.zeros(n, dtype=torch.float64)
+        self.weighted = Weighted(self.alpha.numpy())
         self.p_rounds = 0
         self.available = Tally(n)
         self.entered = torch.zeros(n, dtype=torch.long)
         self.rounds = 0
-        self.seen = torch.zeros(n, dtype=torch.bool)  # clients with a weight so far
-        self.seen_ids = torch.empty(0, dtype=torch.long)
         self.summary_tracker = SummaryTracker(target_acc, period)
 
     def client_metrics(
@@ -67,19 +65,16 @@ class Tracker:
         w = torch.from_numpy(weights.values).double().abs()
         if float(w.sum()) > 0:
             p = w / w.sum()
-            self.p_sum[support] += p
+            self.weighted.add(weights.ids, p.numpy())
             self.p_rounds += 1
-            new = support[~self.seen[support]]
-            self.seen[new] = True
-            self.seen_ids = torch.cat([self.seen_ids, new])
-            out["tv_bias"] = 0.5 * self._distance(support, p)
-            mean_p = self.p_sum[self.seen_ids] / self.p_rounds
-            out["tv_bias_avg"] = 0.5 * self._distance(self.seen_ids, mean_p)
+            out["tv_bias"] = 0.5 * self._distance(self.alpha[support], p)
+            alpha, sums = self.weighted.alphas_and_sums()
+            out["tv_bias_avg"] = 0.5 * self._distance(alpha, sums / self.p_rounds)
         return out
 
-    def _distance(self, ids: Tensor, p: Tensor) -> float:
-        """Σ_k |α_k − p_k| for p zero outside `ids`: over `ids`, and α's sum elsewhere."""
-        alpha = self.alpha[ids]
+    def _distance(self, alpha: Tensor, p: Tensor) -> float:
+        """Σ_k |α_k − p_k| for p zero outside the clients `alpha` holds the weights of:
+        over them, and α's sum elsewhere."""
         return self.alpha_total - float(alpha.sum()) + float((alpha - p).abs().sum())
 
     def _count(self, t: int, selected: Tensor) -> None:
@@ -110,8 +105,8 @@ class Tracker:
         return {
             "last": self.last.clone(),
             "last_s": self.last_s.clone(),
-            "p_sum": self.p_sum.clone(),
-            "seen_ids": self.seen_ids.clone(),  # in their order: the sums' order
+            "p_sum": self.weighted.sums_by_client(),
+            "seen_ids": self.weighted.ids_in_order(),  # the sums' order
             "p_rounds": self.p_rounds,
             "available": self.available.counts(),
             "entered": self.entered.clone(),
@@ -120,16 +115,70 @@ class Tracker:
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.last, self.p_sum = state["last"].clone(), state["p_sum"].clone()
+        self.last = state["last"].clone()
         self.by_last = np.bincount((self.last + 1).numpy()).astype(np.int64)
-        self.seen = self.p_sum > 0
-        self.seen_ids = state["seen_ids"].clone()
+        self.weighted = Weighted.of(self.alpha.numpy(), state["seen_ids"], state["p_sum"])
         self.last_s = state["last_s"].clone()
         self.p_rounds = state["p_rounds"]
         self.available = Tally.of(state["available"])
         self.entered = state["entered"].clone()
         self.rounds = int(state["rounds"])
         self.summary_tracker.load_state_dict(state["summary"])
+
+
+class Weighted:
+    """The clients weighted so far, in the order they first were: their target weights
+    and the sums of their shares side by side in arrays of their own, so that the
+    average bias reads two contiguous arrays as long as those clients, where gathering
+    them from the N clients' (and copying their ids a round) took 2.3 ms a round at
+    10⁶ clients by round 400."""
+
+    def __init__(self, alpha: np.ndarray) -> None:
+        self.alpha = alpha  # (N,) float64
+        self.place = np.full(len(alpha), -1, dtype=np.int64)  # index in the arrays, or -1
+        self.ids = np.empty(16, dtype=np.int64)
+        self.alphas = np.empty(16)
+        self.sums = np.empty(16)
+        self.count = 0
+
+    @classmethod
+    def of(cls, alpha: np.ndarray, ids: Tensor, sums: Tensor) -> Weighted:
+        """The clients `ids` weighted so far, in that order, their sums read from the
+        (N,) `sums`."""
+        out = cls(alpha)
+        order = ids.numpy()
+        out.add(order, np.zeros(len(order)))
+        out.sums[: out.count] = sums.double().numpy()[order]
+        return out
+
+    def add(self, ids: np.ndarray, p: np.ndarray) -> None:
+        """Add a round's shares `p` of the clients `ids` (distinct, ascending)."""
+        new = ids[self.place[ids] < 0]
+        if len(new):
+            end = self.count + len(new)
+            if end > len(self.ids):
+                size = max(end, 2 * len(self.ids))
+                self.ids = np.resize(self.ids, size)
+                self.alphas, self.sums = np.resize(self.alphas, size), np.resize(self.sums, size)
+            at = np.arange(self.count, end)
+            self.place[new] = at
+            self.ids[at], self.alphas[at], self.sums[at] = new, self.alpha[new], 0.0
+            self.count = end
+        self.sums[self.place[ids]] += p
+
+    def alphas_and_sums(self) -> tuple[Tensor, Tensor]:
+        """Their target weights and sums, in their order (views)."""
+        n = self.count
+        return torch.from_numpy(self.alphas[:n]), torch.from_numpy(self.sums[:n])
+
+    def ids_in_order(self) -> Tensor:
+        return torch.from_numpy(self.ids[: self.count].copy())
+
+    def sums_by_client(self) -> Tensor:
+        """The sums as an (N,) tensor, 0 for the clients never weighted."""
+        out = np.zeros(len(self.alpha))
+        out[self.ids[: self.count]] = self.sums[: self.count]
+        return torch.from_numpy(out)
 
 
 class Tally:
