@@ -14,6 +14,8 @@ A sink notes the time of each round's record, so the figures are:
 - draw: the median time of a round's availability draw (the model's `mask`), and the
   round without it ("less draw") with its ratio to the smallest N: what the issue's
   "per-round costs independent of N apart from the availability draws" reads;
+- tracker: the median time of a round's client metrics (staleness, bias) over the
+  second half of the rounds, where those that grow with the clients heard from show;
 - evaluation: the last round less the median round (the N·`--test` test rows);
 - peak memory: the process's peak resident set.
 
@@ -34,6 +36,7 @@ import statistics
 import subprocess
 import sys
 import time
+from typing import Any
 
 from fedwatch.cli import openmp
 
@@ -87,6 +90,16 @@ def child(args: argparse.Namespace) -> dict[str, float]:
         return out
 
     sim.availability.mask = timed_mask  # type: ignore[method-assign]
+    tracked: list[float] = []
+    client_metrics = sim.tracker.client_metrics
+
+    def timed_tracker(*a: Any, **kw: Any) -> dict[str, float]:
+        began = clock()
+        out = client_metrics(*a, **kw)
+        tracked.append(clock() - began)
+        return out
+
+    sim.tracker.client_metrics = timed_tracker  # type: ignore[method-assign]
     sim.run(sink)
     gaps = [b - a for a, b in zip(sink.ends, sink.ends[1:], strict=False)]
     per_round = statistics.median(gaps[:-1])
@@ -95,6 +108,7 @@ def child(args: argparse.Namespace) -> dict[str, float]:
         "startup_s": sink.ends[0] - started - per_round,
         "round_s": per_round,
         "draw_s": draw,
+        "tracker_s": statistics.median(tracked[len(tracked) // 2 :]),
         "eval_s": gaps[-1] - per_round,
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
@@ -128,8 +142,8 @@ def main() -> None:
     )
     print(
         f"{'N':>9} {'algorithm':>9} {'start-up s':>10} {'s/round':>8} {'÷ smallest N':>12} "
-        f"{'draw s':>7} {'less draw':>9} {'÷ smallest N':>12} {'eval s':>7} {'test rows':>9} "
-        f"{'peak MB':>8}"
+        f"{'draw s':>7} {'less draw':>9} {'÷ smallest N':>12} {'tracker s':>9} {'eval s':>7} "
+        f"{'test rows':>9} {'peak MB':>8}"
     )
     first: dict[str, tuple[float, float]] = {}
     for n in [int(c) for c in args.clients.split(",")]:
@@ -146,8 +160,8 @@ def main() -> None:
             print(
                 f"{n:>9} {algorithm:>9} {r['startup_s']:10.2f} {r['round_s']:8.4f} "
                 f"{r['round_s'] / base:12.2f} {r['draw_s']:7.4f} {less:9.4f} "
-                f"{less / base_less:12.2f} {r['eval_s']:7.3f} {n * args.test:>9} "
-                f"{r['peak_mb']:8.0f}",
+                f"{less / base_less:12.2f} {r['tracker_s']:9.4f} {r['eval_s']:7.3f} "
+                f"{n * args.test:>9} {r['peak_mb']:8.0f}",
                 flush=True,
             )
 
