@@ -97,13 +97,6 @@ class Components:
     def registry(self, kind: Kind) -> Registry:
         return next(r for r in self.registries if r.kind is kind)
 
-    def by_group(self, group: str) -> Registry:
-        """The registry of an entry point group (`fedwatch.algorithms`); KeyError if none."""
-        for r in self.registries:
-            if r.group == group:
-                return r
-        raise KeyError(group)
-
     def add(self, declaration: Declaration, distribution: str | None = None) -> Entry:
         """Take a declaration in; raises RegistrationError, with nothing taken, where its
         name is taken or its metrics clash with the catalogue's."""
