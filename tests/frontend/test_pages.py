@@ -464,6 +464,40 @@ def test_edit_a_run_then_filter_the_runs_by_its_tag(page: Any, server: str) -> N
     page.wait_for_function("() => document.querySelectorAll('tr[data-run-id]').length === 1")
 
 
+def test_a_run_read_before_an_edit_does_not_undo_it(page: Any, server: str) -> None:
+    """The page's last read of a run that ends (its summary, once the stream says so) is
+    answered after the name was saved, with what the server held before: the saved name
+    stays."""
+    config = example1(4000, algorithm__name="fedavg")
+    run_id = httpx.post(f"{server}/api/runs", json={"config": config}).json()["id"]
+    page.goto(f"{server}/#/runs/{run_id}")
+    page.wait_for_function(f"() => ({POINTS})(['curve-param', 'param']) >= 50", timeout=30_000)
+    held: list[tuple[Any, Any]] = []  # the run as read then, answered later
+
+    def read_now_answer_later(route: Any) -> None:
+        if route.request.method != "GET":
+            route.continue_()
+            return
+        held.append((route, route.fetch()))
+
+    page.route(re.compile(rf"/api/runs/{run_id}$"), read_now_answer_later)
+    httpx.post(f"{server}/api/runs/{run_id}/cancel")
+    deadline = time.monotonic() + 60
+    while not held and time.monotonic() < deadline:  # the run ended: the page reads it
+        page.wait_for_timeout(50)
+    assert held, "the page did not read the run when it ended"
+    page.click(".run-head button:has-text('Edit')")
+    page.fill("[name=edit-name]", "renamed while it ended")
+    page.click(".edit-run button:has-text('Save')")
+    page.locator(".edit-run").wait_for(state="detached")
+    assert httpx.get(f"{server}/api/runs/{run_id}").json()["name"] == "renamed while it ended"
+    for route, response in held:
+        route.fulfill(response=response)
+    page.wait_for_function(f"() => {STATUS} === 'cancelled'", timeout=30_000)
+    page.wait_for_load_state("networkidle")
+    assert page.inner_text(".run-title") == "renamed while it ended"
+
+
 def test_a_filter_from_the_url_survives_a_change_before_its_list_loads(
     page: Any, server: str
 ) -> None:

@@ -151,8 +151,7 @@ export function mount(root, route) {
     clearInterval(viewsTimer);
     const [run, series] = await Promise.all([api.run(id), api.metrics(id, { maxPoints: 1000 })]);
     if (!alive) return;
-    view.run = run;
-    view.renderHead();
+    view.setRun(run);
     view.renderDetails();
     view.series = series;
     view.drawCurves();
@@ -188,6 +187,13 @@ class RunView {
     this.resampling = false;
     /** @type {HTMLElement|null} the open edit form (name, notes, tags), if any */
     this.editor = null;
+    /**
+     * What this page saved of the name, notes and tags, until a run read from the server
+     * shows it: an event or an answer read before the save was stored, arriving after it,
+     * must not show the values from before.
+     * @type {{name: string, notes: string, tags: string[]}|null}
+     */
+    this.saved = null;
     this.timed = timed(run, series);
     /** x axis of the curves: a key of X_AXES; in the address as `?x=wall` or `?x=sim` */
     this.xKey =
@@ -399,7 +405,7 @@ class RunView {
   /** @param {any} wire a Run without config, from a status event */
   setStatus(wire) {
     const { config, summary } = this.run;
-    const fields = statusFields(wire);
+    const fields = this.unlessStale(statusFields(wire));
     // An event read just before the cancel was stored may arrive after its answer.
     if (this.run.cancelling && fields.status === "running") fields.cancelling = true;
     this.run = { ...this.run, ...fields, config, summary: wire.summary ?? summary };
@@ -414,8 +420,23 @@ class RunView {
 
   /** @param {Run} run as the API helpers return it */
   setRun(run) {
-    this.run = { ...run, config: run.config ?? this.run.config, summary: run.summary ?? this.run.summary };
+    const fresh = this.unlessStale(run);
+    this.run = { ...fresh, config: run.config ?? this.run.config, summary: run.summary ?? this.run.summary };
     this.renderHead();
+  }
+
+  /**
+   * `fields` of a run read from the server, with what this page saved in place of the
+   * name, notes and tags where they were read before the save was stored.
+   * @template {{name?: string, notes?: string, tags?: string[]}} T @param {T} fields @returns {T}
+   */
+  unlessStale(fields) {
+    const saved = this.saved;
+    if (!saved) return fields;
+    const shown =
+      fields.name === saved.name && fields.notes === saved.notes && fields.tags?.join() === saved.tags.join();
+    if (shown) this.saved = null;
+    return shown ? fields : { ...fields, ...saved };
   }
 
   /** The name, notes and tags in a form under the title; saved with PATCH. */
@@ -442,7 +463,9 @@ class RunView {
             .filter(Boolean),
         });
         this.editor = null;
+        this.saved = null;
         this.setRun(edited);
+        this.saved = { name: edited.name, notes: edited.notes, tags: edited.tags };
       } catch (err) {
         problem.textContent =
           err instanceof ApiError && err.fields.length
