@@ -18,7 +18,6 @@ Importing this module builds nothing and loads no plug-in.
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
@@ -429,16 +428,16 @@ def _resolved(base: type[Params], c: Components) -> dict[str, Any]:
     `sections.FROM_DATA_ROOT`), with the hint they give now: the names they apply to."""
     systems = sorted(n for n in c.systems.names() if n != "none")
     rooted = sorted(e.name for e in c.datasets if e.facts.source == "data_root")
-    hints = {
-        json.dumps(TIMED): applies("system.kind", *systems),
-        json.dumps(FROM_DATA_ROOT): applies("data.dataset", *rooted),
-    }
+    hints = (
+        (TIMED, applies("system.kind", *systems)),
+        (FROM_DATA_ROOT, applies("data.dataset", *rooted)),
+    )
     out: dict[str, Any] = {}
     for key, info in base.model_fields.items():
-        extra = info.json_schema_extra
-        if isinstance(extra, dict) and json.dumps(extra) in hints:
+        hint = next((h for marker, h in hints if info.json_schema_extra is marker), None)
+        if hint is not None:
             resolved = copy.copy(info)
-            resolved.json_schema_extra = hints[json.dumps(extra)]
+            resolved.json_schema_extra = hint
             out[key] = (info.annotation, resolved)
     return out
 

@@ -9,9 +9,9 @@ import math
 from worker.engine.algorithms.asynchronous import AsyncParams
 from worker.engine.availability.trace import FIELD as TRACE_FIELD
 from worker.engine.availability.trace import interval_count, parse_trace
-from worker.engine.config import RunConfig
+from worker.engine.config import RunConfig, dataset_facts
 from worker.engine.registry import selected
-from worker.engine.resources.sizes import RunSizes, dataset_facts, driver, generated_rows
+from worker.engine.resources.sizes import RunSizes, driver, generated_rows
 from worker.engine.resources.terms import Term
 from worker.engine.training.evaluate import evaluation_rows
 

@@ -9,18 +9,12 @@ from typing import Any
 
 from worker.engine.algorithms.asynchronous import AsyncParams
 from worker.engine.algorithms.base import Footprint
-from worker.engine.config import RunConfig
+from worker.engine.config import RunConfig, dataset_facts
 from worker.engine.data.synthetic import GeneratedRows
 from worker.engine.errors import ConfigError
-from worker.engine.facts import DatasetFacts
 from worker.engine.loop import resolve_backend
 from worker.engine.registry import selected
 from worker.engine.resources.model_profile import ModelProfile, model_profile
-
-
-def dataset_facts(config: RunConfig) -> DatasetFacts:
-    facts: DatasetFacts = config.components.datasets.get(config.data.dataset).facts
-    return facts
 
 
 def sample_shape(config: RunConfig) -> tuple[int, ...]:
