@@ -8,9 +8,10 @@ from worker.engine.availability.base import Always, AvailabilityFacts
 from worker.engine.availability.bernoulli import (
     Bernoulli,
     BernoulliParams,
+    SplitThresholds,
     bernoulli_probabilities,
     float32_ceiling,
-    uniform_words,
+    present_words,
     word_thresholds,
 )
 from worker.engine.availability.diurnal import Diurnal, DiurnalParams, diurnal_from_config
@@ -113,12 +114,39 @@ def test_word_thresholds_by_hand() -> None:
     assert same.shape == () and same.dtype == np.uint32 and int(same) == 2**31 - 1
 
 
-def test_uniform_words_are_the_raw_outputs_halves_low_first() -> None:
-    raw = np.random.default_rng(9).bit_generator.random_raw(2).tolist()
+def test_split_thresholds_by_hand() -> None:
+    # 0x12345678 → top byte 0x12, rest 0x345678; a shared threshold stays one number
+    split = SplitThresholds.of(np.array([0x12345678, 0xFFFFFFFF, 0], dtype=np.uint32))
 
-    words = uniform_words(np.random.default_rng(9), 3)
+    assert split.top.tolist() == [0x12, 0xFF, 0] and split.rest.tolist() == [0x345678, 0xFFFFFF, 0]
+    assert split.top.dtype == np.uint8
+    shared = SplitThresholds.of(word_thresholds(torch.full((3,), 0.5, dtype=torch.float64)))
+    assert (int(shared.top), int(shared.rest), shared.top.ndim) == (0x7F, 0xFFFFFF, 0)
 
-    assert words.tolist() == [raw[0] & 0xFFFFFFFF, raw[0] >> 32, raw[1] & 0xFFFFFFFF]
+
+def test_present_words_by_hand() -> None:
+    # the bytes of the first raw output, low first, are b_0 … b_7 (n = 6 reads b_0 … b_5).
+    # Thresholds: client 0 below its byte (absent), 1 above it (present), 2 to 5 tied on
+    # the byte, which take raw outputs 2, 3, 4, 5 in turn; their low 24 bits r decide:
+    # client 2 rest r (present, r ≤ r), 3 rest r − 1 (absent), 4 rest 0xFFFFFF
+    # (present), 5 rest r − 1 (absent)
+    raw = np.random.default_rng(9).bit_generator.random_raw(5).tolist()
+    byte = [(raw[0] >> (8 * k)) & 0xFF for k in range(6)]
+    low = [r & 0xFFFFFF for r in raw[1:]]
+    assert byte[0] > 0 and byte[1] < 0xFF and all(r > 0 for r in low)
+    below = [
+        (byte[0] - 1) << 24 | 0xFFFFFF,
+        (byte[1] + 1) << 24,
+        byte[2] << 24 | low[0],
+        byte[3] << 24 | (low[1] - 1),
+        byte[4] << 24 | 0xFFFFFF,
+        byte[5] << 24 | (low[3] - 1),
+    ]
+
+    split = SplitThresholds.of(np.array(below, dtype=np.uint32))
+    present = present_words(np.random.default_rng(9), split, 6)
+
+    assert present.tolist() == [False, True, True, False, True, False]
 
 
 def test_bernoulli_above_the_kept_population_draws_words() -> None:
@@ -128,9 +156,24 @@ def test_bernoulli_above_the_kept_population_draws_words() -> None:
     p = torch.full((n,), 0.25, dtype=torch.float64)
     model = Bernoulli(p, seed=5)
 
-    words = uniform_words(numpy_gen(5, "availability", 3), n)
+    split = SplitThresholds.of(np.array(2**30 - 1, dtype=np.uint32))
+    expected = present_words(numpy_gen(5, "availability", 3), split, n)
 
-    assert torch.equal(model.mask(3), torch.from_numpy(words <= 2**30 - 1))
+    assert torch.equal(model.mask(3), torch.from_numpy(expected))
+
+
+def test_present_words_are_present_with_the_thresholds_probability() -> None:
+    # one client in 256 ties on its top byte: 6·10⁵ clients each with p = 1 (always
+    # present), 10⁻¹² (a threshold of 0: one word in 2³², not met with this seed) and
+    # 0.3 (present as often as ⌈p·2³²⌉/2³² says, within 5σ)
+    third = 600_000
+    n = 3 * third
+    p = torch.tensor([1.0, 1e-12, 0.3], dtype=torch.float64).repeat_interleave(third)
+    out = present_words(np.random.default_rng(11), SplitThresholds.of(word_thresholds(p)), n)
+
+    assert out[:third].all() and not out[third : 2 * third].any()
+    share = float(out[2 * third :].mean())
+    assert abs(share - 0.3) < 5 * (0.3 * 0.7 / third) ** 0.5
 
 
 def test_bernoulli_words_are_present_with_p_independently() -> None:
