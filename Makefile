@@ -13,9 +13,10 @@ CLIENT := client/pyproject.toml
 FLOWER := .venv-flower
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
-# Torch in the tests' own processes waits as the `fedwatch` command's does
-# (fedwatch/cli/openmp.py): with OpenMP's spinning waits, on a busy machine, a preset test
-# of 60 s ran past its 600 s timeout. A setting of the user's own wins.
+# Torch's idle threads sleep in the tests' processes, which train with every core and no
+# thread governor (worker/engine/threads.py) beside each other: with OpenMP's spinning
+# waits, on a busy machine, a preset test of 60 s ran past its 600 s timeout. A setting
+# of the user's own wins.
 export OMP_WAIT_POLICY ?= PASSIVE
 
 .PHONY: run test test-flower test-js test-deploy fuzz fidelity lint typecheck docs unit bench clean

@@ -130,12 +130,12 @@ def main() -> None:
     )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    openmp.prepare(os.environ)  # the children's threads wait as the `fedwatch` command's
     if args.child:
+        openmp.use_process_threads(openmp.threads_per_process(1))  # as `fedwatch simulate`
         print(json.dumps(child(args)))
         return
     print(
-        f"{len(os.sched_getaffinity(0))} cores, torch's default threads, sleeping when idle; "
+        f"{len(os.sched_getaffinity(0))} cores, the `fedwatch` command's threads; "
         f"load {os.getloadavg()[0]:.2f}; {args.rounds} rounds, K = 100, "
         f"{args.train} training and {args.test} test rows a client, on {args.device}; "
         f"{args.clock} clock"

@@ -18,10 +18,12 @@ processes.
 `--contention` measures what other processes do to a run: each of cafed-synthetic (the
 whole `fedwatch simulate cafed-synthetic --set algorithm.name=cafed`, its `wall_s`), W1-10,
 W1-100 and W2 in a fresh process per setting, without and then with a competitor (a
-process spinning on the first core, as `taskset -c 0`), under three settings: one thread
-(`OMP_NUM_THREADS=1`), the default of the `fedwatch` command (all the cores, idle threads
-sleep: `fedwatch/cli/openmp.py`), and the default before it (all the cores, idle threads
-spin: `GOMP_SPINCOUNT=300000`, libgomp's own default).
+process spinning on the first core, as `taskset -c 0`), under four settings: one thread
+(`OMP_NUM_THREADS=1`); the default of the `fedwatch` command (up to all the cores, fewer
+while other processes hold them, OpenMP's waits spinning: `worker/engine/threads.py`;
+the training cases follow it between their repeats as a run does between rounds); and
+the two defaults before it, all the cores whatever the machine does, with idle threads
+sleeping (`OMP_WAIT_POLICY=PASSIVE`) and spinning (libgomp's own default).
 
     python bench/threads.py [--repeats 5] [--cases cnn-k10,...]
     python bench/threads.py --contention [--repeats 5] [--pairs 1]
@@ -44,6 +46,7 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from fedwatch.cli import openmp
+from worker.engine import threads as governor
 from worker.engine.allocator import keep_freed_memory
 from worker.engine.models import build_model
 from worker.engine.overrides import build_config
@@ -76,8 +79,12 @@ CASES = [
 ]
 
 
-def timed(case: Case, repeats: int, threads: list[int]) -> tuple[float, dict[int, float]]:
-    """The case's step FLOPs, and its median time with each thread count."""
+def timed(
+    case: Case, repeats: int, threads: list[int], follow: bool = False
+) -> tuple[float, dict[int, float]]:
+    """The case's step FLOPs, and its median time with each thread count (`follow`: one
+    budget, which the process's thread governor follows after each training, as the
+    round loop does after each round)."""
     cfg = build_config({"model": {"name": case.model}, "data": {"dataset": "cifar10"}})
     torch.manual_seed(0)
     model = FlatModel(build_model(cfg.model, (3, 32, 32), 10), "classification")
@@ -97,14 +104,18 @@ def timed(case: Case, repeats: int, threads: list[int]) -> tuple[float, dict[int
     train = BACKENDS[case.backend]
     times: dict[int, list[float]] = {t: [] for t in threads}
     for t in threads:  # warm-up, each thread count once
-        torch.set_num_threads(t)
+        if not follow:
+            torch.set_num_threads(t)
         train(model, x, y, spec)
+        governor.tick()
     for _ in range(repeats):
         for t in threads:
-            torch.set_num_threads(t)
+            if not follow:
+                torch.set_num_threads(t)
             started = time.perf_counter()
             train(model, x, y, spec)
             times[t].append(time.perf_counter() - started)
+            governor.tick()
     return step_flops, {t: statistics.median(v) for t, v in times.items()}
 
 
@@ -114,11 +125,14 @@ CONTENDED = {  # name in the table: the case (a `CASES` name, or a whole preset 
     "W1-100": "cnn-k100-vmap",
     "W2": "linear-k100-vmap",
 }
-SETTINGS = {  # name: what it changes in the environment the `fedwatch` command prepares
+CORES = str(len(os.sched_getaffinity(0)))
+SETTINGS = {  # name: the OpenMP settings of its environment
     "1 thread": {"OMP_NUM_THREADS": "1"},
     "default": {},
-    "spinning": {"GOMP_SPINCOUNT": "300000"},
+    "sleeping": {"OMP_NUM_THREADS": CORES, "OMP_WAIT_POLICY": "PASSIVE"},
+    "spinning": {"OMP_NUM_THREADS": CORES},
 }
+OPENMP = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 SPIN = "import os\nos.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\nwhile True: pass"
 
 
@@ -141,10 +155,9 @@ def contended_time(case: str, setting: str, repeats: int) -> float:
     """Seconds of `case` in a fresh process under `setting` (a local-training case: the
     median of `repeats`; cafed-synthetic: one run's `wall_s`)."""
     env = dict(os.environ)
-    for name in ("OMP_NUM_THREADS", *openmp.WAIT_SETTINGS):
+    for name in OPENMP:
         env.pop(name, None)
     env.update(SETTINGS[setting])
-    openmp.prepare(env)
     if case == "cafed-synthetic":
         argv = ["-m", "fedwatch.command", "simulate", case, "--set", "algorithm.name=cafed"]
     else:
@@ -162,7 +175,8 @@ def contention(repeats: int, pairs: int) -> None:
         f"of {pairs} sweep(s); training cases: {STEPS} local steps, median of {repeats}"
     )
     header = " ".join(f"{s:>9}" for s in SETTINGS)
-    print(f"{'case':>16} {'competitor':>10} {header} {'default÷1':>9} {'spin÷1':>7}")
+    ratios = " ".join(f"{s + '÷1':>11}" for s in list(SETTINGS)[1:])
+    print(f"{'case':>16} {'competitor':>10} {header} {ratios}")
     for on in (False, True):
         times: dict[tuple[str, str], list[float]] = {}
         for _ in range(pairs):
@@ -174,18 +188,16 @@ def contention(repeats: int, pairs: int) -> None:
         for name in CONTENDED:
             t = {s: statistics.median(times[name, s]) for s in SETTINGS}
             cells = " ".join(f"{t[s]:9.4f}" for s in SETTINGS)
-            print(
-                f"{name:>16} {'yes' if on else 'no':>10} {cells} "
-                f"{t['default'] / t['1 thread']:9.2f} {t['spinning'] / t['1 thread']:7.2f}",
-                flush=True,
-            )
+            shares = " ".join(f"{t[s] / t['1 thread']:11.2f}" for s in list(SETTINGS)[1:])
+            print(f"{name:>16} {'yes' if on else 'no':>10} {cells} {shares}", flush=True)
 
 
 def child(name: str, repeats: int) -> None:
-    """Print the case's median time with this process's torch threads."""
-    threads = torch.get_num_threads()
+    """Print the case's median time with the threads of the `fedwatch` command."""
+    openmp.use_process_threads(openmp.threads_per_process(1))
     case = next(c for c in CASES if c.name == name)
-    print(timed(case, repeats, [threads])[1][threads])
+    budget = torch.get_num_threads()
+    print(timed(case, repeats, [budget], follow=True)[1][budget])
 
 
 def main() -> None:

@@ -60,8 +60,9 @@ class Settings(BaseSettings):
     run_threads: int | None = Field(
         None,
         ge=1,
-        description="Torch threads of each run (default: usable cores ÷ runs at once, at "
-        "least 1), so runs sharing the cores do not oversubscribe them.",
+        description="Torch threads of each run, exactly (default: up to the usable cores ÷ "
+        "runs at once, at least 1, fewer while other processes hold the cores), so runs "
+        "sharing the cores do not oversubscribe them.",
     )
     max_run_memory_mb: int = Field(
         6144,

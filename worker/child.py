@@ -32,8 +32,7 @@ from multiprocessing.process import BaseProcess
 from types import FrameType
 from typing import Any
 
-import torch
-import torch._dynamo  # in the fork server: see above
+import torch._dynamo  # noqa: F401  (in the fork server: see above)
 
 from db.retry import DatabaseUnavailable
 from db.session import make_engine, make_sessionmaker
@@ -41,6 +40,7 @@ from db.settings import Settings
 from worker.engine import components
 from worker.engine.allocator import keep_freed_memory
 from worker.engine.data.kept import KeptPools, keep_pools_in
+from worker.engine.threads import use_threads
 from worker.execute import execute_claimed
 from worker.run_logs import LogRelay, PipeHandler
 
@@ -114,9 +114,9 @@ def main(spec: ChildSpec, logs: Connection) -> None:
     keep_freed_memory()
     components.install(components.installed())
     keep_pools_in(spec.kept)
-    torch.set_num_threads(spec.threads)
-    cap_memory(spec.memory_cap_mb)
     settings = Settings(**spec.settings)
+    use_threads(spec.threads, explicit=settings.run_threads is not None)
+    cap_memory(spec.memory_cap_mb)
     engine = make_engine(settings.database_url)
     try:
         stopped = execute_claimed(

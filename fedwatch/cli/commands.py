@@ -5,16 +5,11 @@ through its entry point `fedwatch.commands`: one sub-command per module, each ex
 from __future__ import annotations
 
 import argparse
-import os
-
-from fedwatch.cli import openmp
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register the commands (the command line's start-up). Imports them, and with some
-    of them torch: `openmp.prepare` comes first. Installs the components (`components.py`)
-    the commands run with."""
-    openmp.prepare(os.environ)
+    """Register the commands (the command line's start-up). Imports them, and installs
+    the components (`components.py`) the commands run with."""
     from fedwatch.cli import (
         compare_cmd,
         plot_cmd,

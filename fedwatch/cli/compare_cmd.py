@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fedwatch.cli.config_source import add_set_argument
-from fedwatch.cli.openmp import threads_per_process
+from fedwatch.cli.openmp import threads_per_process, use_process_threads
 from fedwatch.errors import CliError
 from worker.engine import ConfigError, ListSink, RoundRecord
 
@@ -163,13 +163,11 @@ class QueueSink(ListSink):
 
 def execute(job: Job, progress: Any, threads: int, kept: KeptPools | None) -> dict[str, Any]:
     """Run one job (in a worker process), write its JSON, return its summary values."""
-    import torch
-
     from worker.engine import simulate
     from worker.engine.data.kept import keep_pools_in
     from worker.engine.presets import get_preset
 
-    torch.set_num_threads(threads)
+    use_process_threads(threads)
     keep_pools_in(kept)
     config = get_preset(job.preset).run_config(list(job.assignments))
     sink = QueueSink(progress, max(1, config.rounds // 50))

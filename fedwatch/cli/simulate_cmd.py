@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fedwatch.cli.config_source import add_set_argument, load_config
+from fedwatch.cli.openmp import threads_per_process, use_process_threads
 from fedwatch.errors import CliError
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
         except ConfigError as err:
             raise CliError(str(err)) from None
         return 0
+    use_process_threads(threads_per_process(1))
     sink = ProgressSink(config.rounds, f"{config.name} [{config.algorithm.name}]")
     try:
         summary = simulate(config, sink)

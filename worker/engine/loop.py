@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from worker.engine import checkpoint
+from worker.engine import checkpoint, threads
 from worker.engine.algorithms import Algorithm, Facts, Plan, Step
 from worker.engine.algorithms.asynchronous import AsyncAlgorithm, runs_async
 from worker.engine.artifact import ModelFile, model_file
@@ -190,6 +190,7 @@ class Simulation:
             self.wall_s += time.perf_counter() - started
             record.wall_s = self.wall_s
             sink.on_round(record)
+            threads.tick()
             done = t + 1
             if done % self.config.eval.checkpoint_every == 0 or done == self.config.rounds:
                 sink.on_checkpoint(self.state_dict(done))
