@@ -131,8 +131,8 @@ def main() -> None:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        openmp.use_process_threads(openmp.threads_per_process(1))  # as `fedwatch simulate`
-        print(json.dumps(child(args)))
+        with openmp.run_threads(openmp.threads_per_process(1)):  # as `fedwatch simulate`
+            print(json.dumps(child(args)))
         return
     print(
         f"{len(os.sched_getaffinity(0))} cores, the `fedwatch` command's threads; "

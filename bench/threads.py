@@ -194,10 +194,10 @@ def contention(repeats: int, pairs: int) -> None:
 
 def child(name: str, repeats: int) -> None:
     """Print the case's median time with the threads of the `fedwatch` command."""
-    openmp.use_process_threads(openmp.threads_per_process(1))
     case = next(c for c in CASES if c.name == name)
-    budget = torch.get_num_threads()
-    print(timed(case, repeats, [budget], follow=True)[1][budget])
+    with openmp.run_threads(openmp.threads_per_process(1)):
+        budget = torch.get_num_threads()
+        print(timed(case, repeats, [budget], follow=True)[1][budget])
 
 
 def main() -> None:

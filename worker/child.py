@@ -40,7 +40,7 @@ from db.settings import Settings
 from worker.engine import components
 from worker.engine.allocator import keep_freed_memory
 from worker.engine.data.kept import KeptPools, keep_pools_in
-from worker.engine.threads import use_threads
+from worker.engine.threads import governed_threads
 from worker.execute import execute_claimed
 from worker.run_logs import LogRelay, PipeHandler
 
@@ -115,18 +115,18 @@ def main(spec: ChildSpec, logs: Connection) -> None:
     components.install(components.installed())
     keep_pools_in(spec.kept)
     settings = Settings(**spec.settings)
-    use_threads(spec.threads, explicit=settings.run_threads is not None)
     cap_memory(spec.memory_cap_mb)
     engine = make_engine(settings.database_url)
     try:
-        stopped = execute_claimed(
-            spec.run_id,
-            spec.claim,
-            sessions=make_sessionmaker(engine),
-            settings=settings,
-            stop=stop,
-            cancel=cancel,
-        )
+        with governed_threads(spec.threads, explicit=settings.run_threads is not None):
+            stopped = execute_claimed(
+                spec.run_id,
+                spec.claim,
+                sessions=make_sessionmaker(engine),
+                settings=settings,
+                stop=stop,
+                cancel=cancel,
+            )
     except DatabaseUnavailable as err:
         logging.getLogger(__name__).error("%s", err)
         sys.exit(UNSTORED)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fedwatch.cli.config_source import add_set_argument
-from fedwatch.cli.openmp import threads_per_process, use_process_threads
+from fedwatch.cli.openmp import run_threads, threads_per_process
 from fedwatch.errors import CliError
 from worker.engine import ConfigError, ListSink, RoundRecord
 
@@ -167,11 +167,11 @@ def execute(job: Job, progress: Any, threads: int, kept: KeptPools | None) -> di
     from worker.engine.data.kept import keep_pools_in
     from worker.engine.presets import get_preset
 
-    use_process_threads(threads)
     keep_pools_in(kept)
     config = get_preset(job.preset).run_config(list(job.assignments))
     sink = QueueSink(progress, max(1, config.rounds // 50))
-    summary = simulate(config, sink).to_dict()
+    with run_threads(threads):
+        summary = simulate(config, sink).to_dict()
     sink.flush()
     rounds = [r.to_dict() for r in sink.records]
     result = {

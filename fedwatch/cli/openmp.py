@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 
 
 def explicit_threads(environ: Mapping[str, str]) -> int | None:
@@ -28,9 +29,9 @@ def threads_per_process(processes: int) -> int:
     return max(1, len(os.sched_getaffinity(0)) // processes)
 
 
-def use_process_threads(threads: int) -> None:
-    """Train this process's simulations with `threads` torch threads: exactly that many
-    where the user chose the number, else up to it (`worker.engine.threads`)."""
-    from worker.engine.threads import use_threads
+def run_threads(threads: int) -> AbstractContextManager[None]:
+    """Inside, simulations train with `threads` torch threads: exactly that many where
+    the user chose the number, else up to it (`worker.engine.threads`)."""
+    from worker.engine.threads import governed_threads
 
-    use_threads(threads, explicit=explicit_threads(os.environ) is not None)
+    return governed_threads(threads, explicit=explicit_threads(os.environ) is not None)

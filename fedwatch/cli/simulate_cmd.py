@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fedwatch.cli.config_source import add_set_argument, load_config
-from fedwatch.cli.openmp import threads_per_process, use_process_threads
+from fedwatch.cli.openmp import run_threads, threads_per_process
 from fedwatch.errors import CliError
 
 if TYPE_CHECKING:
@@ -49,10 +49,10 @@ def run(args: argparse.Namespace) -> int:
         except ConfigError as err:
             raise CliError(str(err)) from None
         return 0
-    use_process_threads(threads_per_process(1))
     sink = ProgressSink(config.rounds, f"{config.name} [{config.algorithm.name}]")
     try:
-        summary = simulate(config, sink)
+        with run_threads(threads_per_process(1)):
+            summary = simulate(config, sink)
     except ConfigError as err:
         raise CliError(str(err)) from None
     finally:

@@ -98,16 +98,13 @@ def test_governor_starts_with_fewer_threads_beside_a_running_process() -> None:
     assert applied == [1]
 
 
-def test_an_explicit_thread_count_is_kept() -> None:
+def test_an_explicit_thread_count_is_kept_and_the_count_restored() -> None:
     before = torch.get_num_threads()
-    try:
-        threads.use_threads(2, explicit=True)
-        assert threads._governor is None and torch.get_num_threads() == 2
-        threads.use_threads(2, explicit=False)
+    with threads.governed_threads(before + 1, explicit=True):
+        assert threads._governor is None and torch.get_num_threads() == before + 1
+    with threads.governed_threads(2, explicit=False):
         assert threads._governor is not None
-    finally:
-        threads._governor = None
-        torch.set_num_threads(before)
+    assert threads._governor is None and torch.get_num_threads() == before
 
 
 SPIN = "import os\nos.sched_setaffinity(0, {%d})\nwhile True: pass"

@@ -11,17 +11,24 @@ between rounds, the governor reads how much of this process's cores other proces
 used (`/proc/stat` less this process's own CPU time), and keeps one thread for each core
 that is at least `FREE_SHARE` free, between one and the run's budget.
 
-The threads are the process's, and so is their governor: an entry point that runs
-simulations (`fedwatch simulate`, `compare`'s workers, a run's process) calls
-`use_threads` once, and the round loop calls `tick` after every round.
+The threads are the process's, and so is their governor: an entry point runs its
+simulations (`fedwatch simulate`, `compare`'s workers, a run's process) inside
+`governed_threads`, and the round loop calls `tick` after every round.
+
+Torch's results can depend on the thread count in the last bits (a sum split in two
+halves rounds differently): a run whose threads change may differ at that level from
+the same run on a quiet machine. Where that matters, an explicit thread count
+(`OMP_NUM_THREADS`, `FEDWATCH_RUN_THREADS`) keeps the count fixed.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
@@ -30,6 +37,7 @@ EVERY_S = 0.5  # seconds between two readings; the first comes after FIRST_S
 FIRST_S = 0.1
 FREE_SHARE = 0.7  # a core counts as free when other processes used at most 30 % of it
 STAT = "/proc/stat"
+log = logging.getLogger(__name__)
 
 
 def threads_for(cores: int, others: float, budget: int) -> int:
@@ -113,6 +121,11 @@ class ThreadGovernor:
 
     def set(self, threads: int) -> None:
         if threads != self.threads:
+            log.info(
+                "torch threads: %d, from %d (other processes' use of the cores)",
+                threads,
+                self.threads,
+            )
             self.apply(threads)
             self.threads = threads
 
@@ -131,14 +144,21 @@ class ThreadGovernor:
 _governor: ThreadGovernor | None = None
 
 
-def use_threads(budget: int, explicit: bool) -> None:
-    """This process's simulations train with `budget` torch threads: exactly that many
-    where the user chose the number (`explicit`), else up to it, fewer while other
-    processes hold the cores."""
+@contextmanager
+def governed_threads(budget: int, explicit: bool) -> Iterator[None]:
+    """Inside, this process's simulations train with `budget` torch threads: exactly
+    that many where the user chose the number (`explicit`), else up to it, fewer while
+    other processes hold the cores. Torch's thread count is restored after."""
     global _governor
+    before = torch.get_num_threads()
     torch.set_num_threads(budget)
     cores = len(os.sched_getaffinity(0))
     _governor = None if explicit or budget == 1 else ThreadGovernor(budget, cores)
+    try:
+        yield
+    finally:
+        _governor = None
+        torch.set_num_threads(before)
 
 
 def tick() -> None:
