@@ -20,11 +20,15 @@ take the run's cores first, and the pollers, whose latencies are timed, at the
 service's (`--poller-nice`). The run gets `--run-threads` torch threads (one by default: the API,
 the database and the clients share this machine's cores with it, as they do with an
 embedded server's runs).
+`--pin` puts the service and its clients on the first core and each run on the others
+(a run's process is moved there as it starts): what the load costs a run through the
+cores it shares with the service, against what it costs through what they share
+regardless (the database file, caches, memory).
 Counted as errors: a response other than 200, a failed request, a stream that missed
 or repeated a round or ended before the run. Rounds per second are the run's rounds
 over its time from start to finish (`started_at` to `finished_at`).
 
-    python -m bench.load [--modes embedded scale-out] [--viewers 100] [--pollers 20]
+    python -m bench.load [--modes embedded scale-out] [--viewers 100] [--pollers 20] [--pin]
 """
 
 from __future__ import annotations
@@ -56,8 +60,34 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: 
 
 from bench.service import server_cpu_s
 from db.scratch import create_database, drop_database
+from worker.child import process_name
 
 ROUND_ID = re.compile(rb"\nid: (\d+)\n")
+CORES = sorted(os.sched_getaffinity(0))
+SERVICE_CORES, RUN_CORES = set(CORES[:1]), set(CORES[1:])  # with --pin
+
+
+def settle(nice: int, pin: bool) -> None:
+    """A client process's niceness, and with `--pin` its core (the service's)."""
+    os.nice(nice)
+    if pin:
+        os.sched_setaffinity(0, SERVICE_CORES)
+
+
+def pin_run(run_id: int) -> None:
+    """Move the run's process, once it has started, to `RUN_CORES`."""
+    name = f"{process_name(run_id)}\n"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit() and (proc / "comm").read_text() == name:
+                    os.sched_setaffinity(int(proc.name), RUN_CORES)
+                    return
+            except OSError:
+                continue
+        time.sleep(0.01)
+    raise SystemExit(f"run {run_id}: no process named {name.strip()} within 60 s")
 
 
 def workload(rounds: int) -> dict[str, Any]:
@@ -175,8 +205,12 @@ def load_elsewhere(
     not count as the server's. Returns what they saw and the CPU seconds they used."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
     with (
-        ProcessPoolExecutor(1, initializer=os.nice, initargs=(args.client_nice,)) as viewing,
-        ProcessPoolExecutor(1, initializer=os.nice, initargs=(args.poller_nice,)) as polling,
+        ProcessPoolExecutor(
+            1, initializer=settle, initargs=(args.client_nice, args.pin)
+        ) as viewing,
+        ProcessPoolExecutor(
+            1, initializer=settle, initargs=(args.poller_nice, args.pin)
+        ) as polling,
     ):
         seen = viewing.submit(views, base, run_id, rounds, args.viewers)
         polled = polling.submit(polls, base, run_id, args.pollers, args.poll_s)
@@ -224,6 +258,8 @@ def execute(
 ) -> Execution:
     """One run of `rounds` rounds, loaded or not; `server` is the API's process id."""
     run = api.post("/api/runs", json={"config": workload(rounds)}).raise_for_status().json()
+    if args.pin:
+        pin_run(run["id"])
     load = None
     started, api_cpu, load_cpu, database_cpu = time.monotonic(), cpu_s(server), 0.0, server_cpu_s()
     if loaded:
@@ -248,13 +284,17 @@ def fedwatch() -> str:
     return path
 
 
-def start(args: list[str], env: dict[str, str], log: Path, ready: str) -> subprocess.Popen[bytes]:
+def start(
+    args: list[str], env: dict[str, str], log: Path, ready: str, pin: bool = False
+) -> subprocess.Popen[bytes]:
+    """`fedwatch ARGS`, once its log shows `ready`; with `pin`, on `SERVICE_CORES`."""
     process = subprocess.Popen(
         [fedwatch(), *args],
         env={**os.environ, **env},
         stdout=log.open("ab"),
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        preexec_fn=(lambda: os.sched_setaffinity(0, SERVICE_CORES)) if pin else None,
     )
     deadline = time.monotonic() + 120
     while ready not in log.read_text(errors="replace"):
@@ -293,9 +333,9 @@ def service(
             redis.Redis.from_url(broker).flushdb()
             env |= {"FEDWATCH_DATABASE_URL": database, "FEDWATCH_BROKER_URL": broker}
             worker = ["worker", "--queues", "cpu,gpu", "--concurrency", "1"]
-            processes.append(start(worker, env, folder / "worker.log", " ready."))
+            processes.append(start(worker, env, folder / "worker.log", " ready.", args.pin))
         serve = ["serve", "--port", str(port)]
-        server = start(serve, env, folder / "serve.log", "FedWatch: open")
+        server = start(serve, env, folder / "serve.log", "FedWatch: open", args.pin)
         processes.append(server)
         api = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
         deadline = time.monotonic() + 60
@@ -402,6 +442,11 @@ def main() -> None:
         default=1,
         help="torch threads of the run (FEDWATCH_RUN_THREADS): the service shares this "
         "machine's cores with the run",
+    )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="the service and its clients on the first core, each run on the others",
     )
     parser.add_argument("--admin-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/test")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
