@@ -43,6 +43,7 @@ def test_proc_stat_read_by_hand() -> None:
     assert busy_ticks(STAT, {2}) == 400 + 150 + 2 + 2 + 20
     assert running(STAT) == 3
     assert running("cpu 1 2 3 4") == 1
+    assert busy_ticks(STAT + "\n\n", {0}) == 156  # blank lines are passed over
 
 
 class Machine:

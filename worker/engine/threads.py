@@ -62,7 +62,7 @@ def busy_ticks(stat: str, cpus: set[int]) -> int:
     hypervisor gave to others counts as taken)."""
     total = 0
     for line in stat.splitlines():
-        name, *fields = line.split()
+        name, *fields = line.split() or [""]
         if name[:3] == "cpu" and name[3:].isdigit() and int(name[3:]) in cpus:
             user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, fields[:8])
             total += user + nice + system + irq + softirq + steal
@@ -106,13 +106,8 @@ class ThreadGovernor:
         apply: Callable[[int], None] = torch.set_num_threads,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.budget, self.cores, self.read, self.apply, self.clock = (
-            budget,
-            cores,
-            read,
-            apply,
-            clock,
-        )
+        self.budget, self.cores = budget, cores
+        self.read, self.apply, self.clock = read, apply, clock
         self.last = read()
         self.wait_s = FIRST_S
         self.threads = budget
