@@ -66,6 +66,14 @@ class MetricSpecPublic(BaseModel):
     compare: bool = Field(description="A summary value in the comparison tables.")
     rank: bool = Field(description="A summary value runs can be ranked by (`rank_by`).")
     description: str
+    domain: tuple[float | None, float | None] = Field(
+        description="The closed range a value can take, before `scale` (null: unbounded on "
+        "that side); intervals and figure bands stay inside it."
+    )
+    machine: bool = Field(
+        description="A figure of the machine and its load (wall time, updates/s), not of the "
+        "method: shown apart, never tested, never marked best."
+    )
 
 
 class DatasetStatusPublic(BaseModel):

@@ -309,7 +309,9 @@ function toMatrix(w) {
  *   that differ between them; configPartial: those some runs have and others lack
  * @typedef {{name: string, label: string, short: string, kind: "round"|"summary", unit: string,
  *   scale: number, panel: string, better: "higher"|"lower"|null, summary: boolean,
- *   compare: boolean, rank: boolean, description: string}} MetricSpec
+ *   compare: boolean, rank: boolean, description: string,
+ *   domain: [number|null, number|null], machine: boolean}} MetricSpec domain: the closed
+ *   range a value can take before scale (null: unbounded); machine: a figure of the machine
  * @typedef {{name: string, title: string, yTitle: string, log: boolean}} PanelSpec a chart of the run page
  * @typedef {{name: string, description: string, stored: boolean, active: boolean, final: boolean,
  *   resumable: boolean}} StatusSpec
@@ -403,6 +405,8 @@ function toMetricSpec(w) {
     compare: Boolean(w.compare),
     rank: Boolean(w.rank),
     description: w.description ?? "",
+    domain: [w.domain?.[0] ?? null, w.domain?.[1] ?? null],
+    machine: Boolean(w.machine),
   };
 }
 

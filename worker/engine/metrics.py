@@ -28,7 +28,11 @@ class MetricSpec:
     `scale` multiplies a value for display (1 → %: 100); `panel` groups round metrics into
     one chart on the run page; `compare` puts a summary value in the comparison tables
     (API and CLI), with paired t-tests where `better` is set; `rank` lets runs be ranked
-    by it."""
+    by it. `domain` is the closed range a value can take, in the stored unit (before
+    `scale`): (0, 1) for an accuracy, (0, None) for a count or a time; None is unbounded
+    on that side. Intervals and figure bands are kept inside it (`stats`). `machine` marks
+    a figure of the machine and its load (wall time, updates/s), not of the method: it is
+    shown apart, never tested and never marked best."""
 
     name: str
     label: str
@@ -42,13 +46,15 @@ class MetricSpec:
     rank: bool = False
     description: str = ""
     short: str = ""
+    domain: tuple[float | None, float | None] = (None, None)
+    machine: bool = False
 
     @property
     def heading(self) -> str:
         return self.short or self.label
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "domain": list(self.domain)}
 
 
 @dataclass(frozen=True)
@@ -98,14 +104,28 @@ def summary_name(round_metric: str) -> str:
 
 
 def _round(name: str, label: str, panel: str, **kw: Any) -> MetricSpec:
-    return MetricSpec(name, label, "round", panel=panel, **kw)
+    return MetricSpec(name, label, "round", panel=panel, **_bounded(kw))
 
 
 def _summary(name: str, label: str, **kw: Any) -> MetricSpec:
-    return MetricSpec(name, label, "summary", panel="summary", **kw)
+    return MetricSpec(name, label, "summary", panel="summary", **_bounded(kw))
 
 
-PERCENT = {"unit": "%", "scale": 100.0}
+NON_NEGATIVE_UNITS = frozenset({"s", "B", "updates", "rounds", "clients", "versions", "points"})
+"""Units of counts and times: a value in one of them is never below 0."""
+
+
+def _bounded(kw: dict[str, Any]) -> dict[str, Any]:
+    """`kw` with the domain its unit implies (a count or a time: ≥ 0) unless it states one."""
+    if "domain" not in kw and kw.get("unit") in NON_NEGATIVE_UNITS:
+        return {**kw, "domain": NON_NEGATIVE}
+    return kw
+
+
+UNIT_INTERVAL = (0.0, 1.0)
+NON_NEGATIVE = (0.0, None)
+PERCENT = {"unit": "%", "scale": 100.0, "domain": UNIT_INTERVAL}
+COUNT = {"domain": NON_NEGATIVE}
 TIMED = "Recorded by runs with a system model (system.kind other than none)."
 
 # The clock's round metrics (`worker/engine/system/clock.py`, `tracker.py`).
@@ -219,16 +239,16 @@ ROUND_METRICS: tuple[MetricSpec, ...] = (
         "evaluates it (eval.schedule = cafed_log).",
         **PERCENT,
     ),
-    _round("test_loss", "test loss", "loss", better="lower"),
-    _round("train_loss", "train loss", "loss", better="lower"),
+    _round("test_loss", "test loss", "loss", better="lower", **COUNT),
+    _round("train_loss", "train loss", "loss", better="lower", **COUNT),
     _round("n_available", "available clients", "clients", unit="clients"),
     _round("n_selected", "selected clients", "clients", unit="clients"),
     _round("staleness_mean", "staleness mean", "staleness", unit="rounds"),
     _round("staleness_p50", "staleness median", "staleness", unit="rounds"),
     _round("staleness_p90", "staleness p90", "staleness", unit="rounds"),
     _round("staleness_max", "staleness max", "staleness", unit="rounds"),
-    _round("tv_bias", "TV(α, p) this round", "bias", better="lower"),
-    _round("tv_bias_avg", "TV(α, p̄) running average", "bias", better="lower"),
+    _round("tv_bias", "TV(α, p) this round", "bias", better="lower", domain=UNIT_INTERVAL),
+    _round("tv_bias_avg", "TV(α, p̄) running average", "bias", better="lower", domain=UNIT_INTERVAL),
     _round("client_acc_mean", "client accuracy mean", "per-client", better="higher", **PERCENT),
     _round(
         "client_acc_var",
@@ -237,11 +257,12 @@ ROUND_METRICS: tuple[MetricSpec, ...] = (
         better="lower",
         scale=1e4,
         unit="%²",
+        domain=(0.0, 0.25),
     ),
     _round("client_acc_worst10", "worst 10 % clients", "per-client", better="higher", **PERCENT),
     _round("client_acc_best10", "best 10 % clients", "per-client", better="higher", **PERCENT),
     _round("param", "parameter x", "param"),
-    _round("opt_gap", "optimality gap (x − x*)²", "gap", better="lower"),
+    _round("opt_gap", "optimality gap (x − x*)²", "gap", better="lower", **COUNT),
     *SIMULATED_TIME,
     *ASYNCHRONOUS,
 )
@@ -287,9 +308,17 @@ SUMMARY_VALUES: tuple[MetricSpec, ...] = (
         **LOWER,
         **RANKED,
     ),
-    _summary("final_test_loss", "final test loss", short="loss", rank=True, **LOWER),
+    _summary("final_test_loss", "final test loss", short="loss", rank=True, **LOWER, **COUNT),
     _summary("final_client_acc_mean", "client mean", **HIGHER, **TABLE, **PERCENT),
-    _summary("final_client_acc_var", "client variance", scale=1e4, unit="%²", **LOWER, **TABLE),
+    _summary(
+        "final_client_acc_var",
+        "client variance",
+        scale=1e4,
+        unit="%²",
+        domain=(0.0, 0.25),
+        **LOWER,
+        **TABLE,
+    ),
     _summary("final_client_acc_worst10", "worst 10 % clients", **HIGHER, **TABLE, **PERCENT),
     _summary("final_client_acc_best10", "best 10 % clients", **HIGHER, **TABLE, **PERCENT),
     _summary("final_param", "final x", **TABLE),
@@ -303,7 +332,7 @@ SUMMARY_VALUES: tuple[MetricSpec, ...] = (
         "periodic model or before a whole period was recorded.",
         **TABLE,
     ),
-    _summary("final_opt_gap", "final gap (x − x*)²", short="gap", **LOWER, **RANKED),
+    _summary("final_opt_gap", "final gap (x − x*)²", short="gap", **LOWER, **RANKED, **COUNT),
     _summary(
         "time_to_target_s",
         "simulated time to target",
@@ -332,12 +361,13 @@ SUMMARY_VALUES: tuple[MetricSpec, ...] = (
         **TABLE,
     ),
     _summary("rounds_done", "rounds done", unit="rounds"),
-    _summary("wall_s", "wall time", short="wall s", unit="s", **LOWER, **RANKED),
+    _summary("wall_s", "wall time", unit="s", machine=True, **LOWER, **RANKED),
     _summary(
         "startup_s",
         "process start-up",
-        short="start-up s",
+        short="start-up",
         unit="s",
+        machine=True,
         description="Seconds from the start of the process that ran the rounds to its first "
         "round (interpreter, imports, data, model, an algorithm's set-up); wall_s counts "
         "the rounds only.",
@@ -348,6 +378,8 @@ SUMMARY_VALUES: tuple[MetricSpec, ...] = (
         "client updates / s",
         short="updates/s",
         unit="1/s",
+        domain=NON_NEGATIVE,
+        machine=True,
         **HIGHER,
         **TABLE,
     ),
@@ -378,6 +410,8 @@ def _derived(spec: MetricSpec) -> MetricSpec:
         compare=spec.compare,
         rank=spec.rank,
         description=f"Average of {spec.name} over the rounds that recorded it.",
+        domain=spec.domain,
+        machine=spec.machine,
     )
 
 
