@@ -1,10 +1,11 @@
 """The live feed behind every open event stream of the process.
 
 One poller reads, every `sse_poll_s`, the status of each watched run and the rounds
-recorded since its last read, once per run whatever the number of viewers, and wakes
-the streams; a waiting stream holds no database connection and no thread. A stream
-that joins late reads the history it lacks itself, a batch at a time, at most
-`HISTORY_READERS` such reads at once. `close` ends every stream (server shutdown).
+recorded since its last read, once per run whatever the number of viewers, encodes each
+round's event and the status's once for all of them, and wakes the streams; a waiting
+stream holds no database connection and no thread. A stream that joins late reads the
+history it lacks itself, a batch at a time, at most `HISTORY_READERS` such reads at
+once. `close` ends every stream (server shutdown).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class Watch:
 
     viewers: int = 0
     status: dict[str, Any] | None = None  # `RunItem` as JSON; None before the first read
+    status_event: str = ""  # `status` encoded once for all viewers
     gone: bool = False
     last: int = -1  # highest round read
     # The latest rounds read, each with its event encoded once for all viewers.
@@ -72,6 +74,7 @@ class Watch:
             self.gone = True
         elif status != self.status or rows:
             self.status = status
+            self.status_event = event("status", status)
             self.rows = (self.rows + round_events(rows))[-CACHE:]
             self.last = max(self.last, last)
         else:
@@ -179,7 +182,7 @@ class LiveFeed:
                 status = watch.status
                 if (status["status"], status["rounds_done"]) != shown:
                     shown = (status["status"], status["rounds_done"])
-                    yield event("status", status)
+                    yield watch.status_event
                 if len(rows) == BATCH:
                     continue
                 if status["status"] in FINAL and after >= watch.last:

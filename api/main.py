@@ -64,13 +64,18 @@ API_ROUTERS = (
 REQUEST_THREADS = 20
 
 
-def create_app(config: Settings = settings, parts: Components | None = None) -> FastAPI:
+def create_app(
+    config: Settings = settings,
+    parts: Components | None = None,
+    run_cores: frozenset[int] | None = None,
+) -> FastAPI:
     """The app (the API's start-up): installs the components (`components.py`) its runs
-    are validated with, `parts` or the installed ones."""
+    are validated with, `parts` or the installed ones; an embedded server executes its
+    runs on `run_cores` (None: wherever this process may run)."""
     components.install(parts or components.installed())
     engine = make_engine(config.database_url, pool_size=REQUEST_THREADS)
     sessions = make_sessionmaker(engine)
-    dispatcher = make_dispatcher(sessions, config)
+    dispatcher = make_dispatcher(sessions, config, run_cores)
     feed = LiveFeed(sessions, config.sse_poll_s, config.stall_s)
 
     def begin_shutdown() -> None:

@@ -20,15 +20,20 @@ take the run's cores first, and the pollers, whose latencies are timed, at the
 service's (`--poller-nice`). The run gets `--run-threads` torch threads (one by default: the API,
 the database and the clients share this machine's cores with it, as they do with an
 embedded server's runs).
-`--pin` puts the service and its clients on the first core and each run on the others
-(a run's process is moved there as it starts): what the load costs a run through the
-cores it shares with the service, against what it costs through what they share
-regardless (the database file, caches, memory).
+`--run-cores` measures the embedded server's settings (`FEDWATCH_RUN_CORES`): `apart`,
+its default with more than one core (the server on its first core, its runs on the
+others), and `shared` (everything on every core), each with a service of its own, one
+after the other. `--pin` puts the viewers and pollers on the first core too (the API's).
+`--workload` chooses the run: `digits` (FedAvg on the bundled digits, a few dozen rounds a
+second) or `example1` (FedLaAvg's Example 1: hundreds of rounds a second, the most
+events a stream carries). `--busy` adds a competitor, a process spinning on a core for
+the whole measurement (a busy machine); without it the machine should be quiet.
 Counted as errors: a response other than 200, a failed request, a stream that missed
 or repeated a round or ended before the run. Rounds per second are the run's rounds
 over its time from start to finish (`started_at` to `finished_at`).
 
-    python -m bench.load [--modes embedded scale-out] [--viewers 100] [--pollers 20] [--pin]
+    python -m bench.load [--modes embedded scale-out] [--viewers 100] [--pollers 20]
+        [--run-cores apart shared] [--workload digits example1] [--busy] [--pin]
 """
 
 from __future__ import annotations
@@ -60,39 +65,27 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: 
 
 from bench.service import server_cpu_s
 from db.scratch import create_database, drop_database
-from worker.child import process_name
+from worker.cores import split
+from worker.engine.presets import get_preset
 
 ROUND_ID = re.compile(rb"\nid: (\d+)\n")
-CORES = sorted(os.sched_getaffinity(0))
-SERVICE_CORES, RUN_CORES = set(CORES[:1]), set(CORES[1:])  # with --pin
+API_CORES = (split(os.sched_getaffinity(0)) or (frozenset(os.sched_getaffinity(0)),))[0]
 
 
 def settle(nice: int, pin: bool) -> None:
-    """A client process's niceness, and with `--pin` its core (the service's)."""
+    """A client process's niceness, and with `--pin` its core (the API's)."""
     os.nice(nice)
     if pin:
-        os.sched_setaffinity(0, SERVICE_CORES)
+        os.sched_setaffinity(0, API_CORES)
 
 
-def pin_run(run_id: int) -> None:
-    """Move the run's process, once it has started, to `RUN_CORES`."""
-    name = f"{process_name(run_id)}\n"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        for proc in Path("/proc").iterdir():
-            try:
-                if proc.name.isdigit() and (proc / "comm").read_text() == name:
-                    os.sched_setaffinity(int(proc.name), RUN_CORES)
-                    return
-            except OSError:
-                continue
-        time.sleep(0.01)
-    raise SystemExit(f"run {run_id}: no process named {name.strip()} within 60 s")
-
-
-def workload(rounds: int) -> dict[str, Any]:
-    """FedAvg on the bundled digits: 100 clients, 10 a round, an MLP, 5 local steps; a
-    few dozen rounds a second on one core, each streamed with its metrics."""
+def workload(name: str, rounds: int) -> dict[str, Any]:
+    """The run: `digits`, FedAvg on the bundled digits (100 clients, 10 a round, an MLP, 5
+    local steps; a few dozen rounds a second on one core), or `example1`, FedLaAvg's
+    Example 1 (two clients, a scalar model: hundreds of rounds a second), each round
+    streamed with its metrics."""
+    if name == "example1":
+        return get_preset("example1").run_config([f"rounds={rounds}"]).model_dump(mode="json")
     return {
         "name": "load",
         "rounds": rounds,
@@ -102,6 +95,20 @@ def workload(rounds: int) -> dict[str, Any]:
         "algorithm": {"name": "fedavg", "participation": 10},
         "client": {"local_steps": 5, "batch_size": 32},
     }
+
+
+@contextmanager
+def competitor(busy: bool) -> Iterator[None]:
+    """With `busy`, a process spinning on whatever core the scheduler gives it."""
+    if not busy:
+        yield
+        return
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        yield
+    finally:
+        spinner.kill()
+        spinner.wait()
 
 
 @dataclass
@@ -257,9 +264,8 @@ def execute(
     api: httpx.Client, server: int, rounds: int, args: argparse.Namespace, loaded: bool
 ) -> Execution:
     """One run of `rounds` rounds, loaded or not; `server` is the API's process id."""
-    run = api.post("/api/runs", json={"config": workload(rounds)}).raise_for_status().json()
-    if args.pin:
-        pin_run(run["id"])
+    config = workload(args.workload, rounds)
+    run = api.post("/api/runs", json={"config": config}).raise_for_status().json()
     load = None
     started, api_cpu, load_cpu, database_cpu = time.monotonic(), cpu_s(server), 0.0, server_cpu_s()
     if loaded:
@@ -284,17 +290,14 @@ def fedwatch() -> str:
     return path
 
 
-def start(
-    args: list[str], env: dict[str, str], log: Path, ready: str, pin: bool = False
-) -> subprocess.Popen[bytes]:
-    """`fedwatch ARGS`, once its log shows `ready`; with `pin`, on `SERVICE_CORES`."""
+def start(args: list[str], env: dict[str, str], log: Path, ready: str) -> subprocess.Popen[bytes]:
+    """`fedwatch ARGS`, once its log shows `ready`."""
     process = subprocess.Popen(
         [fedwatch(), *args],
         env={**os.environ, **env},
         stdout=log.open("ab"),
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        preexec_fn=(lambda: os.sched_setaffinity(0, SERVICE_CORES)) if pin else None,
     )
     deadline = time.monotonic() + 120
     while ready not in log.read_text(errors="replace"):
@@ -316,12 +319,16 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 @contextmanager
 def service(
-    mode: str, args: argparse.Namespace, folder: Path
+    mode: str, cores: str, args: argparse.Namespace, folder: Path
 ) -> Iterator[tuple[httpx.Client, int]]:
-    """The service in `mode`, answering on a free port, and the API's process id;
-    stopped afterwards."""
+    """The service in `mode`, its runs' cores `cores` (`FEDWATCH_RUN_CORES`), answering
+    on a free port, and the API's process id; stopped afterwards."""
     port = 18_000 + os.getpid() % 1000
-    env = {"FEDWATCH_FLUSH_SECONDS": "0.5", "FEDWATCH_RUN_THREADS": str(args.run_threads)}
+    env = {
+        "FEDWATCH_FLUSH_SECONDS": "0.5",
+        "FEDWATCH_RUN_THREADS": str(args.run_threads),
+        "FEDWATCH_RUN_CORES": cores,
+    }
     processes: list[subprocess.Popen[bytes]] = []
     database = None
     try:
@@ -333,9 +340,9 @@ def service(
             redis.Redis.from_url(broker).flushdb()
             env |= {"FEDWATCH_DATABASE_URL": database, "FEDWATCH_BROKER_URL": broker}
             worker = ["worker", "--queues", "cpu,gpu", "--concurrency", "1"]
-            processes.append(start(worker, env, folder / "worker.log", " ready.", args.pin))
+            processes.append(start(worker, env, folder / "worker.log", " ready."))
         serve = ["serve", "--port", str(port)]
-        server = start(serve, env, folder / "serve.log", "FedWatch: open", args.pin)
+        server = start(serve, env, folder / "serve.log", "FedWatch: open")
         processes.append(server)
         api = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
         deadline = time.monotonic() + 60
@@ -444,29 +451,42 @@ def main() -> None:
         "machine's cores with the run",
     )
     parser.add_argument(
-        "--pin",
-        action="store_true",
-        help="the service and its clients on the first core, each run on the others",
+        "--run-cores",
+        nargs="+",
+        default=["apart"],
+        choices=["apart", "shared"],
+        help="the embedded server's FEDWATCH_RUN_CORES settings to measure, one after the other",
+    )
+    parser.add_argument("--workload", default="digits", choices=["digits", "example1"])
+    parser.add_argument(
+        "--busy", action="store_true", help="a process spinning on a core throughout"
+    )
+    parser.add_argument(
+        "--pin", action="store_true", help="the viewers and pollers on the API's core"
     )
     parser.add_argument("--admin-url", default="postgresql+psycopg://postgres@127.0.0.1:5432/test")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
     args = parser.parse_args()
     rows: list[tuple[str, str, str]] = []
-    for mode in args.modes:
-        with (
-            tempfile.TemporaryDirectory() as folder,
-            service(mode, args, Path(folder)) as (api, server),
-        ):
-            pairs = []
-            for i in range(args.pairs):  # each pair's order alternates
-                first = execute(api, server, args.rounds, args, loaded=i % 2 == 1)
-                second = execute(api, server, args.rounds, args, loaded=i % 2 == 0)
-                pairs.append((second, first) if first.loaded else (first, second))
-        rows += report(mode, pairs)
-        print(f"{mode}: done", file=sys.stderr, flush=True)
+    cases = [(m, c) for m in args.modes for c in (args.run_cores if m == "embedded" else [""])]
+    with competitor(args.busy):
+        for mode, cores in cases:
+            with (
+                tempfile.TemporaryDirectory() as folder,
+                service(mode, cores or "apart", args, Path(folder)) as (api, server),
+            ):
+                pairs = []
+                for i in range(args.pairs):  # each pair's order alternates
+                    first = execute(api, server, args.rounds, args, loaded=i % 2 == 1)
+                    second = execute(api, server, args.rounds, args, loaded=i % 2 == 0)
+                    pairs.append((second, first) if first.loaded else (first, second))
+            name = f"{mode}, runs {cores}" if cores else mode
+            rows += report(name, pairs)
+            print(f"{name}: done", file=sys.stderr, flush=True)
     print(
         f"{args.viewers} viewers and {args.pollers} pollers (every {args.poll_s} s) on a run of "
-        f"{args.rounds} rounds: {workload(args.rounds)['data']}"
+        f"{args.rounds} rounds of {args.workload}; "
+        + ("busy: a process spinning on a core" if args.busy else "no competitor")
     )
     for figure, measured, target in [("figure", "measured", "target"), *rows]:
         print(f"{figure:<48}{measured:>30}{target:>12}")

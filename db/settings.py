@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -63,6 +64,12 @@ class Settings(BaseSettings):
         description="Torch threads of each run, exactly (default: up to the usable cores ÷ "
         "runs at once, at least 1, fewer while other processes hold the cores), so runs "
         "sharing the cores do not oversubscribe them.",
+    )
+    run_cores: Literal["apart", "shared"] = Field(
+        "apart",
+        description="Embedded server with more than one usable core: `apart` keeps it on its "
+        "first core and its runs on the others, so that serving viewers never preempts a run; "
+        "`shared` lets runs and the API use every core.",
     )
     max_run_memory_mb: int = Field(
         6144,
@@ -174,9 +181,10 @@ class Settings(BaseSettings):
             )
         return self
 
-    def threads_per_run(self, concurrency: int) -> int:
-        """Torch threads for each of `concurrency` runs sharing this machine's cores."""
-        return self.run_threads or max(1, usable_cores() // concurrency)
+    def threads_per_run(self, concurrency: int, cores: int | None = None) -> int:
+        """Torch threads for each of `concurrency` runs sharing `cores` cores (default:
+        every usable one)."""
+        return self.run_threads or max(1, (cores or usable_cores()) // concurrency)
 
 
 settings = Settings()

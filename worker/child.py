@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import logging
 import multiprocessing
+import os
 import re
 import resource
 import signal
@@ -64,6 +65,7 @@ class ChildSpec:
     threads: int
     memory_cap_mb: int
     kept: KeptPools | None  # the datasets its supervising process keeps in memory
+    cores: frozenset[int] | None = None  # where it runs (None: where its fork server may)
 
 
 def context() -> ForkServerContext:
@@ -104,6 +106,8 @@ def main(spec: ChildSpec, logs: Connection) -> None:
     """Entry point of the run's process: exits 0 once the outcome is stored (or the run
     is gone), `STOPPED` when it stopped early with its state saved, `UNSTORED` (its last
     log line at error level says why) when the database took no writes."""
+    if spec.cores is not None:  # first: before any thread starts, and before its name shows
+        os.sched_setaffinity(0, spec.cores)
     stop, cancel = threading.Event(), threading.Event()
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the fork server, see above
     _prctl(PR_SET_NAME, ctypes.create_string_buffer(process_name(spec.run_id).encode()))

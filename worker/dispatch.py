@@ -71,15 +71,20 @@ class CeleryDispatcher:
 
 class EmbeddedExecutor:
     """One machine: runs execute in processes of their own (`worker.supervise`),
-    `embedded_concurrency` at a time, each with its share of the cores' threads, and
-    the datasets they load kept in memory across runs until the server stops."""
+    `embedded_concurrency` at a time, on `cores` (None: wherever the server may run),
+    each with its share of those cores' threads, and the datasets they load kept in
+    memory across runs until the server stops."""
 
     mode = "embedded"
 
-    def __init__(self, sessions: sessionmaker[Session], settings: Settings) -> None:
+    def __init__(
+        self, sessions: sessionmaker[Session], settings: Settings, cores: frozenset[int] | None
+    ) -> None:
         self.sessions = sessions
         self.settings = settings
-        self.threads = settings.threads_per_run(settings.embedded_concurrency)
+        self.cores = cores
+        count = len(cores) if cores else None
+        self.threads = settings.threads_per_run(settings.embedded_concurrency, count)
         self.shutdown = threading.Event()
         self.pool = ThreadPoolExecutor(settings.embedded_concurrency, "fedwatch-run")
         self.kept: KeptPools | None = None
@@ -108,6 +113,7 @@ class EmbeddedExecutor:
                 threads=self.threads,
                 shutdown=self.shutdown,
                 kept=self.kept,
+                cores=self.cores,
             )
         except Exception:
             log.exception("embedded run %s", run_id)
@@ -129,7 +135,11 @@ class EmbeddedExecutor:
             self.kept.close()
 
 
-def make_dispatcher(sessions: sessionmaker[Session], settings: Settings) -> Dispatcher:
+def make_dispatcher(
+    sessions: sessionmaker[Session], settings: Settings, run_cores: frozenset[int] | None = None
+) -> Dispatcher:
+    """A broker's dispatcher where one is set, else the embedded executor, its runs on
+    `run_cores` (None: wherever the server may run)."""
     if settings.broker_url:
         return CeleryDispatcher(settings)
-    return EmbeddedExecutor(sessions, settings)
+    return EmbeddedExecutor(sessions, settings, run_cores)

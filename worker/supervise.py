@@ -87,9 +87,9 @@ class Supervision:
         self.gone = False
         self.heartbeat_at = time.monotonic()
 
-    def follow(self, threads: int) -> bool:
-        """Start the run's process and follow it to its end; True when the run is left
-        queued and must be sent again."""
+    def follow(self, threads: int, cores: frozenset[int] | None) -> bool:
+        """Start the run's process (on `cores`, or wherever this process may run) and
+        follow it to its end; True when the run is left queued and must be sent again."""
         spec = child.ChildSpec(
             self.run_id,
             self.claim,
@@ -97,6 +97,7 @@ class Supervision:
             threads,
             self.settings.max_run_memory_mb,
             self.kept,
+            cores,
         )
         process, logs = child.start(spec)
         assert process.pid is not None
@@ -223,9 +224,11 @@ def supervise(
     threads: int,
     shutdown: threading.Event,
     kept: KeptPools | None = None,
+    cores: frozenset[int] | None = None,
 ) -> str | None:
-    """Claim the run and execute it in its own process with `threads` torch threads,
-    keeping the datasets it loads in `kept` (the caller's, across its runs).
+    """Claim the run and execute it in its own process with `threads` torch threads, on
+    `cores` (default: this process's), keeping the datasets it loads in `kept` (the
+    caller's, across its runs).
 
     Returns the run's queue when the run is left queued and must be sent again: stopped
     by `shutdown` (with a checkpoint of where it stopped), or after its process's first
@@ -241,5 +244,5 @@ def supervise(
     if claimed is None:
         return None
     supervision = Supervision(sessions, settings, run_id, claimed.claim, shutdown, kept)
-    again = supervision.follow(threads)
+    again = supervision.follow(threads, cores)
     return claimed.queue if again else None

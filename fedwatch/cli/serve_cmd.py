@@ -25,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
 
     from api.main import create_app
     from db.migrate import upgrade
+    from worker.cores import keep_runs_apart
 
     class Server(uvicorn.Server):
         """Uvicorn that tells the app at once when asked to stop (SIGTERM, Ctrl-C): the
@@ -38,9 +39,14 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)  # runs log their start
     upgrade(settings.database_url)
     mode = f"broker {settings.broker_url}" if settings.broker_url else "runs execute in-process"
+    run_cores = None
+    if not settings.broker_url and settings.run_cores == "apart":
+        run_cores = keep_runs_apart()
+    if run_cores is not None:
+        mode += f" on cores {','.join(map(str, sorted(run_cores)))}, the API apart"
     print(f"FedWatch: open http://{args.host}:{args.port}/  (API docs at /docs)", flush=True)
     print(f"  database {settings.database_url}; {mode}", flush=True)
-    app = create_app(settings)
+    app = create_app(settings, run_cores=run_cores)
     config = uvicorn.Config(
         app,
         host=args.host,
