@@ -28,3 +28,13 @@ def test_every_bounded_unit_has_its_bound() -> None:
 def test_machine_figures() -> None:
     machine = {s.name for s in metrics.catalogue() if s.machine}
     assert machine == {"wall_s", "startup_s", "client_updates_per_s"}
+
+
+def test_a_plugin_count_is_not_negative() -> None:
+    """A metric built directly (as a plug-in builds its own) gets its unit's bound too."""
+    assert metrics.MetricSpec("kept", "clients kept", unit="clients").domain == (0.0, None)
+    assert metrics.MetricSpec("x", "x", unit="clients", domain=(1.0, 5.0)).domain == (1.0, 5.0)
+    assert metrics.MetricSpec("gain", "gain").domain == (None, None)
+    share = metrics.MetricSpec("filled", "filled", unit="%", scale=100.0)
+    assert share.domain == (0.0, 1.0)
+    assert metrics.MetricSpec("pct", "pct", unit="%").domain == (0.0, 100.0)  # stored in %

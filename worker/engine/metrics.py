@@ -20,6 +20,12 @@ from typing import Any, Literal
 
 Better = Literal["higher", "lower"]
 Kind = Literal["round", "summary"]
+Domain = tuple[float | None, float | None]
+
+NON_NEGATIVE_UNITS = frozenset({"s", "B", "updates", "rounds", "clients", "versions", "points"})
+"""Units of counts and times: a value in one of them is never below 0 (a metric in one of
+them that states no domain, a plug-in's too, gets [0, ∞); one in "%", a share, gets
+[0, 100 %])."""
 
 
 @dataclass(frozen=True)
@@ -46,8 +52,16 @@ class MetricSpec:
     rank: bool = False
     description: str = ""
     short: str = ""
-    domain: tuple[float | None, float | None] = (None, None)
+    domain: Domain = (None, None)
     machine: bool = False
+
+    def __post_init__(self) -> None:
+        if self.domain != (None, None):
+            return
+        if self.unit in NON_NEGATIVE_UNITS:  # frozen: the implied domain is set once, here
+            object.__setattr__(self, "domain", (0.0, None))
+        elif self.unit == "%":
+            object.__setattr__(self, "domain", (0.0, 100.0 / self.scale))
 
     @property
     def heading(self) -> str:
@@ -104,22 +118,11 @@ def summary_name(round_metric: str) -> str:
 
 
 def _round(name: str, label: str, panel: str, **kw: Any) -> MetricSpec:
-    return MetricSpec(name, label, "round", panel=panel, **_bounded(kw))
+    return MetricSpec(name, label, "round", panel=panel, **kw)
 
 
 def _summary(name: str, label: str, **kw: Any) -> MetricSpec:
-    return MetricSpec(name, label, "summary", panel="summary", **_bounded(kw))
-
-
-NON_NEGATIVE_UNITS = frozenset({"s", "B", "updates", "rounds", "clients", "versions", "points"})
-"""Units of counts and times: a value in one of them is never below 0."""
-
-
-def _bounded(kw: dict[str, Any]) -> dict[str, Any]:
-    """`kw` with the domain its unit implies (a count or a time: ≥ 0) unless it states one."""
-    if "domain" not in kw and kw.get("unit") in NON_NEGATIVE_UNITS:
-        return {**kw, "domain": NON_NEGATIVE}
-    return kw
+    return MetricSpec(name, label, "summary", panel="summary", **kw)
 
 
 UNIT_INTERVAL = (0.0, 1.0)
