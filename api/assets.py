@@ -28,6 +28,8 @@ from pathlib import Path
 
 from fastapi import Request, Response
 
+from worker.engine.paths import inside, is_file
+
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 VERSIONED = re.compile(r"^v-([0-9a-f]{12})/(.+)$")
@@ -165,14 +167,14 @@ class Assets:
 
     def file(self, relative: str) -> tuple[Path, bool] | None:
         """The file a `/static/` path names and whether its version is the current one;
-        None outside the front end directory or for a folder."""
+        None outside the front end directory, for a folder, or for a name that no file
+        can have."""
         versioned = False
         if match := VERSIONED.match(relative):
             versioned = match.group(1) == self.version()
             relative = match.group(2)
-        root = self.root.resolve()
-        path = (root / relative).resolve()
-        if not path.is_relative_to(root) or not path.is_file():
+        path = inside(self.root, relative)
+        if path is None or not is_file(path):
             return None
         return path, versioned
 

@@ -10,6 +10,7 @@ one of two kinds of body: the kind's tag that pydantic puts in `loc` is dropped.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -24,6 +25,8 @@ from starlette.routing import Match
 
 from api.schemas.runs import BODY_TAGS
 from db.retry import describe, is_disk_full, is_transient
+
+log = logging.getLogger(__name__)
 
 PATH_PREFIX = re.compile(r"^(?:Value error, )?([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)*): (.*)$", re.S)
 
@@ -79,12 +82,14 @@ async def method_not_allowed(request: Request, exc: Exception) -> JSONResponse:
 # What a client waits before it tries again when the database does not answer: a
 # restart or a failover takes seconds.
 RETRY_AFTER_S = 5
+UNREACHABLE = "the database is unreachable just now: nothing was changed; try again later"
 
 
 async def database_error(request: Request, exc: Exception) -> JSONResponse:
     """A database that is away, busy past its timeout, or out of disk space is no fault of
-    the request: 503 (with `Retry-After`) or 507, naming the cause. Other database errors
-    stay server errors."""
+    the request: 503 (with `Retry-After`) or 507. Other database errors stay server
+    errors. A 503 says only that the database is unreachable: the driver's message names
+    its host and port, which the server's log keeps and no reader needs."""
     assert isinstance(exc, DBAPIError)
     if is_disk_full(exc):
         detail = (
@@ -93,9 +98,10 @@ async def database_error(request: Request, exc: Exception) -> JSONResponse:
         )
         return JSONResponse({"detail": detail}, status_code=507)
     if is_transient(exc):
-        detail = f"the database does not answer ({describe(exc)}): nothing was changed"
+        where = f"{request.method} {request.url.path}"
+        log.warning("%s: the database does not answer (%s)", where, describe(exc))
         headers = {"Retry-After": str(RETRY_AFTER_S)}
-        return JSONResponse({"detail": detail}, status_code=503, headers=headers)
+        return JSONResponse({"detail": UNREACHABLE}, status_code=503, headers=headers)
     raise exc
 
 

@@ -15,6 +15,7 @@ from db.settings import Settings
 from worker.engine import ConfigError, RunConfig
 from worker.engine.data.vision import EXPECTED_FILES, missing_files, needs
 from worker.engine.errors import remedy
+from worker.engine.paths import inside, shown, unnamable
 
 DEFAULT_ROOT = "data"
 SHOWN_AS = "<data root>"
@@ -43,8 +44,10 @@ def root_folder(root: str, settings: Settings) -> Path:
             f"data.root: {root!r} must be a folder inside the server's data root "
             "(a relative path without '..')"
         )
-    folder = (base / relative).resolve()
-    if not folder.is_relative_to(base):
+    if why := unnamable(root):
+        raise ConfigError(f"data.root: {shown(root)} {why}")
+    folder = inside(base, root)
+    if folder is None:
         raise ConfigError(f"data.root: {root!r} leads outside the server's data root")
     return folder
 

@@ -24,6 +24,7 @@ from db import status
 from worker.data_root import DEFAULT_ROOT, data_status
 from worker.engine import ConfigError, metrics
 from worker.engine.components import current
+from worker.engine.paths import MAX_PATH_CHARS
 from worker.engine.presets import PRESETS, Preset
 
 router = APIRouter(prefix="/api", tags=["catalog"])
@@ -72,7 +73,7 @@ def read_dataset(
     name: str,
     settings: SettingsDep,
     root: Annotated[
-        str, Query(pattern=NO_NUL, max_length=400, description="`data.root` of the run.")
+        str, Query(pattern=NO_NUL, max_length=MAX_PATH_CHARS, description="`data.root` of the run.")
     ] = DEFAULT_ROOT,
 ) -> DatasetStatusPublic:
     """Whether the dataset's files are on this server, where they must go, and what to

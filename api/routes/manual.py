@@ -9,6 +9,7 @@ from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 
 from api.headers import MANUAL_CONTENT_SECURITY_POLICY
+from worker.engine.paths import inside, is_dir, is_file
 
 router = APIRouter(include_in_schema=False)
 POLICY = {"Content-Security-Policy": MANUAL_CONTENT_SECURITY_POLICY}
@@ -27,14 +28,15 @@ def manual_root() -> Response:
 @router.api_route("/manual/{path:path}", methods=["GET", "HEAD"])
 def manual_page(path: str, request: Request) -> Response:
     """A page or asset of the manual: `x/` is `x/index.html`; a path that leaves the
-    manual, or names nothing in it, is a 404 (its page when the manual has one)."""
+    manual, or names nothing in it (a NUL, a name too long for a file), is a 404 (its page
+    when the manual has one)."""
     root: Path = request.app.state.settings.manual_dir.resolve()
     if not (root / "index.html").is_file():
         return HTMLResponse(NOT_BUILT, status_code=404)
-    target = (root / path).resolve()
-    if target.is_dir():
+    target = inside(root, path)
+    if target is not None and is_dir(target):
         target = target / "index.html"
-    if target.is_relative_to(root) and target.is_file():
+    if target is not None and is_file(target):
         return FileResponse(target, headers=POLICY)
     if (root / "404.html").is_file():
         return FileResponse(root / "404.html", status_code=404, headers=POLICY)

@@ -1,18 +1,22 @@
 """Schemathesis against a real `fedwatch serve` on a fresh SQLite database: every operation
 of the OpenAPI schema, every check (settings in schemathesis.toml); then bodies nested
-deep, widened by thousands of keys and holding huge numbers. Any server error or schema
-violation fails. Run by `make fuzz`, not by a plain `pytest` (marker `fuzz`)."""
+deep, widened by thousands of keys and holding huge numbers; then path segments no file
+can have (NUL, long names) on every open route, and tokens no header should hold. Any
+server error or schema violation fails. Run by `make fuzz`, not by a plain `pytest`
+(marker `fuzz`)."""
 
 from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -265,3 +269,79 @@ def test_deep_wide_and_huge_bodies_give_no_server_error(tmp_path: Path) -> None:
                 _read(client, operation, ids)
     print(f"{shaped} reshaped bodies")
     assert shaped >= SHAPED * len(SHAPES)
+
+
+# Path segments no file can have, in every path parameter of the open routes (every GET of
+# the schema, and the manual's and the front end's files, which it does not list): the NUL
+# character, a name longer than a file name may be (255 bytes: errno 36), one of two-byte
+# characters, a path past PATH_MAX of short parts. Each drawn segment adds a NUL or a
+# long name to text Hypothesis draws. Before, the manual's and the front end's were 500s.
+SEGMENTS = [
+    "%00",
+    "a%00b",
+    "a" * 300,
+    "%C3%A9" * 200,
+    "a" * 5000,
+    "%00" + "b" * 300,
+]
+CATCH_ALL = ["d/" * 2100 + "f", "a/" * 10 + "%00/x", "v-0123456789ab/" + "a" * 300]
+FILE_ROUTES = ["/manual/{path}", "/static/{path}"]
+# Tokens no header should hold, as a client may send them (bytes, Latin-1 or UTF-8):
+# before, a non-ASCII one was a 500 (a TypeError comparing it).
+TOKEN = "s3cret"
+HOSTILE_TOKENS = [b"Bearer s\xe9cret", "Bearer sécret".encode(), b"Bearer \xff\xfe", b"Bearer"]
+
+
+def _segments() -> Any:
+    drawn = st.text(min_size=1, max_size=400).map(lambda s: s + "\x00")
+    long = st.text(alphabet="aé☃", min_size=256, max_size=2000)
+    return st.one_of(st.sampled_from(SEGMENTS), drawn, long)
+
+
+def _send_segments(client: httpx.Client, template: str) -> int:
+    """`SHAPED` drawn segments in each path parameter of `template`, each response
+    checked; how many."""
+    sent = 0
+
+    @_examples(SHAPED)
+    @given(segment=_segments())
+    def send(segment: str) -> None:
+        nonlocal sent
+        path = re.sub(r"\{[^}]+\}", lambda _: quote(segment, safe=""), template)
+        response = client.get(path)
+        assert response.status_code < 500, (template, segment, response.text)
+        sent += 1
+
+    send()
+    return sent
+
+
+def test_long_and_nul_path_segments_give_no_server_error(tmp_path: Path) -> None:
+    manual = tmp_path / "manual"
+    manual.mkdir()
+    (manual / "index.html").write_text("<!doctype html><title>manual</title>")
+    (manual / "404.html").write_text("<!doctype html><title>not found</title>")
+    env = {**SERVER_ENV, "FEDWATCH_MANUAL_DIR": str(manual), "FEDWATCH_API_TOKEN": TOKEN}
+    with serve(tmp_path, **env) as url, httpx.Client(base_url=url, timeout=60) as client:
+        paths = client.get("/openapi.json").json()["paths"]
+        templates = [p for p, ops in paths.items() if "get" in ops and "{" in p] + FILE_ROUTES
+        sent = 0
+        for template in templates:
+            fixed = [*SEGMENTS, *(CATCH_ALL if template in FILE_ROUTES else [])]
+            for segment in fixed:
+                response = client.get(re.sub(r"\{[^}]+\}", segment, template))
+                assert response.status_code < 500, (template, segment, response.text)
+                sent += 1
+
+            sent += _send_segments(client, template)
+        for root in ["a" * 300, "é" * 200, "a/" * 2100, "x\x00"]:
+            response = client.get("/api/datasets/mnist", params={"root": root})
+            assert response.status_code == 422, (root, response.text)
+            sent += 1
+        external = {"source": "external", "name": "token", "n_clients": 2}
+        for token in HOSTILE_TOKENS:
+            response = client.post("/api/runs", json=external, headers={b"Authorization": token})
+            assert response.status_code == 401, (token, response.text)
+            sent += 1
+    print(f"{sent} requests with long and NUL path segments")
+    assert sent >= len(templates) * (len(SEGMENTS) + SHAPED)

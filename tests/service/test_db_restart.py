@@ -178,25 +178,38 @@ def test_outage_past_the_retry_limit_fails_the_run(
     assert stored_rows(api, run_id) == reference(config)
 
 
-def test_the_api_answers_503_with_the_reason_while_the_database_is_down(
-    api: TestClient, cluster: Cluster
+def test_the_api_answers_503_while_the_database_is_down_and_logs_where_it_was(
+    api: TestClient, cluster: Cluster, caplog: pytest.LogCaptureFixture
 ) -> None:
     run_id = submit(api, example1(3))["id"]
     wait_final(api, run_id)
     cluster.stop()
-    # Before: a bare 500 for each (`/healthz` said 503 already).
-    for method, path in [
+    # Before: a bare 500 for each (`/healthz` said 503 already); then a 503 whose detail
+    # quoted the driver: "connection to server at 127.0.0.1, port 55433 failed".
+    requests = [
         ("GET", "/api/runs"),
         ("GET", f"/api/runs/{run_id}/metrics"),
         ("POST", f"/api/runs/{run_id}/cancel"),
         ("DELETE", f"/api/runs/{run_id}"),
-    ]:
-        response = api.request(method, path)
-        assert response.status_code == 503, (path, response.text)
-        assert response.headers["Retry-After"] == "5"
-        assert response.json()["detail"].startswith("the database does not answer (")
-        assert response.json()["detail"].endswith("): nothing was changed")
-    assert api.get("/healthz").status_code == 503
+    ]
+    with caplog.at_level("WARNING", logger="api.errors"):
+        for method, path in requests:
+            response = api.request(method, path)
+            assert response.status_code == 503, (path, response.text)
+            assert response.headers["Retry-After"] == "5"
+            assert response.json()["detail"] == (
+                "the database is unreachable just now: nothing was changed; try again later"
+            )
+            assert str(cluster.port) not in response.text
+            assert "127.0.0.1" not in response.text
+        health = api.get("/healthz")
+    assert health.status_code == 503
+    assert str(cluster.port) not in health.text
+    logged = [r.getMessage() for r in caplog.records if r.name == "api.errors"]
+    assert len(logged) == len(requests)
+    for (method, path), message in zip(requests, logged, strict=True):
+        assert message.startswith(f"{method} {path}: the database does not answer (")
+        assert f"port {cluster.port}" in message
     cluster.start()
     assert api.get(f"/api/runs/{run_id}").json()["status"] == "succeeded"
 

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field, field_validator, model_validator
 
 from worker.engine.params import Params
+from worker.engine.paths import MAX_PATH_CHARS
+from worker.engine.timespan import MAX_SECONDS, MIN_SECONDS
 
 if TYPE_CHECKING:
     from worker.engine.components import Components
@@ -123,6 +125,7 @@ class DataSection(Built):
     )
     root: str = Field(
         "data",
+        max_length=MAX_PATH_CHARS,
         json_schema_extra=FROM_DATA_ROOT,
         description="torchvision datasets: data root directory.",
     )
@@ -170,7 +173,8 @@ class RoundConfig(Params):
     # would become the form's description of the section, which no other section has
     deadline_s: float | None = Field(
         None,
-        gt=0,
+        ge=MIN_SECONDS,
+        le=MAX_SECONDS,
         json_schema_extra=TIMED,
         description="Seconds after a round starts when the server stops waiting: updates "
         "that would arrive later are dropped (none: it waits for every selected client).",

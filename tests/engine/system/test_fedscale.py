@@ -21,7 +21,7 @@ from worker.engine.system.base import SystemFacts
 from worker.engine.system.fedscale import SAMPLE, SAMPLE_FILES, FedScale, FedScaleParams
 from worker.engine.system.sample import synthetic
 from worker.engine.system.sessions import Sessions
-from worker.engine.system.unpickle import load_data_pickle
+from worker.engine.system.unpickle import MAX_VALUES, expanded_size, load_data_pickle
 
 
 def model(folder: Path, n: int, **params: Any) -> FedScale:
@@ -135,14 +135,38 @@ def test_only_dicts_lists_numbers_and_strings_are_admitted(
         load_data_pickle(path, "system.fedscale.trace_file", "data.pkl")
 
 
-def test_shared_containers_are_checked_once(tmp_path: Path) -> None:
+def test_shared_containers_are_sized_as_copied_and_visited_once(tmp_path: Path) -> None:
+    shared = [1.0, 2.0]  # 3 values: the list and its items
+    assert expanded_size([shared, shared, shared]) == 1 + 3 * 3
+    assert expanded_size({"a": shared, "b": shared}) == 1 + 2 + 2 * 3  # keys count too
+    assert expanded_size(7.0) == 1
+    looped: list[Any] = [1.0]
+    looped.append(looped)
+    assert expanded_size(looped) is None
     nested: list[Any] = [1.0]
     for _ in range(200):  # 2^200 paths through a pickle of a few kilobytes
         nested = [nested, nested]
     path = tmp_path / "deep.pkl"
     path.write_bytes(pickle.dumps({1: nested}))
 
-    assert load_data_pickle(path, "f", "deep.pkl")[1][0][0] is not None
+    # Before: read as it is (and a reader that copied it never ended).
+    with pytest.raises(ConfigError) as err:
+        load_data_pickle(path, "f", "deep.pkl")
+
+    # s_0 = 2 and s_k = 1 + 2 s_(k-1): s_200 = 3·2^200 − 1, and the dict and its key
+    assert str(err.value) == (
+        f"f: deep.pkl: holds {3 * 2**200 + 1} values once the lists and dicts it shares "
+        f"are copied, more than the {MAX_VALUES} a data file may hold"
+    )
+
+
+def test_a_file_at_the_limit_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "full.pkl"
+    path.write_bytes(pickle.dumps([0] * (MAX_VALUES - 1)))
+    assert len(load_data_pickle(path, "f", "full.pkl")) == MAX_VALUES - 1
+    path.write_bytes(pickle.dumps([0] * MAX_VALUES))
+    with pytest.raises(ConfigError, match=f"holds {MAX_VALUES + 1} values"):
+        load_data_pickle(path, "f", "full.pkl")
 
 
 @pytest.mark.parametrize(
@@ -151,9 +175,14 @@ def test_shared_containers_are_checked_once(tmp_path: Path) -> None:
         ([1, 2], "expected a non-empty dict of clients"),
         ({}, "expected a non-empty dict of clients"),
         ({1: {"computation": 5.0}}, "client 1 has no number 'communication'"),
-        ({1: {"computation": 0.0, "communication": 5.0}}, "client 1 has computation <= 0"),
+        ({1: {"computation": 0.0, "communication": 5.0}}, "client 1 has computation 0, outside"),
         ({1: {"computation": 1.0, "communication": 5.0}, "a": {}}, "all integers or all strings"),
         ({1: 5.0}, "client 1 is not a dict"),
+        # Before: a 500 (OverflowError), and runs at chance accuracy with a NaN warning.
+        ({1: {"computation": 2**100000, "communication": 5.0}}, "an integer of 100001 bits"),
+        ({1: {"computation": math.inf, "communication": 5.0}}, "computation inf, outside"),
+        ({1: {"computation": 1.0, "communication": 5e-324}}, "communication 4.94066e-324,"),
+        ({1: {"computation": 1.0, "communication": math.nan}}, "communication nan, outside"),
     ],
 )
 def test_malformed_device_files_name_the_problem(tmp_path: Path, table: Any, problem: str) -> None:
@@ -173,6 +202,11 @@ def test_malformed_device_files_name_the_problem(tmp_path: Path, table: Any, pro
         ({"active": [1.0], "inactive": [2.0]}, "no number 'finish_time'"),
         ({"active": [], "inactive": [], "finish_time": 9.0}, "no client has a session"),
         ({"active": "1", "inactive": [2.0], "finish_time": 9.0}, "needs lists"),
+        ({"active": [1.0], "inactive": [2.0], "finish_time": 5e-324}, "finish_time 4.94066e-324"),
+        ({"active": [1.0], "inactive": [2.0], "finish_time": math.inf}, "finish_time inf, out"),
+        ({"active": [1.0], "inactive": [2**100000], "finish_time": 9.0}, "of 100001 bits"),
+        ({"active": [-1.0], "inactive": [2.0], "finish_time": 9.0}, "'active' time of -1,"),
+        ({"active": [1.0], "inactive": [math.inf], "finish_time": 9.0}, "'inactive' time of inf"),
     ],
 )
 def test_malformed_traces_name_the_problem(tmp_path: Path, entry: Any, problem: str) -> None:
@@ -182,6 +216,24 @@ def test_malformed_traces_name_the_problem(tmp_path: Path, entry: Any, problem: 
         ConfigError, match=f"system.fedscale.trace_file: file 'trace.pkl': .*{problem}"
     ):
         model(tmp_path, 2, trace_file="trace.pkl")
+
+
+def test_a_compute_factor_that_takes_a_sample_past_the_clock_is_refused(
+    tmp_path: Path,
+) -> None:
+    device_file = files.devices(tmp_path, {1: (100.0, 8.0), 2: (200.0, 8.0)})
+
+    # Before: 1e308 × 200 ms overflowed to an infinite time, and the run went on.
+    with pytest.raises(ConfigError) as err:
+        model(tmp_path, 2, device_file=device_file, compute_factor=1e308)
+
+    assert str(err.value) == (
+        "system.fedscale.compute_factor: 1e+308 times the slowest computation of its device "
+        "file (200 ms) takes a sample past 1e+12 s"
+    )
+    assert (
+        model(tmp_path, 2, device_file=device_file, compute_factor=5e12).s_per_sample.max() == 1e12
+    )
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,16 @@ from worker.engine.errors import ConfigError
 
 ADMITTED = (dict, list, int, float, str)
 MAX_BYTES = 1 << 30
+# The most values (numbers, strings, lists, dicts and the dicts' keys) a data file may
+# hold, each list or dict that it shares by reference counted at its size every time it
+# is referenced, as reading it copies it. Memory follows this count, not the file's
+# size: a FedScale trace's session takes about 160 bytes while it is parsed and its
+# sessions built (measured, 2 million sessions), so a trace of 2^22 values (2 million
+# sessions, each an `active` and an `inactive` time) takes about 330 MB; a real trace
+# (FedScale's 107 749 clients) holds a few million. A 0.4 MB file that shares one list of
+# 20 000 sessions among 2 000 clients holds 80 million: before this count, reading it
+# took the API past 6 GB.
+MAX_VALUES = 1 << 22
 
 
 class _Refused(Exception):
@@ -60,7 +70,43 @@ def load_data_pickle(path: Path, field: str, shown: str) -> Any:
         raise ConfigError(
             f"{where}: holds a {foreign}, which is not a dict, list, number or string"
         )
+    count = expanded_size(value)
+    if count is None:
+        raise ConfigError(f"{where}: holds a list or dict that contains itself")
+    if count > MAX_VALUES:
+        raise ConfigError(
+            f"{where}: holds {count} values once the lists and dicts it shares are copied, "
+            f"more than the {MAX_VALUES} a data file may hold"
+        )
     return value
+
+
+def expanded_size(value: Any) -> int | None:
+    """How many values `value` holds (itself, and each list's items, each dict's keys
+    and values, all the way down) with a list or dict referenced from several places
+    counted in full at each; None where one contains itself (no copy would end). Each
+    container is visited once, so this takes time in the file's size, not in the count."""
+    sizes: dict[int, int] = {}
+    open_ids: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        item, done = stack.pop()
+        key = id(item)
+        if done:
+            children = item.values() if type(item) is dict else item
+            inner = sum(sizes.get(id(c), 1) for c in children)
+            sizes[key] = 1 + inner + (len(item) if type(item) is dict else 0)
+            open_ids.discard(key)
+            continue
+        if key in open_ids:
+            return None
+        if key in sizes or type(item) not in (dict, list):
+            continue
+        open_ids.add(key)
+        stack.append((item, True))
+        children = item.values() if type(item) is dict else item
+        stack.extend((c, False) for c in children if type(c) in (dict, list))
+    return sizes.get(id(value), 1)
 
 
 def _foreign(value: Any) -> str | None:
