@@ -36,6 +36,7 @@ from api.routes import (
 from api.schemas.errors import error_responses
 from api.storable import reject_unstorable
 from api.token_first import TokenFirst
+from api.transfers import Transfers
 from db.session import make_engine, make_sessionmaker
 from db.settings import Settings, settings
 from worker.dispatch import make_dispatcher
@@ -106,6 +107,7 @@ def create_app(config: Settings = settings, parts: Components | None = None) -> 
     app.state.sessions = sessions
     app.state.dispatcher = dispatcher
     app.state.feed = feed
+    app.state.transfers = Transfers(config.model_transfers)
     app.state.begin_shutdown = begin_shutdown
     app.state.assets = Assets(config.frontend_dir, static.PLOTLY_JS)
     app.add_middleware(
