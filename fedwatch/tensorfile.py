@@ -98,7 +98,7 @@ def parse_header(text: bytes) -> dict[str, Any]:
     """The header's JSON object; ValueError where it is not one."""
     try:
         parsed = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past Python's stack
         raise ValueError("not a safetensors file: its header is not JSON") from None
     if not isinstance(parsed, dict):
         raise ValueError("not a safetensors file: its header is not an object")
@@ -131,17 +131,19 @@ def check_header(header: Mapping[str, Any], body_bytes: int) -> dict[str, tuple[
             known = ", ".join(ITEM_BYTES)
             raise ValueError(f"tensor {name!r}: dtype {dtype!r} is not one of {known}")
         if not isinstance(shape, list) or not all(_count(n) for n in shape):
-            raise ValueError(f"tensor {name!r}: shape {shape!r} is not a list of counts")
+            raise ValueError(f"tensor {name!r}: shape {_brief(shape)} is not a list of counts")
         if not (isinstance(offsets, list) and len(offsets) == 2 and all(map(_count, offsets))):
-            raise ValueError(f"tensor {name!r}: data_offsets {offsets!r} are not [begin, end]")
+            raise ValueError(
+                f"tensor {name!r}: data_offsets {_brief(offsets)} are not [begin, end]"
+            )
+        size = _bytes(shape, ITEM_BYTES[dtype], body_bytes)
+        if size > body_bytes:
+            raise ValueError(f"tensor {name!r}: {dtype} of shape {_brief(shape)} is more than "
+                             f"the file's body of {body_bytes} bytes")  # fmt: skip
         begin, end = offsets
-        elements = 1
-        for n in shape:
-            elements *= n
-        if end - begin != elements * ITEM_BYTES[dtype]:
-            raise ValueError(f"tensor {name!r}: {dtype} of shape {shape} is "
-                             f"{elements * ITEM_BYTES[dtype]} bytes, "
-                             f"its offsets hold {end - begin}")  # fmt: skip
+        if end - begin != size:
+            raise ValueError(f"tensor {name!r}: {dtype} of shape {_brief(shape)} is {size} "
+                             f"bytes, its offsets hold {end - begin}")  # fmt: skip
         found[name] = (dtype, list(shape))
         spans.append((begin, end, name))
     at = 0
@@ -152,6 +154,25 @@ def check_header(header: Mapping[str, Any], body_bytes: int) -> dict[str, tuple[
     if at != body_bytes:
         raise ValueError(f"the tensors hold {at} bytes, the file's body {body_bytes}")
     return found
+
+
+def _bytes(shape: list[int], item_bytes: int, cap: int) -> int:
+    """The bytes of a tensor of `shape`, or a number past `cap` once the product passes
+    it (a shape of a million large counts is not multiplied out)."""
+    if 0 in shape:
+        return 0
+    size = item_bytes
+    for n in shape:
+        size *= n
+        if size > cap:
+            break
+    return size
+
+
+def _brief(value: Any) -> str:
+    """`value`'s repr, cut to 80 characters: an error message quotes what it refuses."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _count(value: Any) -> bool:
