@@ -51,6 +51,19 @@ def test_a_chunked_body_without_the_token_gets_401_unread(protected: Server) -> 
     assert status.split()[1] == b"401"
 
 
+def test_with_the_token_a_body_past_the_cap_gets_413_unread(protected: Server) -> None:
+    head = (f"POST /api/runs/1/model HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+            f"Content-Type: application/octet-stream\r\nContent-Length: {10**12}\r\n")  # fmt: skip
+    assert answer_to(protected, head, b"\0" * 65536).split()[1] == b"413"
+
+
+def test_with_the_token_a_chunked_body_is_cut_at_the_cap(protected: Server) -> None:
+    head = ("POST /api/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + TOKEN + "\r\n"
+            "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n")  # fmt: skip
+    chunk = b"100000\r\n" + b" " * 0x100000 + b"\r\n"  # 1 MiB: past the 1 MB cap
+    assert answer_to(protected, head, chunk).split()[1] == b"413"
+
+
 def test_the_answer_is_the_token_check_s(protected: Server) -> None:
     with httpx.Client(base_url=protected.url, timeout=30) as client:
         refused = client.post("/api/runs/1/model", content=b"x" * 1000)
