@@ -12,7 +12,6 @@ The bundle holds:
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import zipfile
@@ -23,6 +22,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from db.client_rounds import ClientRound, client_rounds
 from db.metrics import round_rows
+from worker.results.table import write_csv
 
 PAGE = 5000
 CLIENT_FIELDS = ("available", "selected", "weights")
@@ -58,20 +58,18 @@ def client_pages(
 
 
 def csv_text(rows: list[Any], columns: list[str] | None) -> str:
-    """Rows as CSV lines: lists, or dicts with `columns`."""
-    buffer = io.StringIO()
-    if columns is None:
-        csv.writer(buffer, lineterminator="\n").writerows(rows)
-    else:
-        csv.DictWriter(buffer, columns, lineterminator="\n").writerows(rows)
-    return buffer.getvalue()
+    """Rows as CSV lines (lists, or dicts with `columns`), each cell made safe for a
+    spreadsheet (`cells.csv_cell`)."""
+    if columns is not None:
+        rows = [[row.get(c) for c in columns] for row in rows]
+    return write_csv(rows)
 
 
 def rounds_csv(
     sessions: sessionmaker[Session], run_id: int, metric_names: list[str]
 ) -> Iterator[str]:
     columns = ["round", *metric_names]
-    yield ",".join(columns) + "\n"
+    yield csv_text([columns], None)
     for rows in round_pages(sessions, run_id):
         yield csv_text(rows, columns)
 

@@ -35,6 +35,8 @@ from api.routes import (
 )
 from api.schemas.errors import error_responses
 from api.storable import reject_unstorable
+from api.token_first import TokenFirst
+from api.transfers import Transfers
 from db.session import make_engine, make_sessionmaker
 from db.settings import Settings, settings
 from worker.dispatch import make_dispatcher
@@ -110,12 +112,14 @@ def create_app(
     app.state.sessions = sessions
     app.state.dispatcher = dispatcher
     app.state.feed = feed
+    app.state.transfers = Transfers(config.model_transfers)
     app.state.begin_shutdown = begin_shutdown
     app.state.assets = Assets(config.frontend_dir, static.PLOTLY_JS)
     app.add_middleware(
         BodySizeLimit, max_bytes=config.max_body_bytes, max_model_bytes=config.max_model_bytes
     )
-    app.add_middleware(SecurityHeaders)  # the outermost: also on the limit's 413
+    app.add_middleware(TokenFirst, routers=API_ROUTERS)  # 401 before the body or its size
+    app.add_middleware(SecurityHeaders)  # the outermost: also on the limit's 413 and the 401
     errors.install(app)
     for router in OPEN_ROUTERS:
         app.include_router(router)

@@ -189,14 +189,26 @@ class Checkpoint(Base):
 class RunModel(Base):
     """A run's final global model as a file (safetensors): a simulated run's, stored with
     its last rounds; an external run's, as its own code attached it. Deleted with the
-    run."""
+    run. Its bytes are its `RunModelPart`s, so that no one reads or writes it whole."""
 
     __tablename__ = "run_models"
 
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
     size: Mapped[int] = mapped_column(Integer)
-    data: Mapped[bytes] = mapped_column(LargeBinary)
     saved_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class RunModelPart(Base):
+    """One part of a run's model file: its bytes from `seq * db.run_models.PART_BYTES`
+    (the last part shorter). Deleted with its model."""
+
+    __tablename__ = "run_model_parts"
+
+    run_id: Mapped[int] = mapped_column(
+        ForeignKey("run_models.run_id", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class MetricChunk(Base):

@@ -53,6 +53,12 @@ class Settings(BaseSettings):
         description="Largest model file an external run may attach (`POST .../model`); "
         "larger ones get a 413.",
     )
+    model_transfers: int = Field(
+        8,
+        ge=1,
+        description="Model files sent or received at once (each holds about a megabyte); "
+        "past it a 503 with Retry-After.",
+    )
     embedded_concurrency: int = Field(
         default_factory=lambda: max(2, min(8, usable_cores())),
         ge=1,

@@ -164,6 +164,8 @@ class RunReader:
         for entry in sorted(metadata.entry_points(group=MODEL_LOADERS), key=lambda e: e.name):
             try:
                 return entry.load()(data)
+            except tensorfile.ModelFileError:  # one this loader builds, but not as it says
+                raise
             except ValueError:  # not a file this loader builds (an external run's)
                 continue
         return tensorfile.to_torch(data)

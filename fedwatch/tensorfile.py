@@ -29,6 +29,11 @@ CODES = {
     "bool": "BOOL",
 }
 NAMES = {code: name for name, code in CODES.items()}
+ITEM_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2,
+              "I8": 1, "U8": 1, "BOOL": 1}  # fmt: skip
+# The largest header read: its JSON is held in memory whole, before any tensor (the
+# safetensors library allows 100 MB; 16 MiB describes some 150 000 tensors).
+MAX_HEADER_BYTES = 16 << 20
 Entry = tuple[str, list[int], bytes]  # dtype name, shape, raw bytes
 SUFFIX = ".safetensors"
 MEDIA_TYPE = "application/octet-stream"  # how a model file is sent and served
@@ -73,31 +78,117 @@ def _entry(value: Any, name: str) -> Entry:
     raise TypeError(f"{name}: a torch tensor or a numpy array, not {type(value).__name__}")
 
 
-def read_header(data: bytes) -> dict[str, Any]:
-    """The JSON header of a safetensors file, read without its tensors; ValueError for
-    anything that is not one."""
-    if len(data) < 8:
+class ModelFileError(ValueError):
+    """A model file that is not what it says: a reader refuses it rather than falling
+    back to another reading of it."""
+
+
+def header_size(first: bytes | bytearray) -> int:
+    """The length of the JSON header that the file's first 8 bytes announce."""
+    if len(first) < 8:
         raise ValueError("not a safetensors file: shorter than its header")
-    size = int.from_bytes(data[:8], "little")
+    size = int.from_bytes(first[:8], "little")
+    if size > MAX_HEADER_BYTES:
+        raise ValueError(f"not a safetensors file: a header of {size} bytes "
+                         f"(at most {MAX_HEADER_BYTES})")  # fmt: skip
+    return size
+
+
+def parse_header(text: bytes) -> dict[str, Any]:
+    """The header's JSON object; ValueError where it is not one."""
     try:
-        parsed = json.loads(data[8 : 8 + size])
-    except ValueError:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):  # RecursionError: nested past Python's stack
         raise ValueError("not a safetensors file: its header is not JSON") from None
     if not isinstance(parsed, dict):
         raise ValueError("not a safetensors file: its header is not an object")
     return parsed
 
 
+def read_header(data: bytes) -> dict[str, Any]:
+    """The JSON header of a safetensors file, read without its tensors; ValueError for
+    anything that is not one."""
+    size = header_size(data)
+    if len(data) < 8 + size:
+        raise ValueError("not a safetensors file: shorter than its header")
+    return parse_header(data[8 : 8 + size])
+
+
+def check_header(header: Mapping[str, Any], body_bytes: int) -> dict[str, tuple[str, list[int]]]:
+    """Each tensor's dtype code and shape, once the header is found to describe a body
+    of `body_bytes` exactly: a known dtype, a shape of non-negative integers, offsets
+    that hold that shape's bytes, the tensors one after another from 0 to the end;
+    ValueError naming the first tensor that does not (before anything is allocated)."""
+    found: dict[str, tuple[str, list[int]]] = {}
+    spans = []
+    for name, spec in header.items():
+        if name == "__metadata__":
+            continue
+        if not isinstance(spec, dict):
+            raise ValueError(f"tensor {name!r}: not a tensor's entry")
+        dtype, shape, offsets = spec.get("dtype"), spec.get("shape"), spec.get("data_offsets")
+        if dtype not in ITEM_BYTES:
+            known = ", ".join(ITEM_BYTES)
+            raise ValueError(f"tensor {name!r}: dtype {dtype!r} is not one of {known}")
+        if not isinstance(shape, list) or not all(_count(n) for n in shape):
+            raise ValueError(f"tensor {name!r}: shape {_brief(shape)} is not a list of counts")
+        if not (isinstance(offsets, list) and len(offsets) == 2 and all(map(_count, offsets))):
+            raise ValueError(
+                f"tensor {name!r}: data_offsets {_brief(offsets)} are not [begin, end]"
+            )
+        size = _bytes(shape, ITEM_BYTES[dtype], body_bytes)
+        if size > body_bytes:
+            raise ValueError(f"tensor {name!r}: {dtype} of shape {_brief(shape)} is more than "
+                             f"the file's body of {body_bytes} bytes")  # fmt: skip
+        begin, end = offsets
+        if end - begin != size:
+            raise ValueError(f"tensor {name!r}: {dtype} of shape {_brief(shape)} is {size} "
+                             f"bytes, its offsets hold {end - begin}")  # fmt: skip
+        found[name] = (dtype, list(shape))
+        spans.append((begin, end, name))
+    at = 0
+    for begin, end, name in sorted(spans):
+        if begin != at:
+            raise ValueError(f"tensor {name!r}: begins at {begin}, not at {at}")
+        at = end
+    if at != body_bytes:
+        raise ValueError(f"the tensors hold {at} bytes, the file's body {body_bytes}")
+    return found
+
+
+def _bytes(shape: list[int], item_bytes: int, cap: int) -> int:
+    """The bytes of a tensor of `shape`, or a number past `cap` once the product passes
+    it (a shape of a million large counts is not multiplied out)."""
+    if 0 in shape:
+        return 0
+    size = item_bytes
+    for n in shape:
+        size *= n
+        if size > cap:
+            break
+    return size
+
+
+def _brief(value: Any) -> str:
+    """`value`'s repr, cut to 80 characters: an error message quotes what it refuses."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def loads(data: bytes) -> tuple[dict[str, Entry], dict[str, str]]:
     """The tensors (dtype name, shape, bytes) and the metadata of a safetensors file;
-    ValueError for anything else."""
+    ValueError for anything else, before any tensor is copied."""
     header = read_header(data)
     metadata = header.pop("__metadata__", None) or {}
-    body = memoryview(data)[8 + int.from_bytes(data[:8], "little") :]
+    body = memoryview(data)[8 + header_size(data) :]
     out = {}
-    for name, spec in header.items():
-        begin, end = spec["data_offsets"]
-        out[name] = (NAMES[spec["dtype"]], list(spec["shape"]), bytes(body[begin:end]))
+    for name, (code, shape) in check_header(header, len(body)).items():
+        begin, end = header[name]["data_offsets"]
+        out[name] = (NAMES[code], shape, bytes(body[begin:end]))
     return out, dict(metadata)
 
 

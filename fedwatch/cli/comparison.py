@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from worker.engine.stats import Sample, Table, compare
+from worker.results.cells import plain
 from worker.results.table import (
     Format,
     columns,
@@ -69,7 +70,7 @@ def render_all(sections: list[Section], fmt: Format) -> str:
         return write_csv([["variant", *csv_head(cols)], *rows])
     heading = {"md": "## {}\n", "tex": "% variant: {}", "text": "{}:"}[fmt]
     return "\n\n".join(
-        heading.format(s.variant) + "\n" + render(s.table, fmt, s.targets) for s in sections
+        heading.format(plain(s.variant)) + "\n" + render(s.table, fmt, s.targets) for s in sections
     )
 
 

@@ -14,9 +14,11 @@ import torch
 
 from fedwatch.client import FedWatch
 from fedwatch.spool import read_spool, sync
+from fedwatch.tensorfile import ModelFileError
 from fedwatch.transport import Transport
 from tests.api.helpers import submit, wait_final
 from tests.client.conftest import Server
+from tests.engine.test_hostile_model import claiming
 from worker.engine.components import current
 from worker.engine.data import load_data
 from worker.engine.presets import get_preset
@@ -131,3 +133,25 @@ def test_bad_model_files_are_refused(capped: Server) -> None:
     assert garbage.status_code == 422
     assert "not a safetensors file" in garbage.json()["detail"][0]["msg"]
     assert refused.status_code == 409 and "keeps its own model" in refused.json()["detail"]
+
+
+def test_a_hostile_model_is_refused_by_the_sdk_and_an_unknown_dtype_at_upload(
+    capped: Server, tmp_path: Path
+) -> None:
+    octet = {"Content-Type": "application/octet-stream"}
+    header = b'{"w":{"dtype":"U32","shape":[2],"data_offsets":[0,8]}}'
+    unknown = len(header).to_bytes(8, "little") + header + bytes(8)
+    external = {"source": "external", "name": "x", "config": {}, "n_clients": 1}
+    with httpx.Client(base_url=capped.url, timeout=30) as client:
+        run_id = client.post("/api/runs", json=external).json()["id"]
+        url = f"/api/runs/{run_id}/model"
+        refused = client.post(url, content=unknown, headers=octet)
+        stored = client.post(url, content=claiming(300, 200), headers=octet)
+    fw = FedWatch(capped.url, spool_dir=tmp_path / "spool")
+
+    assert refused.status_code == 422
+    assert refused.json()["detail"][0]["msg"].startswith("tensor 'w': dtype 'U32' is not one of")
+    assert stored.status_code == 201  # a safetensors file whose header is its body's
+    mismatch = r"'net.1.weight' is \[2, 4\] in the file, \[300, 200\]"
+    with pytest.raises(ModelFileError, match=mismatch):
+        fw.run(run_id).model()

@@ -20,9 +20,12 @@ from db.models import (
     MetricChunk,
     RoundClients,
     Run,
+    RunModelPart,
     StalenessMark,
+    utcnow,
 )
 from db.packing import pack_gaps, pack_ids
+from db.run_models import model_part, stored_model
 from db.runs import new_run, save_checkpoint
 from db.session import make_engine, make_sessionmaker
 from tests.db.databases import database
@@ -261,3 +264,52 @@ def test_ids_are_never_reused(kind: str, tmp_path: Path) -> None:
     assert new_ids[0] > experiment_id and new_ids[1] > run_ids[1]
     assert kept["runs"] == [(run_ids[0], None), (new_ids[1], None)]
     assert downgraded == kept
+
+
+RUN_MODELS_0016 = sa.table(
+    "run_models",
+    sa.column("run_id", sa.Integer()),
+    sa.column("size", sa.Integer()),
+    sa.column("data", sa.LargeBinary()),
+    sa.column("saved_at", sa.DateTime()),
+)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_upgrade_parts_models_stored_whole_before(kind: str, tmp_path: Path) -> None:
+    # Two models stored whole under 0016, one of 2.5 parts and one of 3 bytes: the
+    # upgrade keeps each as its parts (1 MiB each, the last shorter), and the downgrade
+    # puts them back whole.
+    files = [bytes(range(256)) * (5 << 11), b"abc"]  # 2.5 MiB, 3 bytes
+    with database(kind, tmp_path) as url:
+        command.upgrade(alembic_config(url), "0016")
+        engine = make_engine(url)
+        sessions = make_sessionmaker(engine)
+        run_ids = [run_at_0001(sessions, 3, 5) for _ in files]
+        with sessions.begin() as session:
+            for run_id, data in zip(run_ids, files, strict=True):
+                row = {"run_id": run_id, "size": len(data), "data": data, "saved_at": utcnow()}
+                session.execute(sa.insert(RUN_MODELS_0016).values(row))
+        upgrade(url)
+        with sessions() as session:
+            parts = session.execute(
+                sa.select(
+                    RunModelPart.run_id, RunModelPart.seq, sa.func.length(RunModelPart.data)
+                ).order_by(RunModelPart.run_id, RunModelPart.seq)
+            ).all()
+            read = [b"".join(read_parts(session, run_id)) for run_id in run_ids]
+        command.downgrade(alembic_config(url), "0016")
+        with sessions() as session:
+            whole = session.scalars(sa.select(RUN_MODELS_0016.c.data).order_by("run_id")).all()
+        engine.dispose()
+    first, second = run_ids
+    assert [tuple(p) for p in parts] == [
+        (first, 0, 1 << 20), (first, 1, 1 << 20), (first, 2, 1 << 19), (second, 0, 3)
+    ]  # fmt: skip
+    assert read == files and whole == files
+
+
+def read_parts(session: Session, run_id: int) -> list[bytes]:
+    model = stored_model(session, run_id)
+    assert model is not None
+    return [model_part(session, run_id, seq, model) or b"" for seq in range(model.parts)]

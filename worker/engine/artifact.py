@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from safetensors import SafetensorError, deserialize
 from safetensors.torch import load, save
 from torch import Tensor, nn
 
@@ -69,26 +68,51 @@ def read_metadata(data: bytes) -> dict[str, str]:
 
 def load_module(data: bytes) -> nn.Module:
     """The run's model, built from the file's metadata and loaded with its tensors
-    (in evaluation mode); ConfigError for a file FedWatch's engine did not write."""
+    (in evaluation mode); ConfigError for a file FedWatch's engine did not write, and
+    `tensorfile.ModelFileError` for one whose tensors are not those of the architecture
+    its metadata names, found before anything of that size is allocated."""
+    import torch
+
     from worker.engine.models import build_model
 
     meta = read_metadata(data)
     if CONFIG not in meta:
         raise ConfigError("model: the file does not say which architecture it holds")
+    try:
+        found = tensorfile.check_header(tensorfile.read_header(data), body_bytes(data))
+    except ValueError as err:
+        raise tensorfile.ModelFileError(f"model: {err}") from None
     config = current().run_config.model_validate_json(meta[CONFIG])
     shape = tuple(json.loads(meta[INPUT_SHAPE]))
+    with torch.device("meta"):  # shapes alone: no memory, whatever the metadata says
+        planned = build_model(config.model, shape, int(meta[N_CLASSES])).state_dict()
+    check_architecture({n: list(t.shape) for n, t in planned.items()}, found)
     module = build_model(config.model, shape, int(meta[N_CLASSES]))
     module.load_state_dict(load(data))
     return module.eval()
 
 
-def check_file(data: bytes) -> str | None:
-    """Why `data` is not a safetensors file of at least one tensor (None: it is)."""
-    try:
-        tensors = deserialize(data)
-    except SafetensorError as err:
-        return f"not a safetensors file ({err})"
-    return None if tensors else "the file holds no tensor"
+def body_bytes(data: bytes) -> int:
+    return len(data) - 8 - tensorfile.header_size(data)
+
+
+def check_architecture(
+    planned: dict[str, list[int]], found: dict[str, tuple[str, list[int]]]
+) -> None:
+    """`tensorfile.ModelFileError` unless the file holds the tensors the architecture
+    has: the same names, each of the same shape."""
+    missing, extra = planned.keys() - found.keys(), found.keys() - planned.keys()
+    if missing or extra:
+        raise tensorfile.ModelFileError(
+            "model: the file's tensors are not those of the architecture its metadata "
+            f"names (missing {sorted(missing)[:5]}, not of it {sorted(extra)[:5]})"
+        )
+    for name, shape in planned.items():
+        if found[name][1] != shape:
+            raise tensorfile.ModelFileError(
+                f"model: tensor {name!r} is {found[name][1]} in the file, {shape} in the "
+                "architecture its metadata names"
+            )
 
 
 def state_dict(data: bytes) -> dict[str, Tensor]:

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from worker.engine.metrics import MetricSpec
 from worker.engine.stats import MIN_PAIRS, GroupTest, Row, Stat, Table
+from worker.results import cells as safe
 from worker.results import numbers
 
 Format = Literal["text", "csv", "md", "tex"]
@@ -166,7 +167,8 @@ def text(table: Table, targets: Sequence[float | None] = ()) -> str:
     out += [
         "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in lines
     ]
-    return "\n".join([*out, "", caption(table, targets, "marked *"), *test_lines(table)])
+    shown = [*out, "", caption(table, targets, "marked *"), *test_lines(table)]
+    return "\n".join(map(safe.plain, shown))
 
 
 def test_lines(table: Table) -> list[str]:
@@ -206,11 +208,11 @@ def markdown(table: Table, targets: Sequence[float | None] = ()) -> str:
     head = ["group", *(c.title for c in cols)]
     lines = [_md_row(head), _md_row(["---"] + ["--:"] * len(cols))]
     lines += [_md_row([_name(table, r), *_cells(table, r, cols, "md")]) for r in table.rows]
-    return "\n".join([*lines, "", caption(table, targets)]) + "\n"
+    return "\n".join([*lines, "", safe.plain(caption(table, targets))]) + "\n"
 
 
 def _md_row(cells: list[str]) -> str:
-    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+    return "| " + " | ".join(safe.plain(c).replace("|", "\\|") for c in cells) + " |"
 
 
 LATEX_SPECIAL = {
@@ -245,7 +247,7 @@ LATEX_UNICODE = {
 
 
 def latex_escape(s: str) -> str:
-    out = "".join(LATEX_SPECIAL.get(ch, ch) for ch in s)
+    out = "".join(LATEX_SPECIAL.get(ch, ch) for ch in safe.plain(s))
     for plain, tex in LATEX_UNICODE.items():
         out = out.replace(plain, tex)
     return out
@@ -297,8 +299,9 @@ def to_csv(table: Table, targets: Sequence[float | None] = ()) -> str:
 
 
 def write_csv(rows: list[list[object]]) -> str:
+    """`rows` as CSV, each cell made safe for a spreadsheet (`cells.csv_cell`)."""
     buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    csv.writer(buffer, lineterminator="\n").writerows([map(safe.csv_cell, row) for row in rows])
     return buffer.getvalue()
 
 
