@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import math
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import torch
@@ -103,16 +103,17 @@ def finish_run(
     summary: dict[str, Any] | None = None,
     error: str | None = None,
     claim: str | None = None,
+    finished_at: datetime | None = None,
 ) -> bool:
-    """Store the outcome; with `claim`, only while that execution still holds the run and
-    it is running (or already has this outcome: a retry whose first commit went through
-    unacknowledged). Returns whether the run was updated. The checkpoint goes once the
-    run succeeded."""
+    """Store the outcome, finished at `finished_at` (default: now); with `claim`, only
+    while that execution still holds the run and it is running (or already has this
+    outcome: a retry whose first commit went through unacknowledged). Returns whether
+    the run was updated. The checkpoint goes once the run succeeded."""
     values: dict[str, Any] = {"status": status, "summary": summary, "error": error}
     if status == "queued":  # stopped: at the tail of its queue again
         values["queued_at"] = utcnow()
     else:
-        values["finished_at"] = utcnow()
+        values["finished_at"] = finished_at or utcnow()
     stmt = update(Run).where(Run.id == run_id)
     if claim is not None:
         stmt = stmt.where(Run.claim == claim, Run.status.in_(("running", status)))
