@@ -228,9 +228,9 @@ def list_runs(
     `higher_is_better`, the direction the metric catalogue gives it; runs without it last,
     newest first among equals), or `by_activity` (without `rank_by`): running runs, then
     queued ones in the order they start (`QUEUE_ORDER`), then the rest newest first. `q`
-    matches name or notes, case-insensitively; `tag` one tag exactly; `archived`: the runs
-    archived or not (None: both); `status` the runs that show it (`db.status.shown`, with
-    `stall_s`)."""
+    matches name, notes or a tag, case-insensitively; `tag` one tag exactly; `archived`:
+    the runs archived or not (None: both); `status` the runs that show it
+    (`db.status.shown`, with `stall_s`)."""
     where: list[ColumnElement[bool]] = []
     if archived is not None:
         where.append(Run.archived.is_(archived))
@@ -244,7 +244,14 @@ def list_runs(
         where.append(Run.experiment_id == experiment_id)
     if q:
         pattern = f"%{q.lower()}%"
-        where.append(or_(func.lower(Run.name).like(pattern), func.lower(Run.notes).like(pattern)))
+        tagged = select(RunTag.run_id).where(func.lower(RunTag.tag).like(pattern))
+        where.append(
+            or_(
+                func.lower(Run.name).like(pattern),
+                func.lower(Run.notes).like(pattern),
+                Run.id.in_(tagged),
+            )
+        )
     count = session.scalar(select(func.count()).select_from(Run).where(*where)) or 0
     order = [Run.id.desc()]
     if by_activity and rank_by is None:

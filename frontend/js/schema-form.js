@@ -141,6 +141,14 @@ function leaf(path, key, type) {
   return { path, key, type, wrap, input, get, set, setError };
 }
 
+/** Whether `el` or an element between it and `top` is hidden. @param {Element} el @param {Element} top */
+function hiddenBelow(el, top) {
+  for (let e = /** @type {Element|null} */ (el); e && e !== top; e = e.parentElement) {
+    if (/** @type {HTMLElement} */ (e).hidden) return true;
+  }
+  return false;
+}
+
 /**
  * Build the form.
  * @param {any} schema
@@ -187,7 +195,8 @@ export function schemaForm(schema) {
         leaves.find((l) => l.path === (path ? `${path}.${selector[0]}` : selector[0]))?.input
       );
       const sync = () => {
-        for (const [key, fs] of variants) fs.hidden = input.value !== key;
+        for (const [key, fs] of variants) fs.dataset.unchosen = String(input.value !== key);
+        showSections();
       };
       input.addEventListener("change", sync);
       syncs.push(sync);
@@ -219,12 +228,24 @@ export function schemaForm(schema) {
         return !control || /** @type {any[]} */ (values).includes(control.get());
       });
     }
+    showSections();
   };
   for (const path of new Set(conditional.flatMap((l) => Object.keys(l.type.node["x-applies"])))) {
     leaves.find((x) => x.path === path)?.input.addEventListener("change", showRelevant);
   }
   syncs.push(showRelevant);
   showRelevant();
+
+  // A section shows while it has a field to show: not a variant that is not chosen, nor
+  // one whose fields all apply to other choices (the round's, without a system model).
+  // Groups come innermost first, so a section's subsections are settled before it.
+  function showSections() {
+    for (const g of groups) {
+      if (!g.path) continue;
+      const shown = [...g.el.querySelectorAll(".field")].some((f) => !hiddenBelow(f, g.el));
+      g.el.hidden = g.el.dataset.unchosen === "true" || !shown;
+    }
+  }
 
   /** @returns {Record<string, any>} */
   function value() {
