@@ -6,6 +6,9 @@ Create Date: 2026-11-28
 
 `runs.seed` is nullable: an external run whose config names no integer seed has none
 (it was stored as 0, and shown as "seed 0"). Those runs' 0 becomes NULL.
+
+SQLite rebuilds `runs` for it, with foreign keys off and its AUTOINCREMENT kept, as in
+0007: with them on, dropping the old table would delete every run's records.
 """
 
 from __future__ import annotations
@@ -33,9 +36,22 @@ def _given(config: object) -> bool:
     return isinstance(seed, int) and not isinstance(seed, bool) and abs(seed) < 2**31
 
 
+def _seed_nullable(nullable: bool) -> None:
+    sqlite = op.get_bind().dialect.name == "sqlite"
+    context = op.get_context()
+    if sqlite:
+        with context.autocommit_block():
+            op.execute("PRAGMA foreign_keys=OFF")
+    kept = {"sqlite_autoincrement": True} if sqlite else {}
+    with op.batch_alter_table("runs", table_kwargs=kept) as batch_op:
+        batch_op.alter_column("seed", existing_type=sa.Integer(), nullable=nullable)
+    if sqlite:
+        with context.autocommit_block():  # commits the rebuild
+            op.execute("PRAGMA foreign_keys=ON")
+
+
 def upgrade() -> None:
-    with op.batch_alter_table("runs", schema=None) as batch_op:
-        batch_op.alter_column("seed", existing_type=sa.Integer(), nullable=True)
+    _seed_nullable(True)
     connection = op.get_bind()
     external = connection.execute(
         sa.select(runs.c.id, runs.c.config).where(runs.c.source == "external")
@@ -49,5 +65,4 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.execute(runs.update().where(runs.c.seed.is_(None)).values(seed=0))
-    with op.batch_alter_table("runs", schema=None) as batch_op:
-        batch_op.alter_column("seed", existing_type=sa.Integer(), nullable=False)
+    _seed_nullable(False)
