@@ -46,14 +46,21 @@ function leafType(node) {
   return { kind, nullable, node: inner };
 }
 
-/** Human hint of a numeric field's bounds. @param {any} n */
-function bounds(n) {
+/**
+ * A numeric field's bounds, read from its schema alone (the server validates with the
+ * same): the hint ("> 0" for `exclusiveMinimum`, "≥ 0" for `minimum`) and the input's
+ * `min`/`max`, which are inclusive in HTML, so set from `minimum`/`maximum` only (an input
+ * with min="0" for "> 0" would step to 0, which the server refuses).
+ * @param {any} n @returns {{hint: string, min: string|null, max: string|null}}
+ */
+export function bounds(n) {
   const parts = [];
   if (n.minimum !== undefined) parts.push(`≥ ${n.minimum}`);
   if (n.exclusiveMinimum !== undefined) parts.push(`> ${n.exclusiveMinimum}`);
   if (n.maximum !== undefined) parts.push(`≤ ${n.maximum}`);
   if (n.exclusiveMaximum !== undefined) parts.push(`< ${n.exclusiveMaximum}`);
-  return parts.join(", ");
+  const attr = (/** @type {any} */ v) => (v === undefined ? null : String(v));
+  return { hint: parts.join(", "), min: attr(n.minimum), max: attr(n.maximum) };
 }
 
 /** @param {string} path @param {string} key @param {LeafType} type @returns {Leaf} */
@@ -75,15 +82,14 @@ function leaf(path, key, type) {
   } else if (type.kind === "bool") {
     input = h("input", { id, name: path, type: "checkbox" });
   } else if (type.kind === "int" || type.kind === "number") {
-    const min = n.minimum ?? n.exclusiveMinimum;
-    const max = n.maximum ?? n.exclusiveMaximum;
+    const { min, max } = bounds(n);
     input = h("input", {
       id,
       name: path,
       type: "number",
       step: type.kind === "int" ? "1" : "any",
-      min: min === undefined ? null : String(min),
-      max: max === undefined ? null : String(max),
+      min,
+      max,
       placeholder: type.nullable ? "none" : "",
     });
   } else if (type.kind === "list") {
@@ -99,7 +105,7 @@ function leaf(path, key, type) {
     input = h("input", { id, name: path, type: "text", maxLength: n.maxLength ?? null });
   }
   const error = h("div", { class: "field-error", role: "alert", hidden: true });
-  const hint = [n.description, bounds(n), type.nullable ? "empty = none" : ""].filter(Boolean).join(" · ");
+  const hint = [n.description, bounds(n).hint, type.nullable ? "empty = none" : ""].filter(Boolean).join(" · ");
   const wrap = h(
     "div",
     { class: `field field-${type.kind}`, dataset: { path } },

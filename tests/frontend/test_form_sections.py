@@ -36,13 +36,31 @@ BUILD = f"""m => {{
 }}"""
 
 
+def test_bounds_of_each_keyword(modules_page: Any) -> None:
+    out = js(
+        modules_page,
+        "schema-form.js",
+        """m => [{exclusiveMinimum: 0}, {minimum: 0}, {minimum: -1, maximum: 2},
+                 {exclusiveMinimum: 0, exclusiveMaximum: 1}, {}].map(m.bounds)""",
+    )
+    assert out == [
+        {"hint": "> 0", "min": None, "max": None},  # HTML's min is inclusive: none
+        {"hint": "≥ 0", "min": "0", "max": None},
+        {"hint": "≥ -1, ≤ 2", "min": "-1", "max": "2"},
+        {"hint": "> 0, < 1", "min": None, "max": None},
+        {"hint": "", "min": None, "max": None},
+    ]
+
+
 def test_bound_hints_read_the_schema(modules_page: Any) -> None:
     out = js(
         modules_page,
         "schema-form.js",
-        f"m => {{ const f = ({BUILD})(m); return [f.hint('client.lr'), f.hint('client.decay')]; }}",
+        f"""m => {{ const f = ({BUILD})(m);
+          const lr = document.querySelector('[name="client.lr"]');
+          return [f.hint('client.lr'), f.hint('client.decay'), lr.getAttribute('min')]; }}""",
     )
-    assert out == ["> 0", "≥ 0, < 1"]
+    assert out == ["> 0", "≥ 0, < 1", None]  # no min="0": it would step to 0
 
 
 def test_a_section_with_no_field_to_show_is_not_drawn(modules_page: Any) -> None:
@@ -66,4 +84,5 @@ def test_the_run_form_has_no_empty_round_card_and_hints_lr_above_0(page: Any, se
     lr = page.locator('.field[data-path="client.lr"] .help')
     lr.wait_for()
     assert "> 0" in lr.inner_text() and "≥ 0" not in lr.inner_text()
+    assert page.get_attribute('input[name="client.lr"]', "min") is None
     assert page.locator('fieldset[data-path="round"]').is_hidden()
