@@ -4,6 +4,8 @@ later that keeps the times the run really happened and no seed it was not given.
 
 from __future__ import annotations
 
+import select
+import socket
 import subprocess
 import sys
 import time
@@ -13,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from fedwatch.client import FedWatch
 from fedwatch.spool import Spool, read_spool
 from tests.client.conftest import Server
 from tests.client.test_sdk import fedwatch_command
@@ -48,7 +51,12 @@ def test_a_run_whose_server_is_down_says_so_once_and_exits_within_the_stated_tim
         text=True,
     )
     assert child.stdin is not None and child.stderr is not None
-    said = child.stderr.readline()  # during the run, before its end: the first failed send
+    # During the run, before its end: the first failed send (a generous bound, not a
+    # timing: without the line the child waits on its stdin for good).
+    if not select.select([child.stderr], [], [], 120)[0]:
+        child.kill()
+        pytest.fail("nothing on stderr while the run goes on")
+    said = child.stderr.readline()
     (path,) = spool_dir.glob("*.jsonl")
     assert said.startswith(f"fedwatch: {nowhere} unreachable")
     assert f"spooling the run to {path}" in said
@@ -67,16 +75,23 @@ def test_a_run_whose_server_is_down_says_so_once_and_exits_within_the_stated_tim
 
 
 def test_finish_spools_every_round_and_the_end_before_it_returns(tmp_path: Path) -> None:
-    """With no time to wait, `finish` returns at once, and the spool already holds all."""
-    from fedwatch.client import FedWatch
-
-    nowhere = f"http://127.0.0.1:{free_port()}"
-    fw = FedWatch(nowhere, spool_dir=tmp_path, flush_s=3600, finish_timeout_s=0)
-    run = fw.start_run("quick", n_clients=2)
-    for t in range(3):
-        run.log_round(t, {"a": float(t)})
-    assert run.finish("failed", "stopped") is False
-    spooled = read_spool(run.spool_path)
+    """A server that takes the connection and never answers holds the sender in its
+    request; with no time to wait, `finish` returns at once all the same, the rounds
+    and the end in the spool already."""
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        fw = FedWatch(url, spool_dir=tmp_path, flush_s=0.01, timeout_s=60, finish_timeout_s=0)
+        run = fw.start_run("quick", n_clients=2)
+        run.log_round(0, {"a": 0.0})
+        request, _ = silent.accept()  # the sender's request, open and left unanswered
+        for t in range(1, 3):
+            run.log_round(t, {"a": float(t)})
+        began = time.monotonic()
+        assert run.finish("failed", "stopped") is False
+        took = time.monotonic() - began
+        spooled = read_spool(run.spool_path)
+        request.close()
+    assert took < 30, f"finish took {took:.1f} s"  # the request's 60 s before
     assert [r["round"] for r in spooled.rounds] == [0, 1, 2]
     assert spooled.finish is not None
     assert (spooled.finish["status"], spooled.finish["message"]) == ("failed", "stopped")
