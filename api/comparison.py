@@ -14,7 +14,7 @@ from worker.results.curves import RunCurve
 
 @dataclass
 class RunData(RunCurve):
-    seed: int = 0
+    seed: int | None = None  # None: an external run that named none
     scores: dict[str, float | None] = field(default_factory=dict)
     config: dict[str, Any] = field(default_factory=dict)
 

@@ -25,6 +25,8 @@ def create_external(session: Session, body: ExternalRunCreate) -> Run:
         rounds=body.rounds,
         experiment_id=None if experiment is None else experiment.id,
         notes=body.notes,
+        created_at=body.created_at or body.started_at,
+        started_at=body.started_at or body.created_at,
     )
     session.add(run)
     session.commit()

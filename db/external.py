@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, TypeGuard
 
 from sqlalchemy import select
@@ -40,8 +41,11 @@ def new_external_run(
     rounds: int | None,
     experiment_id: int | None,
     notes: str,
+    created_at: datetime | None = None,
+    started_at: datetime | None = None,
 ) -> Run:
-    """A running external run: it takes rounds at once."""
+    """A running external run: it takes rounds at once. Created and started now, unless
+    the times are given (a run recorded earlier, uploaded now)."""
     seed = config.get("seed")
     now = utcnow()
     return Run(
@@ -52,7 +56,7 @@ def new_external_run(
         algorithm=_text(config, "algorithm", EXTERNAL),
         dataset=_text(config, "dataset", EXTERNAL),
         availability=EXTERNAL,
-        seed=seed if _integer(seed) and abs(seed) < 2**31 else 0,
+        seed=seed if _integer(seed) and abs(seed) < 2**31 else None,
         n_clients=n_clients,
         queue=EXTERNAL,
         status="running",
@@ -61,7 +65,7 @@ def new_external_run(
         rounds_done=0,
         metric_names=[],
         experiment_id=experiment_id,
-        created_at=now,
-        started_at=now,
+        created_at=created_at or now,
+        started_at=started_at or now,
         heartbeat_at=now,
     )

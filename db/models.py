@@ -92,7 +92,7 @@ class Run(Base):
     algorithm: Mapped[str] = mapped_column(String(40))
     dataset: Mapped[str] = mapped_column(String(40))
     availability: Mapped[str] = mapped_column(String(40))
-    seed: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int | None] = mapped_column(Integer, nullable=True)  # None: not given
     n_clients: Mapped[int] = mapped_column(Integer)
     queue: Mapped[str] = mapped_column(String(20))
     status: Mapped[str] = mapped_column(String(20), default="queued")

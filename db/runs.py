@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import math
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import torch
@@ -103,16 +103,17 @@ def finish_run(
     summary: dict[str, Any] | None = None,
     error: str | None = None,
     claim: str | None = None,
+    finished_at: datetime | None = None,
 ) -> bool:
-    """Store the outcome; with `claim`, only while that execution still holds the run and
-    it is running (or already has this outcome: a retry whose first commit went through
-    unacknowledged). Returns whether the run was updated. The checkpoint goes once the
-    run succeeded."""
+    """Store the outcome, finished at `finished_at` (default: now); with `claim`, only
+    while that execution still holds the run and it is running (or already has this
+    outcome: a retry whose first commit went through unacknowledged). Returns whether
+    the run was updated. The checkpoint goes once the run succeeded."""
     values: dict[str, Any] = {"status": status, "summary": summary, "error": error}
     if status == "queued":  # stopped: at the tail of its queue again
         values["queued_at"] = utcnow()
     else:
-        values["finished_at"] = utcnow()
+        values["finished_at"] = finished_at or utcnow()
     stmt = update(Run).where(Run.id == run_id)
     if claim is not None:
         stmt = stmt.where(Run.claim == claim, Run.status.in_(("running", status)))
@@ -227,9 +228,9 @@ def list_runs(
     `higher_is_better`, the direction the metric catalogue gives it; runs without it last,
     newest first among equals), or `by_activity` (without `rank_by`): running runs, then
     queued ones in the order they start (`QUEUE_ORDER`), then the rest newest first. `q`
-    matches name or notes, case-insensitively; `tag` one tag exactly; `archived`: the runs
-    archived or not (None: both); `status` the runs that show it (`db.status.shown`, with
-    `stall_s`)."""
+    matches name, notes or a tag, case-insensitively; `tag` one tag exactly; `archived`:
+    the runs archived or not (None: both); `status` the runs that show it
+    (`db.status.shown`, with `stall_s`)."""
     where: list[ColumnElement[bool]] = []
     if archived is not None:
         where.append(Run.archived.is_(archived))
@@ -243,7 +244,14 @@ def list_runs(
         where.append(Run.experiment_id == experiment_id)
     if q:
         pattern = f"%{q.lower()}%"
-        where.append(or_(func.lower(Run.name).like(pattern), func.lower(Run.notes).like(pattern)))
+        tagged = select(RunTag.run_id).where(func.lower(RunTag.tag).like(pattern))
+        where.append(
+            or_(
+                func.lower(Run.name).like(pattern),
+                func.lower(Run.notes).like(pattern),
+                Run.id.in_(tagged),
+            )
+        )
     count = session.scalar(select(func.count()).select_from(Run).where(*where)) or 0
     order = [Run.id.desc()]
     if by_activity and rank_by is None:

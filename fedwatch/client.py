@@ -10,9 +10,13 @@
 `log_round` only converts the round to plain types and queues it. A background sender,
 every `flush_s` seconds, appends the queued rounds to the run's spool (an append-only
 JSON-lines file under `spool_dir`) and then sends them in batches, retrying with
-backoff while the server is down or restarting. A process killed mid-run loses at most
-the rounds of its last `flush_s`; what is in the spool but never arrived is uploaded
-with `fedwatch sync DIR --url URL`.
+backoff while the server is down or restarting. The first send that fails prints one
+line to stderr: the run is being spooled, where, and how to upload it. `finish` (and the
+end of the `with` block) puts every queued round and the run's end in the spool at once,
+then waits at most `finish_timeout_s` for the server. A process killed mid-run loses at
+most the rounds of its last `flush_s`; what is in the spool but never arrived is
+uploaded with `fedwatch sync DIR --url URL`, with the times it happened (the spool
+records when the run started and finished).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import atexit
 import collections
 import logging
 import math
+import sys
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -29,7 +34,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from fedwatch import read, tensorfile
-from fedwatch.spool import Spool, Uploader
+from fedwatch.spool import Spool, Uploader, timestamp
 from fedwatch.transport import Refused, TooLarge, Transport, Unreachable
 
 if TYPE_CHECKING:
@@ -83,6 +88,8 @@ class Run:
         self.queued: collections.deque[dict[str, Any]] = collections.deque()
         self.unsent: list[dict[str, Any]] = []
         self.ending: dict[str, Any] | None = None
+        self.deadline = math.inf  # when `finish` stops waiting for the server
+        self.told = False  # the user was told the run is being spooled
         self.model: Path | None = None  # a model file logged, not yet sent
         self.finished = False
         self.error: Exception | None = None  # the server refused the run (e.g. the token)
@@ -162,13 +169,16 @@ class Run:
         return path
 
     def finish(self, status: str = "succeeded", message: str | None = None) -> bool:
-        """End the run: send what is left (for up to the client's `finish_timeout_s`)
-        and the status. Returns whether the server has everything; if not, the spool
-        holds it for `fedwatch sync`."""
+        """End the run: the queued rounds and the end go to the spool at once, then the
+        sender has up to the client's `finish_timeout_s` to send them. Returns whether
+        the server has everything; if not, the spool holds it for `fedwatch sync`."""
         if self.ending is None:
-            self.ending = {"status": status, "message": message}
+            ending = {"status": status, "message": message, "finished_at": timestamp()}
+            self._spool_queued(ending)
+            self.deadline = time.monotonic() + self.fw.finish_timeout_s
+            self.ending = ending
             self.wake.set()
-        self.sender.join(self.fw.finish_timeout_s + 2 * self.fw.timeout_s)
+        self.sender.join(max(0.0, self.deadline - time.monotonic()))
         return self.finished
 
     def __enter__(self) -> Run:
@@ -192,22 +202,18 @@ class Run:
 
     def _send_loop(self) -> None:
         backoff, retry_at = 0.0, 0.0
-        deadline = math.inf
         while True:
             self.wake.wait(self.fw.flush_s)
             ending = self.ending
             self._spool_queued()
-            if ending is not None and deadline == math.inf:
-                self.spool.append([{"kind": "finish", **ending}])
-                deadline = time.monotonic() + self.fw.finish_timeout_s
-                retry_at = 0.0
-            if self.error is None and time.monotonic() >= retry_at:
+            if self.error is None and (ending is not None or time.monotonic() >= retry_at):
                 try:
                     self._deliver(ending)
                     backoff = 0.0
                 except Unreachable as err:
                     backoff = min(max(2 * backoff, 0.25), MAX_BACKOFF_S)
                     retry_at = time.monotonic() + backoff
+                    self._tell_spooling(err)
                     log.info("FedWatch unreachable (%s); retrying in %.2g s", err, backoff)
                 except (Refused, TooLarge) as err:
                     self.error = err
@@ -215,28 +221,41 @@ class Run:
                         "FedWatch refused the run (%s); it stays in %s", err, self.spool.path
                     )
             if self.finished or (
-                ending is not None and (self.error or time.monotonic() > deadline)
+                ending is not None and (self.error or time.monotonic() > self.deadline)
             ):
-                if not self.finished:
-                    log.warning(
-                        "run not fully sent; upload it with `fedwatch sync %s --url %s`",
-                        self.spool.path.parent,
-                        self.fw.url,
-                    )
+                if not self.finished and not self.told:
+                    log.warning("run not fully sent; upload it with `%s`", self._sync_command())
                 return
             if ending is not None:  # finishing: retry at the backoff, not the flush interval
-                time.sleep(max(0.0, min(retry_at, deadline) - time.monotonic()))
+                time.sleep(max(0.0, min(retry_at, self.deadline) - time.monotonic()))
 
-    def _spool_queued(self) -> None:
-        """Move the queued rounds to the spool, in order (the sender's and the exit
-        hook's calls one at a time)."""
+    def _sync_command(self) -> str:
+        return f"fedwatch sync {self.spool.path.parent} --url {self.fw.url}"
+
+    def _tell_spooling(self, err: Unreachable) -> None:
+        """One line on stderr, at the first failed send: the run goes to the spool."""
+        if not self.told:
+            self.told = True
+            print(
+                f"fedwatch: {self.fw.url} unreachable ({err}); spooling the run to "
+                f"{self.spool.path}; upload it later with `{self._sync_command()}`",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def _spool_queued(self, ending: dict[str, Any] | None = None) -> None:
+        """Move the queued rounds to the spool, in order, then the run's `ending` if
+        given (the sender's, `finish`'s and the exit hook's calls one at a time)."""
         with self.spooling:
             batch = []
             while self.queued:
                 batch.append(self.queued.popleft())
-            if batch:
-                self.spool.append([{"kind": "round", **r} for r in batch])
-                self.unsent.extend(batch)
+            entries = [{"kind": "round", **r} for r in batch]
+            if ending is not None:
+                entries.append({"kind": "finish", **ending})
+            if entries:
+                self.spool.append(entries)
+            self.unsent.extend(batch)
 
     def _send_model(self, path: Path) -> None:
         """Send the model; a refused one is a warning, not the end of the run."""
@@ -257,14 +276,17 @@ class Run:
         if self.model is not None:
             self._send_model(self.model)
         if ending is not None:
-            self.uploader.finish(ending["status"], ending["message"])
+            self.uploader.finish(ending["status"], ending["message"], ending["finished_at"])
             self.finished = True
 
 
 class FedWatch:
     """A FedWatch server to track runs in. `spool_dir` keeps each run's rounds on disk
     until the server has them (default `~/.cache/fedwatch/spool`); `flush_s` is how
-    often the sender wakes: a killed process loses at most that much of its rounds."""
+    often the sender wakes: a killed process loses at most that much of its rounds.
+    `finish_timeout_s` is the longest `finish` (the end of a `with` block) waits for the
+    server: what is not sent by then stays in the spool for `fedwatch sync`;
+    `timeout_s` is one request's."""
 
     def __init__(
         self,
@@ -275,7 +297,7 @@ class FedWatch:
         flush_s: float = 1.0,
         batch_rounds: int = 200,
         timeout_s: float = 10.0,
-        finish_timeout_s: float = 60.0,
+        finish_timeout_s: float = 10.0,
     ) -> None:
         self.url = url.rstrip("/")
         self.token = token
@@ -296,12 +318,15 @@ class FedWatch:
         """Start tracking a run of `n_clients` clients (ids 0..n_clients − 1); `config`
         is any JSON-able mapping, `rounds` the rounds expected (for the progress). The
         server is told by the sender: this never waits for the network."""
+        now = timestamp()
         declaration = {
             "name": name,
             "config": dict(config or {}),
             "n_clients": int(n_clients),
             "experiment": experiment,
             "rounds": rounds,
+            "created_at": now,
+            "started_at": now,
         }
         return Run(self, declaration, Spool.create(self.spool_dir, declaration))
 

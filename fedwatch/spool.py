@@ -2,13 +2,17 @@
 
 Lines, in the order they were written:
 
-- `{"kind": "run", "name", "config", "n_clients", "experiment", "rounds"}`: the
-  declaration, first;
+- `{"kind": "run", "name", "config", "n_clients", "experiment", "rounds", "created_at",
+  "started_at"}`: the declaration, first (times in UTC, ISO 8601, from the machine's
+  clock);
 - `{"kind": "round", "round", "metrics", "available", "selected", "weights", ...}`;
 - `{"kind": "created", "url", "run_id"}`: the id a server gave the run;
 - `{"kind": "model", "file"}`: the run's final model, a safetensors file beside the
   spool (`run.log_model`);
-- `{"kind": "finish", "status", "message"}`.
+- `{"kind": "finish", "status", "message", "finished_at"}`.
+
+The server is sent the times with the run and its end, so a run uploaded later keeps
+when it happened.
 
 A line cut short by a killed process is ignored. Rounds are idempotent on the server, so
 a spool can be uploaded again, and after part of it was sent live.
@@ -22,6 +26,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +34,11 @@ from fedwatch import tensorfile
 from fedwatch.transport import Refused, TooLarge, Transport
 
 SUFFIX = ".jsonl"
+
+
+def timestamp() -> str:
+    """Now, in UTC, as the spool and the server write a time."""
+    return datetime.now(UTC).isoformat()
 
 
 class Spool:
@@ -157,8 +167,12 @@ class Uploader:
         )
         return int(answer["size"])
 
-    def finish(self, status: str, message: str | None) -> dict[str, Any]:
+    def finish(
+        self, status: str, message: str | None, finished_at: str | None = None
+    ) -> dict[str, Any]:
         body = {"status": status, "message": message}
+        if finished_at is not None:
+            body["finished_at"] = finished_at
         answer: dict[str, Any] = self.transport.post(f"/api/runs/{self.run_id}/finish", body)
         return answer
 
@@ -178,7 +192,8 @@ def sync(path: Path, transport: Transport, batch_rounds: int = 500) -> tuple[int
         uploader.send_model(contents.model)
     if contents.finish is not None:
         try:
-            uploader.finish(contents.finish["status"], contents.finish.get("message"))
+            end = contents.finish
+            uploader.finish(end["status"], end.get("message"), end.get("finished_at"))
         except Refused as err:
             if err.status != 409:  # 409: finished already, with another status
                 raise

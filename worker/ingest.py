@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -265,11 +266,13 @@ def finish_external(
     status: str,
     message: str | None,
     target_acc: float | None,
+    finished_at: datetime | None = None,
 ) -> None:
     """End a running external run with `status` and the summary of its recorded
-    metrics, every round settled; finishing it again with the same status changes
-    nothing. The run's row is locked first: a batch committed before is in the summary,
-    one that waited for the lock finds the run finished (a 409)."""
+    metrics, every round settled, at `finished_at` (default: now); finishing it again
+    with the same status changes nothing. The run's row is locked first: a batch
+    committed before is in the summary, one that waited for the lock finds the run
+    finished (a 409)."""
     now = _touch(session, run)
     if now == status:
         return
@@ -284,11 +287,11 @@ def finish_external(
     summary = summarise(
         _rounds(session, run),
         run.rounds_done,
-        _wall_s(session, run),
+        _wall_s(session, run, finished_at),
         target_acc,
         participation_bias=run_participation_bias(session, run),
     )
-    if not finish_run(session, run.id, status, summary, message):
+    if not finish_run(session, run.id, status, summary, message, finished_at=finished_at):
         raise Conflict(f"run {run.id} is gone")
     if not run.rounds_total:  # unknown up front: the rounds it had
         run.rounds_total = run.rounds_done
@@ -318,10 +321,12 @@ def _rounds(session: Session, run: Run) -> list[tuple[int, dict[str, float]]]:
     return sorted(by_round.items())
 
 
-def _wall_s(session: Session, run: Run) -> float:
-    """The run's last reported time since its start, else the time since it was created."""
+def _wall_s(session: Session, run: Run, finished_at: datetime | None) -> float:
+    """The run's last reported time since its start, else the time from its start to
+    `finished_at` (default: now)."""
     _, values = full_series(session, run.id, "wall_s")
     reported = [v for v in values if v is not None]
     if reported and reported[-1] > 0:
         return reported[-1]
-    return (utcnow() - run.created_at).total_seconds()
+    started = run.started_at or run.created_at
+    return ((finished_at or utcnow()) - started).total_seconds()

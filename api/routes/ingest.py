@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException
+from fastapi.exceptions import RequestValidationError
 
 from api.deps import RunDep, SessionDep, SettingsDep
 from api.external import check_batch, to_record
@@ -45,12 +46,18 @@ def post_rounds(
 @router.post("/{run_id}/finish", responses=RESPONSES)
 def finish(run: RunDep, body: FinishIn, session: SessionDep, settings: SettingsDep) -> RunPublic:
     """End the run; the server computes its summary from the recorded metrics (the
-    summary of a simulated run). Finishing again with the same status changes nothing."""
+    summary of a simulated run). Finishing again with the same status changes nothing.
+    `finished_at` (default: now) must not be before the run started."""
     _external(run)
+    if body.finished_at and run.started_at and body.finished_at < run.started_at:
+        msg = f"is before the run started ({run.started_at.isoformat()})"
+        raise RequestValidationError(
+            [{"loc": ["body", "finished_at"], "msg": msg, "type": "value_error"}]
+        )
     target = run.config.get("target_acc")
     target_acc = float(target) if isinstance(target, int | float) else None
     try:
-        finish_external(session, run, body.status, body.message, target_acc)
+        finish_external(session, run, body.status, body.message, target_acc, body.finished_at)
     except Conflict as err:
         raise HTTPException(409, str(err)) from None
     session.commit()

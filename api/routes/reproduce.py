@@ -93,5 +93,6 @@ def reproduction(experiment_id: Id, session: SessionDep) -> dict[str, Any]:
                 if value is not None:
                     rounds.setdefault(t, {})[metric] = value
         method = run.cell or run.algorithm  # the cell of a method, named after it
+        assert run.seed is not None  # a simulated run's: its config's
         curves.setdefault(method, []).append(run_curve(run.seed, sorted(rounds.items())))
     return build(preset, curves, runs_total=len(runs)).to_json()

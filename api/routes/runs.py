@@ -69,7 +69,14 @@ def read_runs(
     status: Status | None = None,
     algorithm: Annotated[str | None, Query(pattern=NO_NUL)] = None,
     experiment_id: Annotated[int | None, Query(ge=1, le=MAX_INT)] = None,
-    q: Annotated[str | None, Query(max_length=200, pattern=NO_NUL)] = None,
+    q: Annotated[
+        str | None,
+        Query(
+            max_length=200,
+            pattern=NO_NUL,
+            description="Text in the name, the notes or a tag (case-insensitive).",
+        ),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Offset = 0,
     rank_by: Annotated[

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any, Literal, Self
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, Strict, StringConstraints
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    StringConstraints,
+    model_validator,
+)
 
 from api.storable import NO_NUL
 from db.packing import WEIGHT_DTYPE
@@ -26,6 +36,19 @@ Number = Annotated[float, Strict()]
 # Weights are stored as float32 (`db.packing.WEIGHT_DTYPE`): a larger one would read as inf.
 WEIGHT_MAX = float(np.finfo(WEIGHT_DTYPE).max)
 Weight = Annotated[float, Strict(), Field(ge=-WEIGHT_MAX, le=WEIGHT_MAX)]
+# How far ahead of the server's clock a client's may be: a time later than now plus this
+# is refused (a time sent by a machine whose clock is wrong, or no time of this run).
+CLOCK_SKEW = timedelta(minutes=5)
+
+
+def _past(when: datetime) -> datetime:
+    """A time of the run, in UTC: not in the future (beyond CLOCK_SKEW)."""
+    if when > datetime.now(UTC) + CLOCK_SKEW:
+        raise ValueError(f"is in the future (more than {CLOCK_SKEW} past the server's clock)")
+    return when.astimezone(UTC)
+
+
+PastTime = Annotated[AwareDatetime, AfterValidator(_past)]
 
 
 class ExternalRunCreate(BaseModel):
@@ -54,6 +77,20 @@ class ExternalRunCreate(BaseModel):
         description="Name of the experiment the run belongs to (created when new).",
     )
     notes: str = Field("", max_length=20_000, pattern=NO_NUL)
+    created_at: PastTime | None = Field(
+        None,
+        description="When the run was created, with its time zone (a run uploaded later "
+        "keeps it); default: now.",
+    )
+    started_at: PastTime | None = Field(
+        None, description="When it started, not before `created_at`; default: `created_at`."
+    )
+
+    @model_validator(mode="after")
+    def _in_order(self) -> Self:
+        if self.created_at and self.started_at and self.started_at < self.created_at:
+            raise ValueError("started_at is before created_at")
+        return self
 
 
 class RoundIn(BaseModel):
@@ -107,3 +144,8 @@ class FinishIn(BaseModel):
 
     status: Literal[Status.SUCCEEDED, Status.FAILED] = Status.SUCCEEDED
     message: str | None = Field(None, max_length=20_000, description="Why it failed.")
+    finished_at: PastTime | None = Field(
+        None,
+        description="When the run ended, with its time zone, not before it started "
+        "(a run uploaded later keeps it); default: now.",
+    )

@@ -113,7 +113,7 @@ class RunItem(BaseModel):
     algorithm: str
     dataset: str
     availability: str
-    seed: int
+    seed: int | None = Field(description="None: an external run that names no seed.")
     n_clients: int
     experiment_id: int | None
     notes: str

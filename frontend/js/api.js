@@ -6,7 +6,7 @@
  * @typedef {{
  *   id: number, name: string, status: RunStatus, progress: number, roundsDone: number,
  *   roundsTotal: number, algorithm: string, dataset: string, availability: string,
- *   seed: number, experimentId: number|null, notes: string, createdAt: Date|null,
+ *   seed: number|null, experimentId: number|null, notes: string, createdAt: Date|null,
  *   startedAt: Date|null, finishedAt: Date|null, summary: Record<string, any>|null,
  *   error: string|null, worker: string|null, config: Record<string, any>|null,
  *   external: boolean, nClients: number, active: boolean, resumable: boolean, cancelling: boolean, tags: string[],
@@ -171,7 +171,7 @@ export function toRun(w) {
     algorithm: w.algorithm ?? "",
     dataset: w.dataset ?? "",
     availability: w.availability ?? "",
-    seed: w.seed ?? 0,
+    seed: w.seed ?? null,
     experimentId: w.experiment_id ?? null,
     notes: w.notes ?? "",
     createdAt: date(w.created_at),

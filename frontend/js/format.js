@@ -10,6 +10,11 @@ export function num(x, digits = 4) {
   return Number(x.toPrecision(digits)).toString();
 }
 
+/** A run's seed; "—" for an external run that named none. @param {number|null} seed */
+export function seedText(seed) {
+  return seed === null ? "—" : String(seed);
+}
+
 /** @param {Date|null} d */
 export function when(d) {
   if (!d) return "—";

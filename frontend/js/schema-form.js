@@ -46,14 +46,21 @@ function leafType(node) {
   return { kind, nullable, node: inner };
 }
 
-/** Human hint of a numeric field's bounds. @param {any} n */
-function bounds(n) {
+/**
+ * A numeric field's bounds, read from its schema alone (the server validates with the
+ * same): the hint ("> 0" for `exclusiveMinimum`, "≥ 0" for `minimum`) and the input's
+ * `min`/`max`, which are inclusive in HTML, so set from `minimum`/`maximum` only (an input
+ * with min="0" for "> 0" would step to 0, which the server refuses).
+ * @param {any} n @returns {{hint: string, min: string|null, max: string|null}}
+ */
+export function bounds(n) {
   const parts = [];
   if (n.minimum !== undefined) parts.push(`≥ ${n.minimum}`);
   if (n.exclusiveMinimum !== undefined) parts.push(`> ${n.exclusiveMinimum}`);
   if (n.maximum !== undefined) parts.push(`≤ ${n.maximum}`);
   if (n.exclusiveMaximum !== undefined) parts.push(`< ${n.exclusiveMaximum}`);
-  return parts.join(", ");
+  const attr = (/** @type {any} */ v) => (v === undefined ? null : String(v));
+  return { hint: parts.join(", "), min: attr(n.minimum), max: attr(n.maximum) };
 }
 
 /** @param {string} path @param {string} key @param {LeafType} type @returns {Leaf} */
@@ -75,15 +82,14 @@ function leaf(path, key, type) {
   } else if (type.kind === "bool") {
     input = h("input", { id, name: path, type: "checkbox" });
   } else if (type.kind === "int" || type.kind === "number") {
-    const min = n.minimum ?? n.exclusiveMinimum;
-    const max = n.maximum ?? n.exclusiveMaximum;
+    const { min, max } = bounds(n);
     input = h("input", {
       id,
       name: path,
       type: "number",
       step: type.kind === "int" ? "1" : "any",
-      min: min === undefined ? null : String(min),
-      max: max === undefined ? null : String(max),
+      min,
+      max,
       placeholder: type.nullable ? "none" : "",
     });
   } else if (type.kind === "list") {
@@ -99,7 +105,7 @@ function leaf(path, key, type) {
     input = h("input", { id, name: path, type: "text", maxLength: n.maxLength ?? null });
   }
   const error = h("div", { class: "field-error", role: "alert", hidden: true });
-  const hint = [n.description, bounds(n), type.nullable ? "empty = none" : ""].filter(Boolean).join(" · ");
+  const hint = [n.description, bounds(n).hint, type.nullable ? "empty = none" : ""].filter(Boolean).join(" · ");
   const wrap = h(
     "div",
     { class: `field field-${type.kind}`, dataset: { path } },
@@ -139,6 +145,14 @@ function leaf(path, key, type) {
     setError(null);
   };
   return { path, key, type, wrap, input, get, set, setError };
+}
+
+/** Whether `el` or an element between it and `top` is hidden. @param {Element} el @param {Element} top */
+function hiddenBelow(el, top) {
+  for (let e = /** @type {Element|null} */ (el); e && e !== top; e = e.parentElement) {
+    if (/** @type {HTMLElement} */ (e).hidden) return true;
+  }
+  return false;
 }
 
 /**
@@ -187,7 +201,8 @@ export function schemaForm(schema) {
         leaves.find((l) => l.path === (path ? `${path}.${selector[0]}` : selector[0]))?.input
       );
       const sync = () => {
-        for (const [key, fs] of variants) fs.hidden = input.value !== key;
+        for (const [key, fs] of variants) fs.dataset.unchosen = String(input.value !== key);
+        showSections();
       };
       input.addEventListener("change", sync);
       syncs.push(sync);
@@ -219,12 +234,24 @@ export function schemaForm(schema) {
         return !control || /** @type {any[]} */ (values).includes(control.get());
       });
     }
+    showSections();
   };
   for (const path of new Set(conditional.flatMap((l) => Object.keys(l.type.node["x-applies"])))) {
     leaves.find((x) => x.path === path)?.input.addEventListener("change", showRelevant);
   }
   syncs.push(showRelevant);
   showRelevant();
+
+  // A section shows while it has a field to show: not a variant that is not chosen, nor
+  // one whose fields all apply to other choices (the round's, without a system model).
+  // Groups come innermost first, so a section's subsections are settled before it.
+  function showSections() {
+    for (const g of groups) {
+      if (!g.path) continue;
+      const shown = [...g.el.querySelectorAll(".field")].some((f) => !hiddenBelow(f, g.el));
+      g.el.hidden = g.el.dataset.unchosen === "true" || !shown;
+    }
+  }
 
   /** @returns {Record<string, any>} */
   function value() {

@@ -210,7 +210,8 @@ def test_an_external_run_takes_numbers_as_numbers(
 
 
 def test_a_seed_of_true_fills_no_seed(client: TestClient) -> None:
-    assert external(client, config={"seed": True})["seed"] == 0  # was 1
+    assert external(client, config={"seed": True})["seed"] is None  # was 1, then 0
+    assert external(client, config={})["seed"] is None
     assert external(client, config={"seed": 7})["seed"] == 7
     simulated = client.post("/api/runs", json={"config": {"rounds": "100"}})
     assert simulated.status_code == 422

@@ -173,6 +173,19 @@ def test_list_filters_and_paginates(client: TestClient) -> None:
     assert client.get("/api/runs", params={"status": "bogus"}).status_code == 422
 
 
+def test_the_search_matches_a_tag(client: TestClient) -> None:
+    """Text in a tag finds the run, in any case; the run is listed once with two tags."""
+    ids = [
+        client.post("/api/runs", json={"source": "external", "name": name, "n_clients": 1}).json()[
+            "id"
+        ]
+        for name in ("plain", "other")
+    ]
+    client.patch(f"/api/runs/{ids[0]}", json={"tags": ["Hay-Stack", "stack-2"]})
+    found = client.get("/api/runs", params={"q": "stack"}).json()
+    assert (found["count"], [r["id"] for r in found["data"]]) == (1, [ids[0]])
+
+
 def test_runs_ranked_by_a_summary_value(client: TestClient) -> None:
     # Four short classification runs whose accuracies differ, and Example 1, which has a
     # loss and a gap but no accuracy; the experiment filter keeps other tests' runs out.

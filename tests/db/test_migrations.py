@@ -12,6 +12,7 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.orm import Session, sessionmaker
 
+from db.external import new_external_run
 from db.migrate import alembic_config, upgrade
 from db.models import (
     Base,
@@ -313,3 +314,29 @@ def read_parts(session: Session, run_id: int) -> list[bytes]:
     model = stored_model(session, run_id)
     assert model is not None
     return [model_part(session, run_id, seq, model) or b"" for seq in range(model.parts)]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_upgrade_forgets_the_seed_0_of_external_runs_that_named_none(
+    kind: str, tmp_path: Path
+) -> None:
+    with database(kind, tmp_path) as url:
+        command.upgrade(alembic_config(url), "0016")
+        engine = make_engine(url)
+        sessions = make_sessionmaker(engine)
+        with sessions() as session:
+            named, unnamed = (
+                new_external_run(
+                    name="x", config=config, n_clients=2, rounds=None, experiment_id=None, notes=""
+                )
+                for config in ({"seed": 7}, {"seed": "a"})
+            )
+            unnamed.seed = 0  # as it was stored before
+            session.add_all([named, unnamed])
+            session.commit()
+            ids = [named.id, unnamed.id]
+        upgrade(url)
+        with sessions() as session:
+            seeds = [session.get_one(Run, run_id).seed for run_id in ids]
+        engine.dispose()
+    assert seeds == [7, None]

@@ -46,9 +46,10 @@ BOOTSTRAP_SEED = 0  # the same runs give the same interval
 
 @dataclass(frozen=True)
 class Sample:
-    """One run of a group: its seed and its summary values."""
+    """One run of a group: its seed (None: unknown, it pairs with no run) and its
+    summary values."""
 
-    seed: int
+    seed: int | None
     values: Mapping[str, float | int | None]
 
 
@@ -339,12 +340,15 @@ def _welch(a: list[float], b: list[float], n_pairs: int) -> _Outcome:
     return _Outcome("Welch t", n_pairs, mean, (mean - half, mean + half), effect, p, None)
 
 
-def _by_seed(samples: list[Sample], name: str) -> dict[int, float]:
-    out: dict[int, float] = {}
+def _by_seed(samples: list[Sample], name: str) -> dict[object, float]:
+    """The value of each seed's first run; a run without a seed is a key of its own, in
+    no other group."""
+    out: dict[object, float] = {}
     for s in samples:
         value = s.values.get(name)
-        if s.seed not in out and value is not None and math.isfinite(value):
-            out[s.seed] = float(value)
+        key = object() if s.seed is None else s.seed
+        if key not in out and value is not None and math.isfinite(value):
+            out[key] = float(value)
     return out
 
 
@@ -403,7 +407,7 @@ def compare(
         Row(
             name,
             len(samples),
-            [s.seed for s in samples],
+            [s.seed for s in samples if s.seed is not None],
             {c.name: mean_std([s.values.get(c.name) for s in samples]) for c in columns},
         )
         for name, samples in groups.items()

@@ -11,7 +11,7 @@ import { configLines, onlyLine, parcoordsTrace, sweptFields, yRange } from "../c
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { downloadButton, FIGURE_FILES, TABLE_FILES } from "../downloads.js";
 import { helpLink } from "../help.js";
-import { label } from "../format.js";
+import { label, seedText } from "../format.js";
 import { idList, replaceQuery } from "../router.js";
 import { preloadPlotly, purge, react } from "../plot.js";
 import { compareTraces, groupLabels, lineLayout, plotText } from "../traces.js";
@@ -704,7 +704,7 @@ export function mount(root, route) {
               h("td", {}, groupOf.get(r.id) ?? "—"),
               h("td", {}, badge(r.status)),
               h("td", { class: "progress-cell" }, progressBar(r.progress, `${r.roundsDone} / ${r.roundsTotal}`)),
-              h("td", { class: "num" }, String(r.seed)),
+              h("td", { class: "num" }, seedText(r.seed)),
             ),
           ),
         ),

@@ -7,7 +7,7 @@ import { ApiError, api } from "../api.js";
 import { confirmIn } from "../confirm.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { downloadButton, FIGURE_FILES, TABLE_FILES } from "../downloads.js";
-import { when } from "../format.js";
+import { seedText, when } from "../format.js";
 import { etaText, speedText, standing } from "../standing.js";
 import { loadStatuses } from "../statuses.js";
 import { helpLink } from "../help.js";
@@ -199,7 +199,7 @@ export function mount(root, route) {
                         { class: "progress-cell" },
                         progressBar(r.progress, `${r.roundsDone} / ${r.roundsTotal}`),
                       ),
-                      h("td", { class: "num" }, String(r.seed)),
+                      h("td", { class: "num" }, seedText(r.seed)),
                     ),
                   ),
                 ),

@@ -6,7 +6,7 @@ import { confirmIn } from "../confirm.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { downloadButton } from "../downloads.js";
 import { helpLink } from "../help.js";
-import { duration, label, num, when } from "../format.js";
+import { duration, label, num, seedText, when } from "../format.js";
 import { extendTraces, preloadPlotly, purge, react } from "../plot.js";
 import { replaceQuery } from "../router.js";
 import { followEvents } from "../sse.js";
@@ -384,7 +384,7 @@ class RunView {
         fact("dataset", r.dataset),
         fact("availability", r.availability),
         fact("clients", String(r.nClients || "—")),
-        fact("seed", String(r.seed)),
+        fact("seed", seedText(r.seed)),
         fact("created", when(r.createdAt)),
         fact("started", when(r.startedAt)),
         fact("finished", when(r.finishedAt)),

@@ -4,7 +4,7 @@ import { api } from "../api.js";
 import { loadCatalog, specOf } from "../catalog.js";
 import { loadStatuses } from "../statuses.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
-import { heading, headline, num, shortWhen, when } from "../format.js";
+import { heading, headline, num, seedText, shortWhen, when } from "../format.js";
 import { go, replaceQuery } from "../router.js";
 import { columnChooser, shownColumns } from "../columns.js";
 
@@ -42,7 +42,7 @@ export function mount(root, route) {
   const status = select("status", [["", "any status"]], filters.status);
   const algorithm = select("algorithm", [["", "any algorithm"]], filters.algorithm);
   const experiment = select("experiment", [["", "any experiment"]], filters.experimentId);
-  const text = h("input", { type: "search", name: "q", placeholder: "search name or notes", value: filters.q });
+  const text = h("input", { type: "search", name: "q", placeholder: "search name, notes or tags", value: filters.q });
   // Newest first, or best first by a summary value the catalogue ranks by (`rank_by`).
   const rank = select("rank", [["", "newest first"]], filters.rankBy);
   const archived = select(
@@ -416,7 +416,7 @@ export function mount(root, route) {
         label: "seed",
         optional: true,
         hidden: true,
-        cell: (run) => h("td", { class: "num" }, String(run.seed)),
+        cell: (run) => h("td", { class: "num" }, seedText(run.seed)),
       },
       {
         key: "experiment",
