@@ -335,6 +335,14 @@ def test_bounded_intervals_in_their_degenerate_cases() -> None:
     var = mean_std([0.20, 0.25, 0.24], (0.0, 0.25))
     low, high = logit_interval([0.80, 1.0, 0.96], T975_DF2)  # the values over 0.25
     assert (var.ci_low, var.ci_high) == (pytest.approx(0.25 * low), pytest.approx(0.25 * high))
+    # bounded above only: the log of the distance to the bound, mirrored
+    below = mean_std([-0.1, -0.2, -0.3], (None, 0.0))
+    step = T975_DF2 * 0.1 / math.sqrt(3) / 0.2
+    assert (below.ci_low, below.ci_high, below.interval) == (
+        pytest.approx(-0.2 * math.exp(step)),
+        pytest.approx(-0.2 * math.exp(-step)),
+        "log t",
+    )
     # unbounded: the plain t-interval; values that break their domain: the same
     assert mean_std([0.4, 0.6]).interval == "t"
     assert mean_std([1.2, 1.4], unit).interval == "t"

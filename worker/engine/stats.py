@@ -228,12 +228,11 @@ def mean_interval(
             ends = [lo + (hi - lo) / (1 + float(np.exp(step - centre))),
                     lo + (hi - lo) / (1 + float(np.exp(-step - centre)))]  # fmt: skip
             return _unscaled(ends[0], ends[1], exponent, "logit t")
-        if inside and (lo is not None or hi is not None):
-            gap = mean - lo if lo is not None else (hi or 0.0) - mean
-            near, far = gap * float(np.exp(-half / gap)), gap * float(np.exp(half / gap))
-            ends = (
-                [lo + near, lo + far] if lo is not None else [(hi or 0.0) - far, (hi or 0.0) - near]
-            )
+        bound = lo if lo is not None else hi
+        if inside and bound is not None:  # one bound: the log of the distance to it
+            sign = 1.0 if lo is not None else -1.0
+            gap = sign * (mean - bound)
+            ends = sorted(bound + sign * gap * float(np.exp(k * half / gap)) for k in (-1, 1))
             return _unscaled(ends[0], ends[1], exponent, "log t")
     return _unscaled(mean - half, mean + half, exponent, "t")
 
