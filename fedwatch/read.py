@@ -223,10 +223,13 @@ def compare_table(
     group_by: str | None = None,
 ) -> pd.DataFrame:
     """The comparison table, a row a group: `n`, `seeds`, `reference`, and per summary
-    value `<name>.mean`, `.std`, `.ci_low`, `.ci_high`, `.n` and, against the reference,
-    `.test`, `.p`, `.p_adjusted` (Holm) and `.verdict`. `runs`: run ids, or an
-    experiment (id or name), grouped by its cells. Values as stored (fractions, not
-    percent); `attrs["caption"]` says what the table shows."""
+    value `<name>.mean`, `.std`, `.ci_low`, `.ci_high`, `.interval` (how the CI was
+    drawn), `.identical` (the same in every run: no CI), `.n` and, against the
+    reference, `.test`, `.p`, `.p_adjusted` (Holm), `.verdict`, `.mean_diff` and
+    `.reason` (why no test ran: "deterministic: the values differ by a constant in every
+    pair", ...). `runs`: run ids, or an experiment (id or name), grouped by its cells.
+    Values as stored (fractions, not percent); `attrs["caption"]` says what the table
+    shows, `attrs["machine"]` which values are figures of the machine (never tested)."""
     pd = pandas()
     if isinstance(runs, int | str):
         ids = [i for e in _experiments(transport, runs) if e is not None
@@ -248,14 +251,17 @@ def compare_table(
         for name, stat in row["stats"].items():
             if not any(r["stats"][name]["n"] for r in body["table"]):
                 continue  # no group has it
-            for key in ("mean", "std", "ci_low", "ci_high", "n"):
-                out[f"{name}.{key}"] = stat[key]
+            for key in ("mean", "std", "ci_low", "ci_high", "interval", "identical", "n"):
+                out[f"{name}.{key}"] = stat.get(key)
             test = tests.get((row["group"], name), {})
             out[f"{name}.test"] = test.get("test")
             out[f"{name}.p"] = test.get("p_value")
             out[f"{name}.p_adjusted"] = test.get("p_adjusted")
             out[f"{name}.verdict"] = test.get("verdict")
+            out[f"{name}.mean_diff"] = test.get("mean_diff")
+            out[f"{name}.reason"] = test.get("reason")
         rows.append(out)
     frame = pd.DataFrame(rows).set_index("group")
-    frame.attrs.update(caption=body["caption"], alpha=body["alpha"], headings=body["headings"])
+    frame.attrs.update(caption=body["caption"], alpha=body["alpha"], headings=body["headings"],
+                       machine=body.get("machine", []))  # fmt: skip
     return frame

@@ -41,16 +41,27 @@ class Stat(BaseModel):
     std: float | None = Field(description="Sample standard deviation; null below 2 values.")
     n: int = Field(description="Runs of the group that have the value.")
     ci_low: float | None = Field(
-        None, description="95 % confidence interval of the mean; null below 2 values."
+        None,
+        description="95 % confidence interval of the mean, inside the value's domain "
+        "(`/api/metrics/catalog`); null below 2 values, or where they are `identical`.",
     )
     ci_high: float | None = None
-    interval: Literal["t", "bootstrap"] | None = Field(
-        None, description="Student's t below 5 values, the percentile bootstrap from 5 on."
+    interval: Literal["t", "logit t", "log t", "bootstrap"] | None = Field(
+        None,
+        description="How the CI was drawn: below 5 values a t-interval on the logit scale "
+        "(a domain bounded on both sides), the log scale (one side) or as it is (none); "
+        "from 5 on, the percentile bootstrap.",
+    )
+    identical: bool = Field(
+        False, description="2 values or more, the same up to float rounding: no CI, std 0."
     )
     text: str | None = Field(
         None, description="Mean ± std as every table writes it, in the catalogue's unit."
     )
     ci_text: str | None = Field(None, description="The CI as text, in the same style.")
+    ci_note: str | None = Field(
+        None, description='What stands in for the CI: "identical across seeds".'
+    )
 
 
 class TableRow(BaseModel):
@@ -105,6 +116,11 @@ class TTest(BaseModel):
         "null without a test."
     )
     reason: str | None = Field(description="Why there is no test.")
+    degenerate: Literal["identical", "constant"] | None = Field(
+        None,
+        description="No test because nothing varies: the values are the same (identical), "
+        "or differ by a constant (`mean_diff`; `ci_low`, `ci_high`: the differences' range).",
+    )
 
 
 class ComparePublic(BaseModel):
@@ -114,6 +130,11 @@ class ComparePublic(BaseModel):
     groups: list[GroupSeries]
     columns: list[str] = Field(
         description="The compared summary values, in catalogue order (`/api/metrics/catalog`)."
+    )
+    machine: list[str] = Field(
+        default_factory=list,
+        description="The columns that are figures of the machine and its load (wall time, "
+        "updates/s): shown apart, never tested, never best.",
     )
     headings: dict[str, str] = Field(
         description="Each column's heading with its unit, as every export writes it "

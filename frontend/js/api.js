@@ -290,20 +290,24 @@ function toMatrix(w) {
 
 /**
  * @typedef {{mean: number|null, std: number|null, n: number, ciLow: number|null, ciHigh: number|null,
- *   text: string|null, ciText: string|null}} Stat text: mean ± std in the one number format and the catalogue's unit
+ *   interval: string|null, identical: boolean, text: string|null, ciText: string|null, ciNote: string|null}} Stat
+ *   text: mean ± std in the one number format and the catalogue's unit; identical: the same in every run (no
+ *   CI; ciNote says so); interval: how the CI was drawn
  * @typedef {{group: string, n: number, seeds: number[], stats: Record<string, Stat>,
  *   config: Record<string, any[]>, configOnly: Record<string, any[]>}} CompareRow config: per key of `configKeys`,
  *   the group's distinct values; configOnly: the same for the keys of `configPartial` its runs have
  * @typedef {{group: string, reference: string, metric: string, test: string|null, pValue: number|null,
  *   pAdjusted: number|null, pText: string, pAdjustedText: string, diffText: string, nPairs: number, meanDiff: number|null,
  *   ciLow: number|null, ciHigh: number|null, effectSize: number|null, reason: string|null,
- *   direction: "better"|"worse"|"equal"|null, verdict: "better"|"worse"|"n.s."|null}} TTest
- *   verdict: better or worse only where the Holm-corrected p is at most alpha
+ *   direction: "better"|"worse"|"equal"|null, verdict: "better"|"worse"|"n.s."|null,
+ *   degenerate: "identical"|"constant"|null}} TTest
+ *   verdict: better or worse only where the Holm-corrected p is at most alpha; degenerate: no test because
+ *   nothing varies (diffText says the difference)
  * @typedef {{metric: string, x: string,
  *   runs: {id: number, name: string, group: string, x: number[], y: (number|null)[]}[],
  *   groups: {name: string, runIds: number[], x: number[], mean: (number|null)[], std: (number|null)[],
  *     ciLow: (number|null)[], ciHigh: (number|null)[], waiting: number[]}[],
- *   columns: string[], headings: Record<string, string>, caption: string, reference: string|null,
+ *   columns: string[], machine: string[], headings: Record<string, string>, caption: string, reference: string|null,
  *   alpha: number, nTests: number, table: CompareRow[], ttests: TTest[], configKeys: string[],
  *   configPartial: string[]}} Comparison configKeys: the dotted config fields every compared run has and
  *   that differ between them; configPartial: those some runs have and others lack
@@ -340,6 +344,7 @@ function toComparison(w) {
       waiting: g.waiting ?? [],
     })),
     columns: w.columns ?? [],
+    machine: w.machine ?? [],
     headings: w.headings ?? {},
     caption: w.caption ?? "",
     reference: w.reference ?? null,
@@ -358,8 +363,11 @@ function toComparison(w) {
             n: s.n ?? 0,
             ciLow: s.ci_low ?? null,
             ciHigh: s.ci_high ?? null,
+            interval: s.interval ?? null,
+            identical: Boolean(s.identical),
             text: s.text ?? null,
             ciText: s.ci_text ?? null,
+            ciNote: s.ci_note ?? null,
           },
         ]),
       ),
@@ -386,6 +394,7 @@ function toComparison(w) {
       reason: t.reason ?? null,
       direction: t.direction ?? null,
       verdict: t.verdict ?? null,
+      degenerate: t.degenerate ?? null,
     })),
   };
 }

@@ -129,7 +129,9 @@ def test_compare_exports_and_figure(client: TestClient) -> None:
     svg = client.get("/api/compare/figure.svg", params={"runs": runs, "width": "full"})
 
     assert tex.status_code == 200 and tex.headers["content-type"] == "application/x-tex"
-    assert tex.text.startswith("\\begin{table}") and tex.text.count("\\\\\n") == 4  # head + 3
+    # the machine's heading (wall time apart), the columns' head, 3 rows
+    assert tex.text.startswith("\\begin{table}") and tex.text.count("\\\\\n") == 5
+    assert "machine (not compared)" in tex.text
     rows = list(csv.DictReader(io.StringIO(table.text)))
     assert [r["group"] for r in rows] == [f"#{i} cmp{s}" for i, s in zip(ids, (10, 11, 12),
                                                                         strict=True)]  # fmt: skip

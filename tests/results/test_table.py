@@ -11,13 +11,24 @@ import pytest
 
 from worker.engine import metrics
 from worker.engine.stats import Sample, Table, compare
-from worker.results.table import caption, columns, latex, latex_escape, markdown, to_csv
+from worker.results.table import (
+    caption,
+    columns,
+    latex,
+    latex_escape,
+    markdown,
+    table_json,
+    text,
+    to_csv,
+)
 
 SEEDS = (0, 1, 2)
 BEST = {"ref_method": (0.50, 0.60, 0.70), "a_b": (0.61, 0.71, 0.82), "c#2": (0.52, 0.58, 0.71)}
 
 
 def table() -> Table:
+    """Rounds to the target: ref 40, 41, 42; a_b one round more in every pair, c#2 two:
+    constant differences."""
     groups = {
         name: [
             Sample(s, {"best_test_acc": v, "rounds_to_target": 40.0 + i + s})
@@ -66,11 +77,12 @@ def test_significant_cells_carry_the_marker() -> None:
 
     tex, md = latex(t), markdown(t)
 
-    # rounds→target: +1 and +2 rounds in every pair (no spread): p = 0 → significant
-    assert tested[("a_b", "rounds_to_target")] == "worse"
+    # rounds→target: +1 and +2 rounds in every pair (no spread): no test, no mark (before:
+    # p = 0, significant)
+    assert tested[("a_b", "rounds_to_target")] is None
     row = next(line for line in tex.splitlines() if line.startswith(r"a\_b"))
-    assert row.endswith(r"$42.0 \pm 1.0$$^\dagger$ \\")
-    assert "| a_b | **71 ± 11**† | 42.0 ± 1.0† |" in md  # +11, +11, +12 points: better
+    assert row.endswith(r"$42.0 \pm 1.0$ \\")
+    assert "| a_b | **71 ± 11**† | 42.0 ± 1.0 |" in md  # +11, +11, +12 points: better
     assert tested[("c#2", "best_test_acc")] == "n.s."
 
 
@@ -99,12 +111,21 @@ def test_csv_parses_back_to_the_same_numbers() -> None:
 
 
 def test_caption_states_seeds_test_correction_and_alpha() -> None:
-    text = caption(table(), [0.6])
+    said = caption(table(), [0.6])
 
-    assert "over 3 runs a group (seeds 0, 1, 2)" in text
-    assert "paired t-tests (runs paired by seed), Holm–Bonferroni corrected over 4 tests" in text
-    assert "α = 0.05" in text
-    assert "rounds→60 %: rounds until the test accuracy first reached 60 %." in text
+    assert "over 3 runs a group (seeds 0, 1, 2)" in said
+    assert "paired t-tests (runs paired by seed), Holm–Bonferroni corrected over 2 tests" in said
+    assert "α = 0.05" in said
+    assert "rounds→60 %: rounds until the test accuracy first reached 60 %." in said
+    # the constant differences, in words
+    assert (
+        "a_b − ref_method is the same in every pair of seeds on rounds→60 %: no test; the "
+        "difference (a_b − ref_method) is the constant rounds→60 % +1 rounds." in said
+    )
+    assert (
+        "95 % CI of the mean: a t-interval on the logit scale (best acc (%)); a t-interval "
+        "on the log scale (rounds→60 %) (n < 5: a bootstrap is unreliable)" in said
+    )
 
 
 def test_columns_without_values_are_left_out() -> None:
@@ -124,3 +145,80 @@ def test_columns_without_values_are_left_out() -> None:
 )
 def test_latex_escape(raw: str, tex: str) -> None:
     assert latex_escape(raw) == tex
+
+
+def deterministic() -> Table:
+    """Example 1's shape: 3 seeds that give bit-identical runs, FedLaAvg 0.5 points below
+    FedAvg on final accuracy, the same gap; wall time varies (the machine's load)."""
+    runs = {
+        "FedAvg": {"final_test_acc": 0.905, "final_opt_gap": 0.01},
+        "FedLaAvg": {"final_test_acc": 0.900, "final_opt_gap": 0.01},
+    }
+    groups = {
+        name: [Sample(s, {**values, "wall_s": 10.0 + s + i}) for s in SEEDS]
+        for i, (name, values) in enumerate(runs.items())
+    }
+    return compare(groups, "FedAvg", names=["final_test_acc", "final_opt_gap", "wall_s"])
+
+
+def test_identical_seeds_are_said_in_words_not_tested() -> None:
+    # Before: "better · Holm p < 0.001" (a paired t-test on constant differences, p = 0).
+    t = deterministic()
+
+    said, tex, md = caption(t), latex(t), markdown(t)
+
+    assert t.n_tests == 0 and "†" not in md and r"\dagger" not in tex
+    assert (
+        "FedLaAvg and FedAvg are identical across their 3 seeds (deterministic): no test; "
+        "the difference (FedLaAvg − FedAvg) is the constant final acc (%) -0.5000 %; "
+        "equal on gap." in said
+    )
+    lines = text(t)
+    assert (
+        "FedLaAvg vs FedAvg, final acc: no test (deterministic: the values differ by a "
+        "constant in every pair; Δ -0.5000 (constant))" in lines
+    )
+    rows = list(csv.DictReader(io.StringIO(to_csv(t))))
+    assert rows[0]["final_test_acc[%].ci"] == "identical across seeds"
+    assert rows[0]["final_test_acc[%].ci_low"] == "" and rows[0]["final_test_acc[%].std"] == "0.0"
+    doc = table_json(t)
+    stat = doc["rows"][1]["stats"]["final_test_acc"]
+    assert (stat["identical"], stat["ci_note"], stat["ci_text"]) == (
+        True,
+        "identical across seeds",
+        None,
+    )
+    test = next(x for x in doc["tests"] if x["metric"] == "final_test_acc")
+    assert (test["degenerate"], test["diff_text"], test["p_value"]) == (
+        "constant",
+        "-0.5000 (constant)",
+        None,
+    )
+
+
+def test_figures_of_the_machine_are_apart_and_never_bold() -> None:
+    # Before: wall time bolded as "best", tested, mixed in with the method's values.
+    t = deterministic()
+
+    tex, md, lines = latex(t), markdown(t), text(t)
+
+    assert [c.spec.name for c in columns(t)] == ["final_test_acc", "final_opt_gap", "wall_s"]
+    assert r"\begin{tabular}{lrr@{\quad}r}" in tex
+    assert r" &  &  & \multicolumn{1}{c}{machine (not compared)} \\" in tex
+    assert r"\cmidrule(l){4-4}" in tex
+    body = tex.split("\\midrule\n")[1].split("\\bottomrule")[0].strip().splitlines()
+    assert [line.split(" & ")[-1] for line in body] == [r"$11.0 \pm 1.0$ \\", r"$12.0 \pm 1.0$ \\"]
+    assert "Machine (not compared): wall time (s): figures of the machine" in caption(t)
+    method, machine = md.split("*machine (not compared)*")
+    assert "wall time" not in method and "| FedAvg (reference) | 11.0 ± 1.0 |" in machine
+    assert "**" not in machine and r"\mathbf{11.0" not in tex  # FedAvg's, the least
+    assert lines.index("machine (not compared)") > lines.index("FedLaAvg")
+    assert "FedLaAvg vs FedAvg, wall time" not in lines
+    head = next(csv.reader(io.StringIO(to_csv(t))))
+    machine_head = [h for h in head if "wall_s" in h]
+    assert head[-len(machine_head) :] == machine_head
+    assert machine_head == [
+        f"machine.wall_s[s].{f}" for f in ("mean", "std", "ci_low", "ci_high", "ci", "n")
+    ]
+    doc = table_json(t)
+    assert doc["machine"] == ["wall_s"] and all(x["metric"] != "wall_s" for x in doc["tests"])

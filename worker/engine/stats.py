@@ -3,13 +3,21 @@
 
 Columns are the catalogue's compared summary values (`metrics.compared()`), in its order.
 Each group gets, per value, mean ± sample std and a 95 % confidence interval of the mean
-(a t-interval below `BOOTSTRAP_FROM` runs, a percentile bootstrap from there on). Every
-group but the reference is tested against it on each value that has a `better`
-direction:
+that stays inside the value's declared domain (`MetricSpec.domain`, `mean_interval`):
+below `BOOTSTRAP_FROM` runs, where a percentile bootstrap is unreliable, a t-interval on
+the logit scale (a domain bounded on both sides) or the log scale (one side), from there
+on a percentile bootstrap. Values identical across a group's seeds (up to float
+rounding, `same`) get no interval: `Stat.identical`.
+
+Every group but the reference is tested against it on each value that has a `better`
+direction and is not a figure of the machine (`MetricSpec.machine`: wall time,
+updates/s, never tested):
 - runs that pair by seed (at least `MIN_PAIRS` seeds in common) get a paired t-test;
 - runs that do not pair get Welch's unpaired t-test, with at least `MIN_PAIRS` runs a
   side;
-- otherwise there is no test, and `reason` says why.
+- otherwise there is no test, and `reason` says why; in particular where the paired
+  differences do not vary, or neither group varies (a deterministic run): the difference
+  is reported, and its interval is the range of the differences (`GroupTest.degenerate`).
 The p-values of one table are corrected together for multiple comparisons (Holm–
 Bonferroni); a difference is "better" or "worse" only where the corrected p is at most
 α, and "n.s." otherwise.
@@ -21,7 +29,6 @@ constants at start-up.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -34,7 +41,9 @@ from worker.engine.metrics import MetricSpec
 Direction = Literal["better", "worse", "equal"]
 Verdict = Literal["better", "worse", "n.s."]
 TestKind = Literal["paired t", "Welch t"]
-Interval = Literal["t", "bootstrap"]
+Interval = Literal["t", "logit t", "log t", "bootstrap"]
+Degenerate = Literal["identical", "constant"]
+Domain = tuple[float | None, float | None]
 
 DEFAULT_ALPHA = 0.05
 CONFIDENCE = 0.95
@@ -42,6 +51,20 @@ MIN_PAIRS = 3
 BOOTSTRAP_FROM = 5
 BOOTSTRAP_RESAMPLES = 10_000
 BOOTSTRAP_SEED = 0  # the same runs give the same interval
+SAME_WITHIN = 1e-12
+"""Values whose spread is at most this share of their largest magnitude are the same:
+they differ only by float rounding (a sum taken in another order)."""
+UNBOUNDED: Domain = (None, None)
+
+INTERVALS: dict[Interval, str] = {
+    "t": "a t-interval",
+    "logit t": "a t-interval on the logit scale",
+    "log t": "a t-interval on the log scale",
+    "bootstrap": "a percentile bootstrap (10 000 resamples)",
+}
+"""Each way of drawing the confidence interval of a mean, in words (`mean_interval`;
+the tables' captions)."""
+IDENTICAL = "identical across seeds"
 
 
 @dataclass(frozen=True)
@@ -56,8 +79,9 @@ class Sample:
 @dataclass(frozen=True)
 class Stat:
     """Mean, sample standard deviation (None below two values) and the 95 % confidence
-    interval of the mean (None below two values; `interval` says how it was drawn) of
-    `n` values."""
+    interval of the mean (None below two values, or where the values are `identical`;
+    `interval` says how it was drawn) of `n` values. `identical`: two values or more,
+    the same up to float rounding (`same`); their std is 0."""
 
     mean: float | None
     std: float | None
@@ -65,6 +89,7 @@ class Stat:
     ci_low: float | None = None
     ci_high: float | None = None
     interval: Interval | None = None
+    identical: bool = False
 
 
 @dataclass(frozen=True)
@@ -75,7 +100,10 @@ class GroupTest:
     (paired: Cohen's d_z, the mean difference over the std of the differences; Welch:
     Cohen's d over the pooled std). `p_value` is the test's own, `p_adjusted` the
     Holm-corrected one over every test of the table. `direction` is the sign of the
-    difference by the metric's direction; `verdict` says whether it is significant."""
+    difference by the metric's direction; `verdict` says whether it is significant.
+    `degenerate`: no test because nothing varies: "identical" (the values are the same
+    in every pair, or in both groups), or "constant" (they differ by a constant:
+    `mean_diff`, its interval the range of the differences)."""
 
     group: str
     reference: str
@@ -93,6 +121,7 @@ class GroupTest:
     direction: Direction | None
     verdict: Verdict | None
     reason: str | None
+    degenerate: Degenerate | None = None
 
 
 @dataclass(frozen=True)
@@ -134,40 +163,86 @@ def participation_bias(available_share: np.ndarray, updates: np.ndarray) -> floa
     return float(np.corrcoef(a, u / u.sum())[0, 1])
 
 
-def mean_std(values: Sequence[float | int | None]) -> Stat:
-    """Mean, std and 95 % CI of the finite values, whatever their size (a bound past
-    the float range is None: JSON holds no infinity)."""
+def mean_std(values: Sequence[float | int | None], domain: Domain = UNBOUNDED) -> Stat:
+    """Mean, std and 95 % CI (inside `domain`, `mean_interval`) of the finite values,
+    whatever their size (a bound past the float range is None: JSON holds no infinity);
+    no CI where two values or more are the same (`identical`)."""
     got = finite(values)
     if not got:
         return Stat(None, None, 0)
     mean = scaled_mean(got)
     if len(got) < 2:
         return Stat(mean, None, 1)
-    low, high, interval = mean_interval(got)
+    if same(got):  # a std of float rounding's noise is 0
+        return Stat(mean, 0.0, len(got), identical=True)
     std = _bound(scaled_std(got, ddof=1))
+    low, high, interval = mean_interval(got, domain)
     return Stat(mean, std, len(got), _bound(low), _bound(high), interval)
 
 
-def mean_interval(values: Sequence[float]) -> tuple[float, float, Interval]:
-    """The 95 % confidence interval of the mean of two or more values: Student's t below
-    `BOOTSTRAP_FROM` values, the percentile bootstrap from there on; computed on the
-    values scaled as `scaled_mean`, so a bound past the float range is infinite."""
+def same(values: Sequence[float], of: Sequence[float] = ()) -> bool:
+    """Whether finite `values` are the same up to float rounding: their spread is at most
+    `SAME_WITHIN` of the largest magnitude of `of` (of the values themselves by default;
+    the two runs of each pair for paired differences). All zero is the same; scaled as
+    `scaled_mean`, so that no difference overflows."""
+    sizes = list(of) or list(values)
+    exponent = _exponent(sizes)
+    x = [math.ldexp(v, -exponent) for v in values]
+    return max(x) - min(x) <= SAME_WITHIN * max(abs(math.ldexp(v, -exponent)) for v in sizes)
+
+
+def mean_interval(
+    values: Sequence[float], domain: Domain = UNBOUNDED
+) -> tuple[float, float, Interval]:
+    """The 95 % confidence interval of the mean of two or more values that vary, inside
+    `domain` (the closed range a value can take; None: unbounded on that side).
+
+    From `BOOTSTRAP_FROM` values, the percentile bootstrap (resampled means stay within
+    the values' range, so within the domain). Below, where a bootstrap is unreliable,
+    Student's t-interval on a scale where the domain has no bound, mapped back: the
+    mean's logit within a domain bounded on both sides, the log of its distance to the
+    bound with one, the mean itself without any. The half-width on that scale is the
+    t-interval's times the scale's slope at the mean (the delta method): the interval
+    holds the mean, is the t-interval to first order away from the bounds, and narrows
+    on the side of a near bound. Values exactly on a bound enter the mean and std as
+    they are: only the mean is transformed, and it is on a bound only where every value
+    is (then they are the same: no interval). Where the mean is not inside the domain
+    (values that break it), the plain t-interval. Computed on the values scaled as
+    `scaled_mean`, so a bound past the float range is infinite."""
     exponent = _exponent(values)
     x = np.ldexp(np.asarray(values, dtype=np.float64), -exponent)
     n = len(x)
-    if n < BOOTSTRAP_FROM:
-        half = t_quantile(n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
-        mean = float(x.mean())
-        low, high = mean - half, mean + half
-        interval: Interval = "t"
-    else:
+    if n >= BOOTSTRAP_FROM:
         rng = np.random.default_rng(BOOTSTRAP_SEED)
         means = x[rng.integers(0, n, size=(BOOTSTRAP_RESAMPLES, n))].mean(axis=1)
         tail = 100 * (1 - CONFIDENCE) / 2
         low, high = (float(b) for b in np.percentile(means, [tail, 100 - tail]))
-        interval = "bootstrap"
+        return _unscaled(low, high, exponent, "bootstrap")
+    mean = float(x.mean())
+    half = t_quantile(n - 1) * float(x.std(ddof=1)) / math.sqrt(n)
+    lo, hi = (None if b is None else math.ldexp(b, -exponent) for b in domain)
+    inside = (lo is None or mean > lo) and (hi is None or mean < hi)
     with np.errstate(over="ignore"):  # a bound past the float range is inf
-        return float(np.ldexp(low, exponent)), float(np.ldexp(high, exponent)), interval
+        if inside and lo is not None and hi is not None:
+            u = (mean - lo) / (hi - lo)
+            centre, step = math.log(u / (1 - u)), half / ((hi - lo) * u * (1 - u))
+            ends = [lo + (hi - lo) / (1 + float(np.exp(step - centre))),
+                    lo + (hi - lo) / (1 + float(np.exp(-step - centre)))]  # fmt: skip
+            return _unscaled(ends[0], ends[1], exponent, "logit t")
+        bound = lo if lo is not None else hi
+        if inside and bound is not None:  # one bound: the log of the distance to it
+            sign = 1.0 if lo is not None else -1.0
+            gap = sign * (mean - bound)
+            ends = sorted(bound + sign * gap * float(np.exp(k * half / gap)) for k in (-1, 1))
+            return _unscaled(ends[0], ends[1], exponent, "log t")
+    return _unscaled(mean - half, mean + half, exponent, "t")
+
+
+def _unscaled(
+    low: float, high: float, exponent: int, kind: Interval
+) -> tuple[float, float, Interval]:
+    with np.errstate(over="ignore"):  # a bound past the float range is inf
+        return float(np.ldexp(low, exponent)), float(np.ldexp(high, exponent)), kind
 
 
 def scaled_mean(values: Sequence[float]) -> float:
@@ -230,14 +305,25 @@ class WelchTest:
 
 
 def welch_test(a: Sequence[float], b: Sequence[float]) -> WelchTest:
-    from scipy import stats
-
     if not a or not b:
         return WelchTest(None, None)
     diff = float(np.mean(a) - np.mean(b))
-    if len(a) < 2 or len(b) < 2:
+    if len(a) < 2 or len(b) < 2 or (same(a) and same(b)):
         return WelchTest(diff, None)
-    return WelchTest(diff, _p(stats.ttest_ind(a, b, equal_var=False).pvalue))
+    return WelchTest(diff, _welch_t(a, b)[3])
+
+
+def _welch_t(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float, float | None]:
+    """Welch's t on two samples that do not both lack spread: the mean difference a − b,
+    its standard error, the degrees of freedom (Welch–Satterthwaite) and the two-sided p
+    (computed here: scipy's warns where one side has no spread, a valid case)."""
+    from scipy import stats
+
+    xa, xb = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    va, vb = float(xa.var(ddof=1)) / len(xa), float(xb.var(ddof=1)) / len(xb)
+    mean, se = float(xa.mean() - xb.mean()), math.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va**2 / (len(xa) - 1) + vb**2 / (len(xb) - 1))
+    return mean, se, df, _p(2 * stats.t.sf(abs(mean) / se, df))
 
 
 def _p(value: float) -> float | None:
@@ -256,6 +342,7 @@ class _Outcome:
     effect: float | None
     p: float | None
     reason: str | None
+    degenerate: Degenerate | None = None
 
 
 def group_test(
@@ -266,12 +353,12 @@ def group_test(
     a, b = _by_seed(mine, spec.name), _by_seed(theirs, spec.name)
     pairs = [(x, b[seed]) for seed, x in a.items() if seed in b]
     if len(pairs) >= MIN_PAIRS:
-        outcome = _paired(pairs)
+        outcome = _paired(pairs, spec.domain)
     elif set(a) == set(b) and a:
         need = f"a paired t-test needs at least {MIN_PAIRS}"
         outcome = _none(len(pairs), f"{_count(len(pairs), 'pair')} by seed: {need}")
     elif len(a) >= MIN_PAIRS and len(b) >= MIN_PAIRS:
-        outcome = _welch(list(a.values()), list(b.values()), len(pairs))
+        outcome = _welch(list(a.values()), list(b.values()), len(pairs), spec.domain)
     else:
         why = (
             f"runs do not pair by seed ({_count(len(pairs), 'pair')}), and Welch's t-test "
@@ -279,6 +366,9 @@ def group_test(
         )
         outcome = _none(len(pairs), why if a and b else "no values to test")
     diff = outcome.mean_diff
+    direction = None if diff is None else _direction(spec, diff)
+    if outcome.degenerate == "identical":
+        direction = "equal"
     return GroupTest(
         group,
         reference,
@@ -293,9 +383,10 @@ def group_test(
         outcome.effect,
         outcome.p,
         None,
-        None if diff is None else _direction(spec, diff),
+        direction,
         None,
         outcome.reason,
+        outcome.degenerate,
     )
 
 
@@ -307,37 +398,60 @@ def _none(n_pairs: int, reason: str) -> _Outcome:
     return _Outcome(None, n_pairs, None, None, None, None, reason)
 
 
-def _paired(pairs: list[tuple[float, float]]) -> _Outcome:
+def _paired(pairs: list[tuple[float, float]], domain: Domain) -> _Outcome:
     from scipy import stats
 
     diffs = np.array([x - y for x, y in pairs], dtype=np.float64)
-    mean, sd, n = float(diffs.mean()), float(diffs.std(ddof=1)), len(diffs)
+    n = len(diffs)
+    if same(list(diffs), [v for pair in pairs for v in pair]):
+        why = "the values are identical in every pair"
+        const = "deterministic: the values differ by a constant in every pair"
+        values = [v for pair in pairs for v in pair]
+        ends = (float(diffs.min()), float(diffs.max()))
+        return _degenerate(n, scaled_mean(list(diffs)), ends, values, why, const)
+    mean, sd = float(diffs.mean()), float(diffs.std(ddof=1))
     half = t_quantile(n - 1) * sd / math.sqrt(n)
-    if sd == 0 and mean == 0:
-        return _none(n, "the values are identical in every pair")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # no spread: t is infinite
-        p = _p(stats.ttest_rel([x for x, _ in pairs], [y for _, y in pairs]).pvalue)
-    effect = mean / sd if sd > 0 else None
-    return _Outcome("paired t", n, mean, (mean - half, mean + half), effect, p, None)
+    p = _p(stats.ttest_rel([x for x, _ in pairs], [y for _, y in pairs]).pvalue)
+    ci = _within(mean - half, mean + half, domain)
+    return _Outcome("paired t", n, mean, ci, mean / sd, p, None)
 
 
-def _welch(a: list[float], b: list[float], n_pairs: int) -> _Outcome:
-    from scipy import stats
+def _welch(a: list[float], b: list[float], n_pairs: int, domain: Domain) -> _Outcome:
+    if same(a) and same(b):
+        why = f"{IDENTICAL} in both groups, and the same in both"
+        const = f"deterministic: each group is {IDENTICAL}, and they differ by a constant"
+        ends = (min(a) - max(b), max(a) - min(b))
+        return _degenerate(n_pairs, scaled_mean(a) - scaled_mean(b), ends, a + b, why, const)
+    mean, se, df, p = _welch_t(a, b)
+    half = t_quantile(df) * se
+    pooled = math.sqrt((float(np.var(a, ddof=1)) + float(np.var(b, ddof=1))) / 2)
+    ci = _within(mean - half, mean + half, domain)
+    return _Outcome("Welch t", n_pairs, mean, ci, mean / pooled, p, None)
 
-    xa, xb = np.asarray(a), np.asarray(b)
-    mean = float(xa.mean() - xb.mean())
-    va, vb = float(xa.var(ddof=1)) / len(xa), float(xb.var(ddof=1)) / len(xb)
-    if va + vb == 0:
-        if mean == 0:
-            return _none(n_pairs, "the values are identical in both groups")
-        return _Outcome("Welch t", n_pairs, mean, (mean, mean), None, 0.0, None)
-    df = (va + vb) ** 2 / (va**2 / (len(xa) - 1) + vb**2 / (len(xb) - 1))
-    half = t_quantile(df) * math.sqrt(va + vb)
-    pooled = math.sqrt((float(xa.var(ddof=1)) + float(xb.var(ddof=1))) / 2)
-    p = _p(stats.ttest_ind(xa, xb, equal_var=False).pvalue)
-    effect = mean / pooled if pooled > 0 else None
-    return _Outcome("Welch t", n_pairs, mean, (mean - half, mean + half), effect, p, None)
+
+def _degenerate(
+    n_pairs: int,
+    mean: float,
+    ends: tuple[float, float],
+    values: list[float],
+    identical: str,
+    constant: str,
+) -> _Outcome:
+    """No test where nothing varies: the `values` the same (`identical`: a difference of
+    0) or apart by a constant (`constant`: `mean`); the interval is the range of the
+    differences (`ends`)."""
+    if same([*ends, 0.0], values):
+        return _Outcome(None, n_pairs, 0.0, (0.0, 0.0), None, None, identical, "identical")
+    return _Outcome(None, n_pairs, mean, ends, None, None, constant, "constant")
+
+
+def _within(low: float, high: float, domain: Domain) -> tuple[float, float]:
+    """A difference's interval inside the range a difference of two means can take: ±
+    the domain's width, where it is bounded on both sides."""
+    lo, hi = domain
+    if lo is None or hi is None:
+        return low, high
+    return max(low, lo - hi), min(high, hi - lo)
 
 
 def _by_seed(samples: list[Sample], name: str) -> dict[object, float]:
@@ -399,7 +513,8 @@ def compare(
 ) -> Table:
     """The comparison table of `groups` (in their order) on the compared values `names`
     (all by default); tests against `reference`, when it is one of them, corrected
-    together at level `alpha`."""
+    together at level `alpha`, on the values with a direction that are not figures of
+    the machine."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha: {alpha} is not in (0, 1)")
     columns = columns_of(names)
@@ -408,13 +523,13 @@ def compare(
             name,
             len(samples),
             [s.seed for s in samples if s.seed is not None],
-            {c.name: mean_std([s.values.get(c.name) for s in samples]) for c in columns},
+            {c.name: mean_std([s.values.get(c.name) for s in samples], c.domain) for c in columns},
         )
         for name, samples in groups.items()
     ]
     tests = []
     if reference is not None and reference in groups:
-        tested = [c for c in columns if c.better is not None]
+        tested = [c for c in columns if c.better is not None and not c.machine]
         for name, samples in groups.items():
             if name != reference:
                 tests += [

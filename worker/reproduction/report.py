@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from worker.engine.metrics import UNIT_INTERVAL
 from worker.engine.presets import Method, Preset
 from worker.engine.stats import Stat, WelchTest, mean_std, welch_test
 from worker.reproduction.figures import FIGURES, LABELS, Curve, figures, mean_curve, rmse
@@ -117,8 +118,8 @@ def _row(
     return MethodRow(
         method.name,
         method.set,
-        {f: mean_std([x[f] for x in ours]) for f in FIGURES},
-        {f: mean_std([x[f] for x in theirs]) for f in FIGURES} if theirs else None,
+        {f: mean_std([x[f] for x in ours], UNIT_INTERVAL) for f in FIGURES},
+        {f: mean_std([x[f] for x in theirs], UNIT_INTERVAL) for f in FIGURES} if theirs else None,
         preset.published.get(algorithm, {}),
         {f: welch_test([x[f] for x in ours], [x[f] for x in theirs]) for f in FIGURES},
         rmse(curve, official_curve) if official_curve and curve[0] else None,

@@ -532,7 +532,10 @@ export function mount(root, route) {
       replace(tableBox, empty("No summary yet."));
       return;
     }
-    const values = c.columns.filter((k) => c.table.some((row) => row.stats[k]?.n));
+    // The figures of the machine (wall time, updates/s) come last, apart: never tested.
+    const machine = new Set(c.machine);
+    const has = c.columns.filter((k) => c.table.some((row) => row.stats[k]?.n));
+    const values = [...has.filter((k) => !machine.has(k)), ...has.filter((k) => machine.has(k))];
     /** @type {TableColumn[]} */
     const all = [
       { key: "group", label: "group" },
@@ -543,7 +546,7 @@ export function mount(root, route) {
         : []),
       ...values.map((k, i) => ({
         key: k,
-        label: label(k),
+        label: machine.has(k) ? `${label(k)} (machine)` : label(k),
         heading: c.headings[k] ?? label(k),
         optional: true,
         hidden: i >= DEFAULT_VALUES,
@@ -553,6 +556,13 @@ export function mount(root, route) {
     const cols = shownColumns(all, chooser.choice());
     const ttest = new Map(c.ttests.map((t) => [`${t.group}\u0000${t.metric}`, t]));
     const names = groupLabels(groups);
+    const firstMachine = cols.find((col) => machine.has(col.key))?.key;
+    /** @param {string} key " machine" (and " apart" for the first) on a figure of the machine */
+    function machineClass(key) {
+      if (!machine.has(key)) return "";
+      return key === firstMachine ? " machine apart" : " machine";
+    }
+    const MACHINE_TITLE = "A figure of the machine and its load, not of the method: never tested or marked best";
     const rows = c.table.map((row) => {
       const mine = c.ttests.filter((t) => t.group === row.group);
       const ran = mine.find((t) => t.test !== null);
@@ -570,9 +580,10 @@ export function mount(root, route) {
         const stat = row.stats[col.key];
         return h(
           "td",
-          { class: "num", dataset: { key: col.key } },
+          { class: `num${machineClass(col.key)}`, dataset: { key: col.key } },
           stat?.text ?? "—",
           stat?.ciText && h("div", { class: "ci", title: "95 % confidence interval of the mean" }, `CI ${stat.ciText}`),
+          stat?.ciNote && h("div", { class: "ci" }, stat.ciNote),
           testNote(ttest.get(`${row.group}\u0000${col.key}`)),
         );
       };
@@ -589,7 +600,16 @@ export function mount(root, route) {
           h(
             "tr",
             {},
-            cols.map((col) => h("th", { title: col.label, dataset: { key: col.key } }, col.heading ?? col.label)),
+            cols.map((col) =>
+              machine.has(col.key)
+                ? h(
+                    "th",
+                    { class: machineClass(col.key).trim(), title: MACHINE_TITLE, dataset: { key: col.key } },
+                    col.heading ?? col.label,
+                    h("div", { class: "ci" }, "machine (not compared)"),
+                  )
+                : h("th", { title: col.label, dataset: { key: col.key } }, col.heading ?? col.label),
+            ),
           ),
         ),
         h("tbody", {}, rows),
@@ -725,11 +745,13 @@ export function mount(root, route) {
 /**
  * A group's test on one value, under the value: the verdict after the table's correction
  * (better or worse only where significant, else n.s.) and the adjusted p; hover for the
- * test, the raw p, the mean difference with its CI and the effect size. Nothing where no
+ * test, the raw p, the mean difference with its CI and the effect size. Where nothing
+ * varied, "no test" and the difference ("−0.5000 (constant)"); nothing where no other
  * test ran.
  * @param {import("../api.js").TTest|undefined} t
  */
 function testNote(t) {
+  if (t?.degenerate) return h("div", { class: "ttest ns", title: t.reason ?? "" }, `no test · Δ ${t.diffText}`);
   if (!t || t.verdict === null) return null;
   const title = `${t.test}: ${t.pText} uncorrected, Holm ${t.pAdjustedText}; difference ${t.diffText} (95 % CI)`;
   const kind = t.verdict === "n.s." ? "ns" : t.verdict;
