@@ -398,18 +398,6 @@ export function ema(values, weight) {
 }
 
 /**
- * Closed polygon around mean ± std for a `fill: "toself"` trace; points with a null
- * mean or std are left out.
- * @param {number[]} x @param {(number|null)[]} mean @param {(number|null)[]} std
- * @returns {{x: number[], y: number[]}}
- */
-export function band(x, mean, std) {
-  const plus = (/** @type {number} */ sign) =>
-    mean.map((m, i) => (m === null || std[i] === null ? null : m + sign * /** @type {number} */ (std[i])));
-  return between(x, plus(-1), plus(1));
-}
-
-/**
  * The closed polygon between two curves (points where either is null left out).
  * @param {number[]} x @param {(number|null)[]} lower @param {(number|null)[]} upper
  * @returns {{x: number[], y: number[]}}
@@ -449,7 +437,7 @@ export function groupLabels(names) {
  * and, when asked or when there are no groups, each run's own line. A group's mean line
  * stays in the legend while it is still empty (its runs have no common rounds yet).
  * `band`: each group's mean ± std (the default), the 95 % confidence interval of the
- * mean, or none.
+ * mean, or none; both as the server sends them, clipped to the metric's domain.
  * @param {Comparison} c @param {{smooth?: number, showRuns?: boolean, band?: "std"|"ci"|"none"}} [o]
  */
 export function compareTraces(c, o = {}) {
@@ -485,7 +473,8 @@ export function compareTraces(c, o = {}) {
     const name = /** @type {string} */ (names.get(g.name));
     if (g.runIds.length > 1 && (o.band ?? "std") !== "none") {
       const ci = o.band === "ci";
-      const poly = ci ? between(g.x, ema(g.ciLow, smooth), ema(g.ciHigh, smooth)) : band(g.x, mean, ema(g.std, smooth));
+      const [low, high] = ci ? [g.ciLow, g.ciHigh] : [g.stdLow, g.stdHigh];
+      const poly = between(g.x, ema(low, smooth), ema(high, smooth));
       traces.push({
         type: "scatter",
         mode: "lines",
