@@ -196,6 +196,29 @@ test("every builder escapes what it shows and keeps meta raw", () => {
   assert.deepEqual([layout.title.text, layout.xaxis.title.text, layout.yaxis.title.text], [esc, esc, esc]);
 });
 
+test("a swinging downsampled series keeps its line, its band under it", () => {
+  // Example 1's x in buckets of 4 rounds: 100 swings across its range, past SWINGS_BAND
+  const rounds = Array.from({ length: 100 }, (_, k) => 4 * k + 3);
+  const last = rounds.map((_, k) => (k % 2 ? 0.9 : 0.1));
+  const s = series(
+    rounds,
+    last,
+    rounds.map(() => 0),
+    rounds.map(() => 1),
+  );
+  const traces = panelTraces({ id: "param", title: "x", metrics: ["param"] }, new Map([["param", s]]));
+  assert.deepEqual(
+    traces.map((t) => [t.meta.field, t.visible ?? true, t.showlegend ?? true, t.uid]),
+    [
+      ["max", true, false, "param:max"],
+      ["min", true, true, "param:min"], // the band, named in the legend
+      ["last", true, true, "param:last"], // the line stays drawn over it
+    ],
+  );
+  assert.equal(traces[2].mode, "lines");
+  assert.ok(traces[2].line.width > 0);
+});
+
 test("equal lines of a panel both show", () => {
   // Every client available was selected: the two participation curves coincide.
   const s = series([0, 1], [3, 3]);
