@@ -107,3 +107,14 @@ def test_values_past_what_an_axis_holds_are_refused_in_words(ys: list[float], dr
         return
     with pytest.raises(figures.Unplottable, match=r"^loss: the values run from .* past what"):
         figures.run_figure(panels, axes, "round", fmt="svg")
+
+
+def test_names_with_dollars_and_underscores_are_drawn_as_written() -> None:
+    # Before: matplotlib read "$\frac{$" as mathtext and failed (a 500 of the figure routes)
+    runs = curves()
+    name = r"lr=$\frac{1}{2$ _x"
+    groups = [group_curve(name, runs, "round", 500)]
+
+    svg = figures.compare_figure(groups, figures.Axis("parameter x"), "round", fmt="svg").decode()
+
+    assert r"lr=$\frac{1}{2$ _x" in svg
