@@ -308,15 +308,15 @@ def _figure(
     rows = -(-n // per_row)
     fig = Figure(figsize=(WIDTH_IN[width], HEIGHT_IN[width] * rows), layout="constrained")
     renderer = FigureCanvasAgg(fig).get_renderer()
-    parts = fig.add_gridspec(2, 1)  # the panels with their legend; the caption
-    body = fig.add_subfigure(parts[0]) if caption else fig
+    parts = fig.add_gridspec(2, 1) if caption else None  # the panels and legend; the caption
+    body = fig.add_subfigure(parts[0]) if parts is not None else fig
     grid = body.subplots(rows, per_row, squeeze=False, sharey=share_y)
     flat = [ax for row in grid for ax in row]
     for ax, draw, y in zip(flat, draws, ys, strict=False):
         draw(ax)
         _check_plottable(ax, y.label)
         ax.set_xlabel(x_label)
-        ax.set_ylabel(y.label)
+        ax.set_ylabel(plain(y.label))
         if y.log:
             ax.set_yscale("log")
     for ax in flat[len(draws) :]:
@@ -325,9 +325,11 @@ def _figure(
         body.suptitle(plain(title), fontsize="medium")
     legend_in = _legend(body, flat, renderer)
     plots_in = HEIGHT_IN[width] * rows
-    caption_in = _caption(fig.add_subfigure(parts[1]), caption, renderer) if caption else 0.0
+    caption_in = 0.0
+    if parts is not None:
+        caption_in = _caption(fig.add_subfigure(parts[1]), caption, renderer)
+        parts.set_height_ratios([plots_in + legend_in, caption_in])
     fig.set_size_inches(WIDTH_IN[width], plots_in + legend_in + caption_in)
-    parts.set_height_ratios([plots_in + legend_in, caption_in or 1.0])
     return fig
 
 
