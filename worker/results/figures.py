@@ -334,8 +334,8 @@ def _figure(
 
 
 def _legend(parent: Figure | SubFigure, axes: Sequence[Any], renderer: Any) -> float:
-    """The panels' labels, each once, below the axes in as many columns as the figure's
-    width holds; the inches it takes."""
+    """The panels' labels, each once, below the axes in as few rows as the figure's width
+    allows, filled evenly (4 labels where 3 fit a row: 2 rows of 2); the inches it takes."""
     entries: dict[str, Any] = {}
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
@@ -343,7 +343,9 @@ def _legend(parent: Figure | SubFigure, axes: Sequence[Any], renderer: Any) -> f
     if not entries:
         return 0.0
     room = parent.get_figure(root=True).get_figwidth() * renderer.dpi * 0.96
-    for ncols in range(len(entries), 0, -1):
+    n = len(entries)
+    for fit in range(n, 0, -1):
+        ncols = -(-n // -(-n // fit))  # the rows `fit` columns take, filled evenly
         legend = parent.legend(
             list(entries.values()), list(entries), loc="outside lower center", ncols=ncols,
             handlelength=2.6, columnspacing=1.2,
