@@ -84,6 +84,13 @@ def test_compare_page_downloads_the_latex_table_and_the_pdf_figure(
         page.wait_for_function(f"() => ({BANDS})().some((n) => n.endsWith('CI'))")
         assert page.input_value("input[name=alpha]") == "0.01"
 
+        # x is unbounded; the gap (x − x*)² is ≥ 0, and the plot's title says its band is
+        # kept there
+        title = "() => document.querySelector('[data-plot=compare]')?.layout?.title.text ?? ''"
+        assert "clipped" not in page.evaluate(title)
+        page.select_option("select[name=metric]", "opt_gap")
+        page.wait_for_function(f"() => ({title})().endsWith('CI per group, band clipped to ≥ 0')")
+
 
 def test_run_page_downloads_its_bundle_and_model(
     browser: Any, server: str, page_errors: list[str]
