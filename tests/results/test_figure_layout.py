@@ -8,7 +8,7 @@ width, with many groups and a band. The figures are taken as they are saved."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,10 +39,12 @@ class Overlaps:
 
 
 def texts_and_legends(fig: Any) -> tuple[list[Any], list[Any]]:
-    """The notes (free text: the figure's, its subfigures' and the axes') and the legends."""
+    """The notes (free text: the figure's, its subfigures' and the axes', titles aside)
+    and the legends."""
     notes, legends = [], []
     for part in [fig, *fig.subfigs]:
-        notes += [t for t in part.texts if t.get_visible() and t.get_text()]
+        title = part.get_suptitle()
+        notes += [t for t in part.texts if t.get_visible() and t.get_text() not in ("", title)]
         legends += part.legends
     for ax in fig.get_axes():
         notes += [t for t in ax.texts if t.get_visible() and t.get_text()]
@@ -111,8 +113,14 @@ class Drawn:
 
 
 @pytest.fixture
-def drawn(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Drawn]]:
+def drawn(monkeypatch: pytest.MonkeyPatch) -> list[Drawn]:
     """Every figure saved during the test, measured as it is saved."""
+    return measured_saves(monkeypatch)
+
+
+def measured_saves(monkeypatch: pytest.MonkeyPatch) -> list[Drawn]:
+    """The list every figure saved from now on is measured into, as it is saved (in its
+    style, before it is written)."""
     from matplotlib.text import Text
 
     out: list[Drawn] = []
@@ -134,7 +142,7 @@ def drawn(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Drawn]]:
         return save(fig, fmt, title)
 
     monkeypatch.setattr(figures, "_save", measured)
-    yield out
+    return out
 
 
 def runs(n_groups: int, seeds: int = 3) -> list[RunCurve]:
