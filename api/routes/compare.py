@@ -18,11 +18,21 @@ from api.storable import NO_NUL
 from db.metrics import final_values, full_series
 from db.models import Run
 from worker.engine import metrics
+from worker.engine.metrics import MetricSpec
 from worker.engine.stats import DEFAULT_ALPHA, columns_of
 from worker.engine.summary import LAST_VALUES, TRAFFIC, summarise
 from worker.ingest import run_participation_bias
 from worker.results import figures
-from worker.results.curves import X_LABELS, XAxis, group_curve, grouped, run_points
+from worker.results.curves import (
+    UNBOUNDED,
+    X_LABELS,
+    Domain,
+    XAxis,
+    clip_note,
+    group_curve,
+    grouped,
+    run_points,
+)
 from worker.results.table import MEDIA_TYPES, render, table_json
 
 router = APIRouter(prefix="/api", tags=["compare"])
@@ -140,6 +150,11 @@ def column_names(columns: str | None) -> list[str] | None:
     return names
 
 
+def domain_of(spec: MetricSpec | None) -> Domain:
+    """The metric's domain; a metric the catalogue does not know is unbounded."""
+    return spec.domain if spec is not None else UNBOUNDED
+
+
 def reference_of(groups: dict[str, list[RunData]], reference: str | None) -> str:
     ref = reference if reference is not None else next(iter(groups))
     if ref not in groups:
@@ -175,6 +190,8 @@ def compare(
         return attachment(body.encode(), MEDIA_TYPES[format], f"comparison.{format}")
     doc = table_json(result, targets(groups))
     diff = config_diff(groups)
+    spec = metrics.by_name().get(metric)
+    domain = domain_of(spec)
     for row in doc["rows"]:
         row["config"] = diff.values[row["group"]]
         row["config_only"] = diff.only[row["group"]]
@@ -186,7 +203,8 @@ def compare(
                 {"id": r.id, "name": r.name, "group": r.group, **_xy(*run_points(r, x, max_points))}
                 for r in data
             ],
-            "groups": [vars(group_curve(g, rs, x, max_points)) for g, rs in groups.items()],
+            "groups": [vars(group_curve(g, rs, x, max_points, domain)) for g, rs in groups.items()],
+            "band_clip": clip_note(domain, spec.scale, spec.unit) if spec else "",
             **{k: v for k, v in doc.items() if k not in ("rows", "tests")},
             "table": doc["rows"],
             "config_keys": diff.keys,
@@ -225,8 +243,8 @@ def compare_figure(
     """The compared runs' curves: each group's mean with its band, axis ticks, labels
     with units and a legend."""
     data, groups = read_groups(session, runs, metric, group_by)
-    curves = [group_curve(g, members, x, max_points) for g, members in groups.items()]
     y = figures.Axis.of(metrics.by_name().get(metric), metric, log)
+    curves = [group_curve(g, rs, x, max_points, y.domain) for g, rs in groups.items()]
     try:
         body = figures.compare_figure(
             curves, y, X_LABELS[x], band=band, width=width, fmt=fmt, runs=data if lines else (), x=x

@@ -30,8 +30,14 @@ class GroupSeries(BaseModel):
         "std and the interval's ends)."
     )
     std: list[float | None] = Field(description="Sample std across the group's runs at each x.")
+    std_low: list[float | None] = Field(
+        description="The ± std band's lower end at each x: mean − std, clipped to the "
+        "metric's domain (`band_clip`)."
+    )
+    std_high: list[float | None] = Field(description="mean + std, clipped the same way.")
     ci_low: list[float | None] = Field(
-        description="95 % t-interval of the mean at each x (the mean itself for one run)."
+        description="95 % t-interval of the mean at each x (the mean itself for one run), "
+        "clipped to the metric's domain."
     )
     ci_high: list[float | None]
 
@@ -128,6 +134,11 @@ class ComparePublic(BaseModel):
     x: str
     runs: list[RunSeries]
     groups: list[GroupSeries]
+    band_clip: str = Field(
+        "",
+        description="How the groups' bands are kept inside the metric's domain, in its "
+        'display unit ("clipped to [0, 100] %"); empty for an unbounded metric.',
+    )
     columns: list[str] = Field(
         description="The compared summary values, in catalogue order (`/api/metrics/catalog`)."
     )

@@ -110,8 +110,8 @@ def from_directory(args: argparse.Namespace, fmt: FigureFormat) -> bytes:
     curves = read_curves(args.directory, args.metric)
     if not any(len(c.rounds) for c in curves):
         raise CliError(f"{args.directory}: no run recorded {args.metric}")
-    groups = [group_curve(g, runs, args.x, 2000) for g, runs in grouped(curves).items()]
     y = figures.Axis.of(metrics.by_name().get(args.metric), args.metric, args.log)
+    groups = [group_curve(g, runs, args.x, 2000, y.domain) for g, runs in grouped(curves).items()]
     return figures.compare_figure(
         groups, y, X_LABELS[args.x], band=args.band, width=args.width, fmt=fmt,
         runs=curves if args.lines else (), x=args.x,

@@ -104,11 +104,13 @@ export function timesAt(clock, rounds) {
 }
 
 /**
- * Traces of one panel: per metric its `last` line, and where buckets merged several rounds a
- * faint min–max envelope (so downsampled spikes stay visible). Each trace's `meta` names the
- * metric and series field it shows, which is what live appends use. Arrays are copied:
- * Plotly.extendTraces grows the traces' own arrays. `x` maps a series' rounds to the x axis
- * (the rounds themselves by default).
+ * Traces of one panel: per metric its `last` line, always drawn, and where buckets merged
+ * several rounds a min–max envelope under it (so downsampled spikes stay visible): the band
+ * decorates the line, it never replaces it. Each trace's `meta` names the metric and series
+ * field it shows, which is what live appends use, and its `uid` names the same, so that a
+ * legend click kept across a redraw (`uirevision`) stays with its trace when an envelope
+ * comes or goes. Arrays are copied: Plotly.extendTraces grows the traces' own arrays. `x`
+ * maps a series' rounds to the x axis (the rounds themselves by default).
  * @param {Panel} panel @param {Map<string, Series>} series
  * @param {(rounds: number[]) => number[]} [x]
  */
@@ -119,7 +121,8 @@ export function panelTraces(panel, series, x = (rounds) => rounds.slice()) {
     const s = series.get(metric) ?? { round: [], last: [], min: [], max: [] };
     const color = PALETTE[i % PALETTE.length];
     // A downsampled series that swings within its buckets (a periodic run's staleness)
-    // reads as its min/max band: its bucket-last line would be a barcode.
+    // reads by its min/max band, in the legend and stronger, under a thin line: the
+    // bucket-last line alone would be a barcode.
     const banded = hasEnvelope(s) && swings(s.last) > SWINGS_BAND;
     if (hasEnvelope(s)) {
       const common = {
@@ -135,6 +138,7 @@ export function panelTraces(panel, series, x = (rounds) => rounds.slice()) {
         x: x(s.round),
         y: s.max.slice(),
         name: plotText(`${label(metric)} max`),
+        uid: `${metric}:max`,
         meta: { metric, field: "max" },
       });
       traces.push({
@@ -145,12 +149,13 @@ export function panelTraces(panel, series, x = (rounds) => rounds.slice()) {
         fill: "tonexty",
         fillcolor: rgba(color, banded ? 0.45 : 0.2),
         showlegend: banded,
+        uid: `${metric}:min`,
         meta: { metric, field: "min" },
       });
     }
     // Each further line is thinner and dashed: where two metrics are equal (available =
     // selected clients) the one drawn first still shows around the other.
-    const line = i === 0 ? { width: 3, color } : { width: 1.8, color, dash: "dash" };
+    const line = i === 0 ? { width: banded ? 1.2 : 3, color } : { width: banded ? 1 : 1.8, color, dash: "dash" };
     traces.push({
       type: "scatter",
       mode: "lines",
@@ -159,7 +164,8 @@ export function panelTraces(panel, series, x = (rounds) => rounds.slice()) {
       name: plotText(label(metric)),
       line,
       legendgroup: metric,
-      visible: banded ? "legendonly" : true,
+      visible: true,
+      uid: `${metric}:last`,
       meta: { metric, field: "last" },
     });
   });
@@ -398,18 +404,6 @@ export function ema(values, weight) {
 }
 
 /**
- * Closed polygon around mean ± std for a `fill: "toself"` trace; points with a null
- * mean or std are left out.
- * @param {number[]} x @param {(number|null)[]} mean @param {(number|null)[]} std
- * @returns {{x: number[], y: number[]}}
- */
-export function band(x, mean, std) {
-  const plus = (/** @type {number} */ sign) =>
-    mean.map((m, i) => (m === null || std[i] === null ? null : m + sign * /** @type {number} */ (std[i])));
-  return between(x, plus(-1), plus(1));
-}
-
-/**
  * The closed polygon between two curves (points where either is null left out).
  * @param {number[]} x @param {(number|null)[]} lower @param {(number|null)[]} upper
  * @returns {{x: number[], y: number[]}}
@@ -449,7 +443,7 @@ export function groupLabels(names) {
  * and, when asked or when there are no groups, each run's own line. A group's mean line
  * stays in the legend while it is still empty (its runs have no common rounds yet).
  * `band`: each group's mean ± std (the default), the 95 % confidence interval of the
- * mean, or none.
+ * mean, or none; both as the server sends them, clipped to the metric's domain.
  * @param {Comparison} c @param {{smooth?: number, showRuns?: boolean, band?: "std"|"ci"|"none"}} [o]
  */
 export function compareTraces(c, o = {}) {
@@ -485,7 +479,8 @@ export function compareTraces(c, o = {}) {
     const name = /** @type {string} */ (names.get(g.name));
     if (g.runIds.length > 1 && (o.band ?? "std") !== "none") {
       const ci = o.band === "ci";
-      const poly = ci ? between(g.x, ema(g.ciLow, smooth), ema(g.ciHigh, smooth)) : band(g.x, mean, ema(g.std, smooth));
+      const [low, high] = ci ? [g.ciLow, g.ciHigh] : [g.stdLow, g.stdHigh];
+      const poly = between(g.x, ema(low, smooth), ema(high, smooth));
       traces.push({
         type: "scatter",
         mode: "lines",

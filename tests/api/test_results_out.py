@@ -127,6 +127,7 @@ def test_compare_exports_and_figure(client: TestClient) -> None:
                                                "columns": "best_test_acc"})  # fmt: skip
     pdf = client.get("/api/compare/figure.pdf", params={"runs": runs, "band": "ci"})
     svg = client.get("/api/compare/figure.svg", params={"runs": runs, "width": "full"})
+    curves = client.get("/api/compare", params={"runs": runs}).json()
 
     assert tex.status_code == 200 and tex.headers["content-type"] == "application/x-tex"
     # the machine's heading (wall time apart), the columns' head, 3 rows
@@ -139,8 +140,15 @@ def test_compare_exports_and_figure(client: TestClient) -> None:
     assert not any(k.startswith("final_test_acc") for k in rows[0])
     assert pdf.headers["content-type"] == "application/pdf"
     text = PdfReader(io.BytesIO(pdf.content)).pages[0].extract_text()
-    assert "test accuracy (%)" in text and "external (n = 3)" in text
+    assert "test accuracy (%)" in text and "external" in text
+    # the three logged runs' accuracies are the same: no band, said in the caption
+    assert "mean of n = 3 runs per group; identical runs, no band: external" in (
+        " ".join(text.split())
+    )
     assert svg.headers["content-type"].startswith("image/svg+xml") and "round" in svg.text
+    (group,) = curves["groups"]
+    assert curves["band_clip"] == "clipped to [0, 100] %"
+    assert group["std_low"] == group["std_high"] == group["ci_low"] == group["mean"]
 
 
 @pytest.mark.parametrize(

@@ -74,13 +74,22 @@ def test_compare_page_downloads_the_latex_table_and_the_pdf_figure(
 
         name, pdf = download(page, "[data-files=figure] button[data-format=pdf]")
         assert name == "comparison-param.pdf" and pdf.startswith(b"%PDF")
-        layer = PdfReader(io.BytesIO(pdf)).pages[0].extract_text()
-        for label in ("parameter x", "round", "fedlaavg (n = 3)", "fedavg (n = 3)", "95 % CI"):
+        layer = " ".join(PdfReader(io.BytesIO(pdf)).pages[0].extract_text().split())
+        # Example 1 is deterministic: its seeds' runs are identical, with no band to draw
+        caption = "mean of n = 3 runs per group; identical runs, no band: fedlaavg, fedavg"
+        for label in ("parameter x", "round", "fedlaavg", "fedavg", caption):
             assert label in layer, label
 
         page.reload()  # the band and α are in the URL
         page.wait_for_function(f"() => ({BANDS})().some((n) => n.endsWith('CI'))")
         assert page.input_value("input[name=alpha]") == "0.01"
+
+        # x is unbounded; the gap (x − x*)² is ≥ 0, and the plot's title says its band is
+        # kept there
+        title = "() => document.querySelector('[data-plot=compare]')?.layout?.title.text ?? ''"
+        assert "clipped" not in page.evaluate(title)
+        page.select_option("select[name=metric]", "opt_gap")
+        page.wait_for_function(f"() => ({title})().endsWith('CI per group, band clipped to ≥ 0')")
 
 
 def test_run_page_downloads_its_bundle_and_model(

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  band,
+  between,
   compareTraces,
   ema,
   extension,
@@ -41,8 +41,8 @@ test("ema is debiased and skips nulls", () => {
   assert.deepEqual(ema([4, null, 6], 0), [4, null, 6]);
 });
 
-test("a band is a closed polygon around the mean", () => {
-  assert.deepEqual(band([0, 1, 2], [1, null, 2], [0.5, 1, 1]), { x: [0, 2, 2, 0], y: [1.5, 3, 1, 0.5] });
+test("a band is the closed polygon between its ends", () => {
+  assert.deepEqual(between([0, 1, 2], [0.5, null, 1], [1.5, 3, 3]), { x: [0, 2, 2, 0], y: [1.5, 3, 1, 0.5] });
 });
 
 test("an envelope only where buckets merged rounds", () => {
@@ -99,8 +99,8 @@ function comparison() {
       { id: 3, name: "c", group: "fedlaavg", x: [0, 1], y: [0, 0] },
     ],
     groups: [
-      { name: "fedavg", runIds: [1, 2], x: [0, 1], mean: [2, 3], std: [1, 1] },
-      { name: "fedlaavg", runIds: [3], x: [0, 1], mean: [0, 0], std: [0, 0] },
+      { name: "fedavg", runIds: [1, 2], x: [0, 1], mean: [2, 3], std: [1, 1], stdLow: [1, 2], stdHigh: [3, 3.5] },
+      { name: "fedlaavg", runIds: [3], x: [0, 1], mean: [0, 0], std: [0, 0], stdLow: [0, 0], stdHigh: [0, 0] },
     ],
     table: [],
     ttests: [],
@@ -113,7 +113,8 @@ test("compare traces: a band per group of several runs", () => {
     traces.map((t) => t.meta),
     [{ band: "fedavg" }, { group: "fedavg" }, { group: "fedlaavg" }],
   );
-  assert.deepEqual(traces[0].y, [3, 4, 2, 1]);
+  // the server's clipped ends (mean + std is 4 at x = 1, kept to a domain ending at 3.5)
+  assert.deepEqual(traces[0].y, [3, 3.5, 2, 1]);
   assert.equal(traces[1].name, "fedavg (n=2)");
   const withRuns = compareTraces(comparison(), { showRuns: true });
   assert.equal(withRuns.length, 6);
@@ -168,7 +169,7 @@ test("every builder escapes what it shows and keeps meta raw", () => {
     runs,
     table: [],
     ttests: [],
-    groups: [{ name: cell, runIds: [1, 2], x: [0], mean: [1], std: [0] }],
+    groups: [{ name: cell, runIds: [1, 2], x: [0], mean: [1], std: [0], stdLow: [1], stdHigh: [1] }],
   });
   const s = new Map([[name, series([0, 1], [1, 2], [0, 2], [1, 2])]]);
   const layout = lineLayout(name, { xTitle: name, yTitle: name });
@@ -193,6 +194,29 @@ test("every builder escapes what it shows and keeps meta raw", () => {
   assert.equal(histogramTrace([1], name).name, esc);
   assert.equal(matrixTrace({ clients: [3], rounds: [0], values: [[1]] }, { zTitle: name }).colorbar.title.text, esc);
   assert.deepEqual([layout.title.text, layout.xaxis.title.text, layout.yaxis.title.text], [esc, esc, esc]);
+});
+
+test("a swinging downsampled series keeps its line, its band under it", () => {
+  // Example 1's x in buckets of 4 rounds: 100 swings across its range, past SWINGS_BAND
+  const rounds = Array.from({ length: 100 }, (_, k) => 4 * k + 3);
+  const last = rounds.map((_, k) => (k % 2 ? 0.9 : 0.1));
+  const s = series(
+    rounds,
+    last,
+    rounds.map(() => 0),
+    rounds.map(() => 1),
+  );
+  const traces = panelTraces({ id: "param", title: "x", metrics: ["param"] }, new Map([["param", s]]));
+  assert.deepEqual(
+    traces.map((t) => [t.meta.field, t.visible ?? true, t.showlegend ?? true, t.uid]),
+    [
+      ["max", true, false, "param:max"],
+      ["min", true, true, "param:min"], // the band, named in the legend
+      ["last", true, true, "param:last"], // the line stays drawn over it
+    ],
+  );
+  assert.equal(traces[2].mode, "lines");
+  assert.ok(traces[2].line.width > 0);
 });
 
 test("equal lines of a panel both show", () => {

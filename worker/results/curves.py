@@ -1,6 +1,7 @@
 """Runs' series of one metric, and a group's mean curve over the rounds all its runs
-recorded: mean, sample std and the 95 % t-interval of the mean at each round. The API's
-comparison, the figures and `fedwatch plot` all draw these."""
+recorded: mean, sample std and the 95 % t-interval of the mean at each round, and the
+bands drawn around it (mean ± std and the interval) clipped to the metric's domain. The
+API's comparison, the compare page, the figures and `fedwatch plot` all draw these."""
 
 from __future__ import annotations
 
@@ -12,9 +13,12 @@ from typing import Literal, TypeVar
 import numpy as np
 
 from worker.engine.stats import t_quantile
+from worker.results import numbers
 
 XAxis = Literal["round", "wall_s", "sim_time_s"]
 X_LABELS = {"round": "round", "wall_s": "wall time (s)", "sim_time_s": "simulated time (s)"}
+Domain = tuple[float | None, float | None]
+UNBOUNDED: Domain = (None, None)
 
 
 @dataclass
@@ -52,13 +56,17 @@ def times(run: RunCurve, x: XAxis) -> np.ndarray:
 @dataclass(frozen=True)
 class GroupCurve:
     """`run_ids`: the runs the curve is over (those that recorded the metric so far);
-    `waiting`: the group's runs that have not yet."""
+    `waiting`: the group's runs that have not yet. The bands' ends, mean ± std
+    (`std_low`, `std_high`) and the 95 % CI of the mean (`ci_low`, `ci_high`), are
+    clipped to the metric's domain; `std` is not."""
 
     name: str
     run_ids: list[int]
     x: list[float]
     mean: list[float]
     std: list[float]
+    std_low: list[float]
+    std_high: list[float]
     ci_low: list[float]
     ci_high: list[float]
     waiting: list[int]
@@ -77,14 +85,39 @@ def run_points(run: RunCurve, x: XAxis, max_points: int) -> tuple[list[float], l
     return times(run, x)[keep].tolist(), ys
 
 
-def group_curve(name: str, group: Sequence[RunCurve], x: XAxis, max_points: int) -> GroupCurve:
+def clip(values: np.ndarray, domain: Domain) -> np.ndarray:
+    """`values` kept inside the closed range `domain` (None: unbounded on that side)."""
+    low, high = domain
+    return np.clip(values, -math.inf if low is None else low, math.inf if high is None else high)
+
+
+def clip_note(domain: Domain, scale: float = 1.0, unit: str = "") -> str:
+    """How a band is clipped, in the display unit: "clipped to [0, 100] %", "clipped to
+    ≥ 0 s"; empty for an unbounded metric."""
+    low, high = (None if v is None else numbers.value(v, scale) for v in domain)
+    unit = f" {unit}" if unit else ""
+    if low is not None and high is not None:
+        return f"clipped to [{low}, {high}]{unit}"
+    if low is not None:
+        return f"clipped to ≥ {low}{unit}"
+    return "" if high is None else f"clipped to ≤ {high}{unit}"
+
+
+def group_curve(
+    name: str,
+    group: Sequence[RunCurve],
+    x: XAxis,
+    max_points: int,
+    domain: Domain = UNBOUNDED,
+) -> GroupCurve:
     """The group's mean, std and CI at the rounds every run that has started recorded a
-    finite value: while runs progress, the curve grows with the slowest started one."""
+    finite value: while runs progress, the curve grows with the slowest started one.
+    The bands are clipped to `domain`, the metric's (`MetricSpec.domain`)."""
     shown = [on_axis(r, x) for r in group]
     runs = [r for r in shown if len(r.rounds)]
     waiting = [r.id for r in shown if not len(r.rounds)]
     if not runs:
-        return GroupCurve(name, [], [], [], [], [], [], waiting)
+        return GroupCurve(name, [], [], [], [], [], [], [], [], waiting)
     common = runs[0].rounds
     for run in runs[1:]:
         common = np.intersect1d(common, run.rounds)
@@ -97,15 +130,22 @@ def group_curve(name: str, group: Sequence[RunCurve], x: XAxis, max_points: int)
     mean = ys.mean(axis=0)
     n = len(runs)
     std = ys.std(axis=0, ddof=1) if n > 1 else np.zeros(ys.shape[1])
+    std[np.ptp(ys, axis=0) == 0] = 0.0  # identical values: no rounding left in their std
     half = t_quantile(n - 1) * std / math.sqrt(n) if n > 1 else np.zeros(ys.shape[1])
+
+    def band(values: np.ndarray) -> list[float]:
+        return clip(values[keep], domain).tolist()
+
     return GroupCurve(
         name=name,
         run_ids=[r.id for r in runs],
         x=np.asarray(xs, dtype=float)[keep].tolist(),
         mean=mean[keep].tolist(),
         std=std[keep].tolist(),
-        ci_low=(mean - half)[keep].tolist(),
-        ci_high=(mean + half)[keep].tolist(),
+        std_low=band(mean - std),
+        std_high=band(mean + std),
+        ci_low=band(mean - half),
+        ci_high=band(mean + half),
         waiting=waiting,
     )
 

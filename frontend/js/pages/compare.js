@@ -492,7 +492,8 @@ export function mount(root, route) {
     const log = state.logY ?? state.metric === "opt_gap";
     logY.checked = log;
     const range = yRange(state.yMin, state.yMax, log);
-    const per = state.band === "ci" ? "mean and 95 % CI per group" : "mean ± std per group";
+    const clip = page.last.bandClip ? `, band ${page.last.bandClip}` : ""; // kept to the metric's domain
+    const per = `${state.band === "ci" ? "mean and 95 % CI per group" : "mean ± std per group"}${clip}`;
     const layout = lineLayout(`${label(state.metric)} — ${page.last.groups.length ? per : "per run"}`, {
       xTitle: X_TITLES[state.x],
       yTitle: label(state.metric),
