@@ -322,17 +322,21 @@ def test_a_batch_cannot_skip_ahead_beyond_its_marks_budget(client: TestClient) -
 
 
 def test_a_running_runs_comparison_has_its_participation_bias(client: TestClient) -> None:
-    # Client 0 is available in 2 of the 3 rounds and enters 2, client 1 in 3 and enters
-    # 1, client 2 in 2 and enters 1: the correlation of (⅔, 1, ⅔) and (2, 1, 1) is −½.
+    # The rounds aggregate p = (1, 0, 0), (0, ½, ½), (1, 0, 0): p̄ = (⅔, ⅙, ⅙); an
+    # external run's data shares are taken as ⅓ each: TV = ½(⅓ + ⅙ + ⅙) = ⅓. The least
+    # available client (0, there in ⅔ of the rounds like client 2: ties by id) makes ⅔
+    # of the aggregate for ⅓ of the data: +⅓.
     run = external(client, experiment="bias")
     post(client, run["id"], ROUNDS)
 
-    def compared() -> Any:
-        params = {"runs": str(run["id"]), "columns": "participation_bias", "group_by": "none"}
+    def compared(name: str) -> Any:
+        params = {"runs": str(run["id"]), "columns": name, "group_by": "none"}
         (row,) = client.get("/api/compare", params=params).json()["table"]
-        return row["stats"]["participation_bias"]["mean"]
+        return row["stats"][name]["mean"]
 
-    assert compared() == pytest.approx(-0.5)
+    assert compared("participation_tv") == pytest.approx(1 / 3)
+    assert compared("least_available_gap") == pytest.approx(1 / 3)
     client.post(f"/api/runs/{run['id']}/finish", json={"status": "succeeded"})
-    finished = client.get(f"/api/runs/{run['id']}").json()
-    assert finished["summary"]["participation_bias"] == pytest.approx(-0.5) == compared()
+    finished = client.get(f"/api/runs/{run['id']}").json()["summary"]
+    assert finished["participation_tv"] == pytest.approx(1 / 3) == compared("participation_tv")
+    assert finished["slowest_gap"] is None  # no device times
