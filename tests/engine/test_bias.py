@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from worker.engine import ListSink, simulate
-from worker.engine.bias import QUANTILES, split, summary_values, tv_distance
+from worker.engine.bias import QUANTILES, first_bin, split, summary_values, tv_distance
 from worker.engine.presets import PRESETS
 
 
@@ -84,6 +84,25 @@ def test_a_bin_holds_at_least_one_client_below_five() -> None:
     assert bins is not None
     assert [b.clients for b in bins] == [1, 1, 1]  # ranks 0, 1, 2 in bins 0, 1, 3
     assert bins[0].gap == pytest.approx(0.2 - 1 / 3)  # client 1, the lowest key
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 10, 1000])
+@pytest.mark.parametrize("descending", [False, True])
+def test_the_first_bin_by_partition_is_the_sorted_splits(n: int, descending: bool) -> None:
+    # keys with many ties (the partition must take the tied clients of lowest id)
+    rng = np.random.default_rng(n)
+    key = rng.integers(0, 4, n).astype(float)
+    key[0] = 9.0 if n > 1 else key[0]
+    alpha, share = rng.dirichlet(np.ones(n)), rng.dirichlet(np.ones(n))
+    bins = split(key, alpha, share, descending)
+    first = first_bin(key, alpha, share, descending)
+    if bins is None:
+        assert first is None
+    else:
+        assert first is not None
+        assert first.clients == bins[0].clients
+        assert (first.key_low, first.key_high) == (bins[0].key_low, bins[0].key_high)
+        assert first.gap == pytest.approx(bins[0].gap, abs=1e-12)
 
 
 def test_a_key_that_is_not_finite_splits_nothing() -> None:
