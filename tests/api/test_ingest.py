@@ -12,7 +12,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.main import create_app
+from db.models import Run
+from db.session import make_engine, make_sessionmaker
 from tests.api.helpers import embedded_settings, example1, submit
+from worker.engine.bias import SUMMARY_NAMES as BIAS
 
 ROUNDS = [
     {
@@ -340,3 +343,22 @@ def test_a_running_runs_comparison_has_its_participation_bias(client: TestClient
     finished = client.get(f"/api/runs/{run['id']}").json()["summary"]
     assert finished["participation_tv"] == pytest.approx(1 / 3) == compared("participation_tv")
     assert finished["slowest_gap"] is None  # no device times
+
+
+def test_a_summary_stored_before_the_bias_values_is_compared_with_them(
+    client: TestClient, db_url: str
+) -> None:
+    # A finished external run whose stored summary is as an older server left it (the
+    # correlation gone on upgrade, no TV): the comparison reads the values from its
+    # records, as the finish now stores them (⅓: see above).
+    run = external(client, experiment="old bias")
+    post(client, run["id"], ROUNDS)
+    client.post(f"/api/runs/{run['id']}/finish", json={"status": "succeeded"})
+    engine = make_engine(db_url)
+    with make_sessionmaker(engine).begin() as session:
+        stored = session.get_one(Run, run["id"])
+        stored.summary = {k: v for k, v in (stored.summary or {}).items() if k not in BIAS}
+    engine.dispose()
+    params = {"runs": str(run["id"]), "columns": "participation_tv", "group_by": "none"}
+    (row,) = client.get("/api/compare", params=params).json()["table"]
+    assert row["stats"]["participation_tv"]["mean"] == pytest.approx(1 / 3)
