@@ -116,8 +116,11 @@ def test_example1(algorithm: str, tv: float) -> None:
     # p̄_0 = (30 + 370 · ½) / 400 = ½ + 15/400, TV = 15/400 (15/4000 over the preset's
     # 4000 rounds: → 0)
     config = PRESETS["example1"].run_config([f"algorithm.name={algorithm}", "rounds=400"])
-    s = simulate(config, ListSink()).values
+    sink = ListSink()
+    s = simulate(config, sink).values
     assert s["participation_tv"] == pytest.approx(tv, abs=1e-6)
+    # the round metric that follows it as the run goes ends on it
+    assert sink.records[-1].metrics["tv_bias_avg"] == pytest.approx(s["participation_tv"])
     assert s["least_available_gap"] == pytest.approx(-tv, abs=1e-6)
     assert s["slowest_gap"] is None  # no system model
 
