@@ -12,7 +12,17 @@ import { lineLayout, PALETTE } from "./traces.js";
 /** @typedef {import("./api.js").ParticipationBin} ParticipationBin */
 
 const PLOT_CONFIG = { responsive: true, displaylogo: false };
-const FIFTHS = ["1st fifth", "2nd fifth", "3rd fifth", "4th fifth", "5th fifth"];
+const FIFTHS = ["1st", "2nd", "3rd", "4th", "5th"];
+
+/**
+ * The gap chart's x axis title: which end of the ranking each fifth is.
+ * @param {boolean} timed whether the device-time split is drawn too
+ */
+export function fifthsTitle(timed) {
+  return timed
+    ? "fifths of the clients: 1st = least available / slowest devices, 5th = most available / fastest"
+    : "fifths of the clients: 1st = least available, 5th = most available";
+}
 
 /**
  * One point a client: its share of the data (x) against its share of the aggregate (y),
@@ -110,19 +120,27 @@ export function gapTraces(p) {
 
 /** The view's title: the run's bias, in words. @param {Participation} p */
 export function participationTitle(p) {
-  const tv =
-    p.participationTv === null
-      ? "no aggregate yet"
-      : `participation bias TV(α, p̄) = ${num(p.participationTv, 3)} (0: every client weighed as its data)`;
-  const data = p.dataKnown ? "" : "; data shares not recorded, taken as 1/N";
-  return `Participation: each client's share of the aggregate against its share of the data — ${tv}${data}`;
+  const tv = p.participationTv === null ? "no aggregate yet" : `bias TV(α, p̄) = ${num(p.participationTv, 3)}`;
+  const data = p.dataKnown ? "" : " (data shares taken as 1/N)";
+  return `Aggregate vs data share per client: ${tv}${data}`;
+}
+
+/** The gap chart's title: the splits it draws, and why one is missing. @param {Participation} p */
+export function gapsTitle(p) {
+  const by = [p.byAvailability && "availability", p.byDeviceTime && "device time"].filter(Boolean);
+  const missing = [
+    !p.byAvailability && "every client available as often",
+    !p.byDeviceTime && "no device times: no system model",
+  ].filter(Boolean);
+  const split = by.length ? `, by ${by.join(" and ")}` : "";
+  return `Aggregate − data share of each fifth${split}${missing.length ? ` (${missing.join("; ")})` : ""}`;
 }
 
 /** What the outcome chart's x axis is, and why. @param {Participation} p */
 export function outcomeTitle(p) {
   return p.workS
-    ? "Each client's updates by its device time (a round's whole work: download, local steps, upload)"
-    : "No system model, so no device times: each client's updates by its share of rounds available";
+    ? "Each client's updates by its device time"
+    : "No system model, so no device times: updates by availability";
 }
 
 /** The run page's participation view: mount `element`, then `update` with each fetch. */
@@ -163,11 +181,11 @@ export class ParticipationView {
     });
     if (!p.workS) outcomes.xaxis.tickformat = ".0%";
     react(this.outcomes, outcomeTraces(p), { ...outcomes, hovermode: "closest" }, PLOT_CONFIG);
-    const speed = p.byDeviceTime ? ", by device time (slowest first)" : " (no device times: no system model)";
-    const gaps = lineLayout(
-      `Each fifth's share of the aggregate minus its share of the data: by availability (least first)${speed}`,
-      { xTitle: "", yTitle: "gap (pp)", uirevision: "participation-gaps" },
-    );
+    const gaps = lineLayout(gapsTitle(p), {
+      xTitle: fifthsTitle(Boolean(p.byDeviceTime)),
+      yTitle: "aggregate − data share (pp)",
+      uirevision: "participation-gaps",
+    });
     react(this.gaps, gapTraces(p), { ...gaps, hovermode: "closest", barmode: "group" }, PLOT_CONFIG);
   }
 

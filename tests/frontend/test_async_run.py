@@ -58,7 +58,7 @@ def test_async_run_page_shows_versions_and_participation(page: Any, server: str)
     assert trace["x"] == pytest.approx(part["data_share"])
     assert trace["y"] == pytest.approx(part["aggregate_share"])
     title = page.evaluate(TITLE, "participation")
-    shown_tv = re.search(r"participation bias TV\(α, p̄\) = ([0-9.e-]+)", title)
+    shown_tv = re.search(r"bias TV\(α, p̄\) = ([0-9.e-]+)", title)
     assert shown_tv and float(shown_tv[1]) == pytest.approx(part["participation_tv"], rel=1e-2)
     assert page.evaluate(X_TITLE, "participation-outcomes") == "device time for a round (s)"
     screenshot(page, "async-run")

@@ -62,9 +62,10 @@ def test_the_view_links_device_time_to_kept_and_dropped_updates(page: Any, serve
     gaps = drawn(page, "participation-gaps")
     speed = next(t for t in gaps["data"] if t["name"] == "device time")
     assert speed["y"] == pytest.approx([100 * b["gap"] for b in part["by_device_time"]])
-    assert "slowest first" in gaps["title"]
+    assert "by device time (every client available as often)" in gaps["title"]
+    assert gaps["x"].startswith("fifths of the clients: 1st = least available / slowest")
     shares = drawn(page, "participation")
-    assert "participation bias TV(α, p̄)" in shares["title"]
+    assert "bias TV(α, p̄)" in shares["title"]
     assert shares["data"][0]["y"] == pytest.approx(part["aggregate_share"])
     screenshot(page, "run-participation")
 

@@ -6,6 +6,7 @@ import { test } from "node:test";
 
 import { toParticipation } from "../../frontend/js/api.js";
 import {
+  gapsTitle,
   gapTraces,
   outcomeTitle,
   outcomeTraces,
@@ -85,13 +86,26 @@ test("the fifths' gaps are bars in percentage points, the device-time split only
   const bars = gapTraces(toParticipation(WIRE));
   assert.equal(bars.length, 1);
   assert.deepEqual(bars[0].y, [-25, 25]);
-  assert.deepEqual(bars[0].x, ["1st fifth", "2nd fifth"]);
+  assert.deepEqual(bars[0].x, ["1st", "2nd"]);
   assert.match(bars[0].text[0], /50\.0 % of the data, 25\.0 % of the aggregate/);
 });
 
 test("the title gives the bias, and says when the data shares were not recorded", () => {
-  assert.match(participationTitle(toParticipation(WIRE)), /TV\(α, p̄\) = 0\.25 /);
+  assert.match(participationTitle(toParticipation(WIRE)), /bias TV\(α, p̄\) = 0\.25$/);
   const external = toParticipation({ ...WIRE, data_known: false });
   assert.match(participationTitle(external), /taken as 1\/N/);
   assert.match(participationTitle(toParticipation({ ...WIRE, participation_tv: null })), /no aggregate yet/);
+});
+
+test("the gap chart's title names its splits and why one is missing", () => {
+  assert.equal(
+    gapsTitle(toParticipation(WIRE)),
+    "Aggregate − data share of each fifth, by availability (no device times: no system model)",
+  );
+  const bins = WIRE.by_availability;
+  const timed = toParticipation({ ...WIRE, by_availability: null, by_device_time: bins });
+  assert.equal(
+    gapsTitle(timed),
+    "Aggregate − data share of each fifth, by device time (every client available as often)",
+  );
 });
