@@ -159,7 +159,9 @@ class RoundClients(Base):
     first selection), written by the recorder so staleness needs no sort by client.
     `timeline`: the round in simulated time, for runs with a system model
     (`db.packing.pack_timeline`); `timeline_begin`: when its clients began, where not
-    at its start (an async server update's; `db.packing.pack_begins`).
+    at its start (an async server update's; `db.packing.pack_begins`). `clients`: in
+    round 0's row of a simulated run, each client's data share and device time
+    (`db.packing.pack_facts`).
     """
 
     __tablename__ = "round_clients"
@@ -173,6 +175,7 @@ class RoundClients(Base):
     client_acc: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
     timeline: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
     timeline_begin: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    clients: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
 
 
 class Checkpoint(Base):

@@ -114,12 +114,17 @@ def pack_weights(ids: np.ndarray, values: np.ndarray, n_clients: int) -> bytes:
 
 
 def unpack_weights(blob: bytes, n_clients: int) -> dict[int, float]:
+    ids, values = unpack_weight_arrays(blob, n_clients)
+    return {int(i): float(v) for i, v in zip(ids, values, strict=True)}
+
+
+def unpack_weight_arrays(blob: bytes, n_clients: int) -> tuple[np.ndarray, np.ndarray]:
+    """Packed weights as arrays: the ids (int64, ascending) and their weights (float32)."""
     raw = zlib.decompress(blob)
     size = id_dtype(n_clients).itemsize
     n = len(raw) // (size + WEIGHT_DTYPE.itemsize)
     ids = np.cumsum(np.frombuffer(raw[: n * size], dtype=id_dtype(n_clients)), dtype=np.int64)
-    values = np.frombuffer(raw[n * size :], dtype=WEIGHT_DTYPE)
-    return {int(i): float(v) for i, v in zip(ids, values, strict=True)}
+    return ids, np.frombuffer(raw[n * size :], dtype=WEIGHT_DTYPE)
 
 
 def pack_acc(acc: list[float] | None) -> bytes | None:
@@ -186,3 +191,27 @@ def unpack_timeline(blob: bytes, n_clients: int, begins: bytes | None = None) ->
     outcome = np.frombuffer(blob, OUTCOME_DTYPE, m, at + 3 * m * OFFSET_DTYPE.itemsize)
     begin = np.zeros(m, OFFSET_DTYPE) if begins is None else np.frombuffer(begins, OFFSET_DTYPE)
     return Timeline(start, ids, begin, offsets[0], offsets[1], offsets[2], outcome)
+
+
+FACT_DTYPE = np.dtype("<f8")
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Each client's data share and, with a system model, its device time (seconds)."""
+
+    data_share: np.ndarray
+    work_s: np.ndarray | None
+
+
+def pack_facts(data_share: np.ndarray, work_s: np.ndarray | None) -> bytes:
+    """zlib of the N data shares, then the N device times where there are (float64)."""
+    parts = [np.asarray(data_share, FACT_DTYPE).tobytes()]
+    if work_s is not None:
+        parts.append(np.asarray(work_s, FACT_DTYPE).tobytes())
+    return zlib.compress(b"".join(parts), 1)
+
+
+def unpack_facts(blob: bytes, n_clients: int) -> Facts:
+    values = np.frombuffer(zlib.decompress(blob), FACT_DTYPE)
+    return Facts(values[:n_clients], values[n_clients:] if len(values) > n_clients else None)

@@ -43,7 +43,7 @@ from db.runs import finish_run
 from db.series import CHUNK, ChunkWriter
 from db.upsert import insert_ignore, upsert_many
 from worker.engine import RoundRecord
-from worker.engine.stats import participation_bias
+from worker.engine.bias import SUMMARY_NAMES, aggregate_share, summary_values
 from worker.engine.summary import summarise
 from worker.round_rows import RoundRows
 
@@ -289,7 +289,7 @@ def finish_external(
         run.rounds_done,
         _wall_s(session, run, finished_at),
         target_acc,
-        participation_bias=run_participation_bias(session, run),
+        bias=run_bias(session, run),
     )
     if not finish_run(session, run.id, status, summary, message, finished_at=finished_at):
         raise Conflict(f"run {run.id} is gone")
@@ -297,10 +297,16 @@ def finish_external(
         run.rounds_total = run.rounds_done
 
 
-def run_participation_bias(session: Session, run: Run) -> float | None:
-    """The summary's `participation_bias` of the rounds a run recorded so far."""
+def run_bias(session: Session, run: Run) -> dict[str, float | None]:
+    """The summary's participation-bias values (`worker.engine.bias`) of the rounds a run
+    recorded so far: those the engine reports, from the stored records (an external
+    run's data shares taken as uniform). None for a simulated run recorded before its
+    clients' data shares were: they are not known."""
     p = participation(session, run.id, run.n_clients)
-    return participation_bias(p.available_share, p.updates)
+    if not p.data_known and run.source != "external":
+        return dict.fromkeys(SUMMARY_NAMES)
+    share = aggregate_share(run.n_clients, p.rounds, p.weight_round, p.weight_ids, p.weights)
+    return summary_values(p.data_share, share, p.available_share, p.work_s)
 
 
 def _rounds(session: Session, run: Run) -> list[tuple[int, dict[str, float]]]:

@@ -18,6 +18,7 @@ from db.packing import (
     pack_acc,
     pack_available_many,
     pack_begins,
+    pack_facts,
     pack_gaps_many,
     pack_ids_many,
     pack_timeline,
@@ -152,6 +153,7 @@ class RoundRows:
                 "client_acc": pack_acc(record.client_acc),
                 "timeline": self._pack_timeline(record.timeline),
                 "timeline_begin": _pack_begins(record.timeline),
+                "clients": _pack_facts(record),
             }
             for i, record in enumerate(rounds)
         ]
@@ -181,6 +183,11 @@ class RoundRows:
             packed = pack_weights(weights.ids, weights.values, self.n_clients)
             self.last_weights = (raw, packed)
         return self.last_weights[1]
+
+
+def _pack_facts(record: RoundRecord) -> bytes | None:
+    facts = record.clients
+    return None if facts is None else pack_facts(facts.data_share, facts.work_s)
 
 
 def _pack_begins(timeline: ClientTimeline | None) -> bytes | None:

@@ -9,12 +9,12 @@ from fastapi import APIRouter, Query
 
 from api.deps import MAX_INT, RunDep, SessionDep
 from api.schemas.errors import NOT_FOUND
+from api.schemas.participation import BinPublic, ParticipationPublic
 from api.schemas.series import (
     ClientAccuracyPublic,
     ClientRoundPublic,
     ClientRoundsPublic,
     MatrixPublic,
-    ParticipationPublic,
     StalenessDistributionPublic,
     TimelinePublic,
 )
@@ -24,8 +24,8 @@ from db.models import Run
 from db.participation import participation
 from db.timeline import STATES, client_timeline
 from worker.engine.algorithms.asynchronous import runs_async
+from worker.engine.bias import Bin, aggregate_share, split, tv_distance
 from worker.engine.components import current
-from worker.engine.stats import participation_bias
 
 router = APIRouter(prefix="/api/runs/{run_id}", tags=["clients"], responses=NOT_FOUND)
 
@@ -93,17 +93,37 @@ def staleness_unit(run: Run) -> Literal["rounds", "versions"]:
 
 @router.get("/participation")
 def read_participation(run: RunDep, session: SessionDep) -> ParticipationPublic:
-    """Each client's share of rounds available against the rounds its update entered:
-    the participation-bias diagnostic, and its correlation `participation_bias`."""
+    """Each client's availability, device time and how its updates fared (kept, dropped,
+    stale), its share of the aggregate against its share of the data, and the run's
+    participation bias: overall (TV) and by fifths of availability and device time."""
     p = participation(session, run.id, run.n_clients)
-    total = max(1, int(p.updates.sum()))
+    share = aggregate_share(run.n_clients, p.rounds, p.weight_round, p.weight_ids, p.weights)
+    alpha = p.data_share
+    by_speed = None
+    if p.work_s is not None and share is not None:
+        by_speed = split(p.work_s, alpha, share, descending=True)
     return ParticipationPublic(
         rounds=p.rounds,
-        available_share=np.round(p.available_share, 6).tolist(),
-        updates=p.updates.tolist(),
-        update_share=np.round(p.updates / total, 6).tolist(),
-        participation_bias=participation_bias(p.available_share, p.updates),
+        available_share=_rounded(p.available_share),
+        kept=p.kept.tolist(),
+        dropped=p.dropped.tolist(),
+        stale=p.stale.tolist(),
+        aggregate_share=None if share is None else _rounded(share),
+        data_share=_rounded(alpha),
+        data_known=p.data_known,
+        work_s=None if p.work_s is None else _rounded(p.work_s),
+        participation_tv=None if share is None else tv_distance(alpha, share),
+        by_availability=None if share is None else _bins(split(p.available_share, alpha, share)),
+        by_device_time=_bins(by_speed),
     )
+
+
+def _rounded(values: np.ndarray) -> list[float]:
+    return np.round(values, 9).tolist()
+
+
+def _bins(bins: list[Bin] | None) -> list[BinPublic] | None:
+    return None if bins is None else [BinPublic(**vars(b), gap=b.gap) for b in bins]
 
 
 @router.get("/timeline")

@@ -18,10 +18,11 @@ from api.storable import NO_NUL
 from db.metrics import final_values, full_series
 from db.models import Run
 from worker.engine import metrics
+from worker.engine.bias import SUMMARY_NAMES as BIAS_NAMES
 from worker.engine.metrics import MetricSpec
 from worker.engine.stats import DEFAULT_ALPHA, columns_of
 from worker.engine.summary import LAST_VALUES, TRAFFIC, summarise
-from worker.ingest import run_participation_bias
+from worker.ingest import run_bias
 from worker.results import figures
 from worker.results.curves import (
     UNBOUNDED,
@@ -87,6 +88,8 @@ def load(session: SessionDep, run: Run, metric: str, group: str) -> RunData:
     # A running run: the summary of its rounds so far; one summarised before some values
     # existed: their last records.
     scores = dict(run.summary) if run.summary else live_summary(session, run)
+    if any(name not in scores for name in BIAS_NAMES):  # summarised before they existed
+        scores.update({k: v for k, v in run_bias(session, run).items() if k not in scores})
     missing = {key: name for key, name in LAST_VALUES.items() if key not in scores}
     if missing:
         last = final_values(session, run.id, list(missing.values()))
@@ -123,8 +126,7 @@ def live_summary(session: SessionDep, run: Run) -> dict[str, float | int | None]
     ordered = sorted(by_round.items())
     wall = ordered[-1][1].get("wall_s", 0.0) if ordered else 0.0
     target = (run.config.get("eval") or {}).get("target_acc") if run.config else None
-    bias = run_participation_bias(session, run)
-    return summarise(ordered, run.rounds_done, wall, target, participation_bias=bias)
+    return summarise(ordered, run.rounds_done, wall, target, bias=run_bias(session, run))
 
 
 def read_groups(

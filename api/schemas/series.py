@@ -54,18 +54,6 @@ class MatrixPublic(BaseModel):
     values: list[list[float]]
 
 
-class ParticipationPublic(BaseModel):
-    """Per client over the whole run: its share of rounds available and the rounds its
-    update entered (their share of all entries), and the run's `participation_bias`,
-    the correlation of the two shares over the clients (None where either is constant)."""
-
-    rounds: int
-    available_share: list[float]
-    updates: list[int]
-    update_share: list[float]
-    participation_bias: float | None
-
-
 class TimelinePublic(BaseModel):
     """Clients in simulated time (runs with a system model): `states[i][j]` indexes
     `labels` for the clients from `clients[i]` (to the next row's first) in the seconds

@@ -16,7 +16,10 @@
  * @typedef {{value: number, label: string}} Reference a value a metric's chart marks
  * @typedef {{round: number[], last: (number|null)[], min: (number|null)[], max: (number|null)[]}} Series
  * @typedef {{clients: number[], rounds: number[], values: (number|null)[][]}} Matrix
- * @typedef {{rounds: number, availableShare: number[], updates: number[], updateShare: number[], bias: number|null}} Participation
+ * @typedef {{clients: number, keyLow: number, keyHigh: number, dataShare: number, aggregateShare: number, gap: number}} ParticipationBin
+ * @typedef {{rounds: number, availableShare: number[], kept: number[], dropped: number[], stale: number[],
+ *   aggregateShare: number[]|null, dataShare: number[], dataKnown: boolean, workS: number[]|null,
+ *   participationTv: number|null, byAvailability: ParticipationBin[]|null, byDeviceTime: ParticipationBin[]|null}} Participation
  * @typedef {{clients: number[], times: number[], widthS: number, labels: string[], states: number[][]}} ClientTimeline
  *   clients in simulated time: `states[i][j]` indexes `labels` for the clients from `clients[i]` over [times[j], times[j] + widthS)
  * @typedef {{algorithm: string, set: Record<string, any>, label?: string}} Method a preset's method: its settings (label: its name where a preset runs one algorithm twice)
@@ -565,21 +568,13 @@ export const api = {
    */
   stalenessDistribution: (id) => request("GET", `/api/runs/${id}/staleness/distribution${query({ max_bins: 100 })}`),
   /**
-   * Per client: its share of rounds available and the rounds its update entered; the
-   * run's participation bias (their correlation over the clients).
+   * Per client: its share of rounds available, device time, kept, dropped and stale
+   * updates, and its shares of the aggregate and of the data; the run's participation
+   * bias, overall and by fifths of availability and of device time.
    * @param {number} id
    * @returns {Promise<Participation>}
    */
-  participation: async (id) => {
-    const b = await request("GET", `/api/runs/${id}/participation`);
-    return {
-      rounds: b.rounds,
-      availableShare: b.available_share,
-      updates: b.updates,
-      updateShare: b.update_share,
-      bias: b.participation_bias ?? null,
-    };
-  },
+  participation: async (id) => toParticipation(await request("GET", `/api/runs/${id}/participation`)),
   /**
    * Clients in simulated time, downsampled (empty for a run without a system model).
    * @param {number} id @param {{maxClients?: number, maxBuckets?: number}} [opts]
@@ -650,3 +645,35 @@ export const api = {
       ? `/api/compare/figure.${format}${query({ ...compareParams(p), max_points: undefined, alpha: undefined, reference: undefined, band: figure?.band, width: figure?.width, log: figure?.log ? "true" : undefined })}`
       : `/api/compare${query({ ...compareParams(p), max_points: undefined, format })}`,
 };
+
+/** @param {any} b @returns {ParticipationBin[]|null} */
+function toBins(b) {
+  return b
+    ? b.map((/** @type {any} */ x) => ({
+        clients: x.clients,
+        keyLow: x.key_low,
+        keyHigh: x.key_high,
+        dataShare: x.data_share,
+        aggregateShare: x.aggregate_share,
+        gap: x.gap,
+      }))
+    : null;
+}
+
+/** @param {any} b @returns {Participation} */
+export function toParticipation(b) {
+  return {
+    rounds: b.rounds,
+    availableShare: b.available_share,
+    kept: b.kept,
+    dropped: b.dropped,
+    stale: b.stale,
+    aggregateShare: b.aggregate_share ?? null,
+    dataShare: b.data_share,
+    dataKnown: Boolean(b.data_known),
+    workS: b.work_s ?? null,
+    participationTv: b.participation_tv ?? null,
+    byAvailability: toBins(b.by_availability),
+    byDeviceTime: toBins(b.by_device_time),
+  };
+}

@@ -346,24 +346,6 @@ export function histogramTrace(values, name, color = PALETTE[0]) {
 }
 
 /**
- * The participation-bias diagnostic: one point per client, its share of rounds available
- * (x) against the rounds its update entered (y).
- * @param {import("./api.js").Participation} p
- */
-export function participationTrace(p) {
-  return {
-    type: "scattergl",
-    mode: "markers",
-    x: p.availableShare,
-    y: p.updates,
-    name: "clients",
-    text: p.updates.map((_, k) => `client ${k}`),
-    marker: { color: PALETTE[4], size: 6, opacity: 0.7 },
-    hovertemplate: "%{text}: available %{x:.1%}, %{y} updates<extra></extra>",
-  };
-}
-
-/**
  * Bars of counts already binned by the server: bin i covers `starts[i]` to
  * `starts[i] + width − 1`.
  * @param {{starts: number[], counts: number[], width: number}} bins @param {string} name

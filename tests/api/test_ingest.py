@@ -12,7 +12,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.main import create_app
+from db.models import Run
+from db.session import make_engine, make_sessionmaker
 from tests.api.helpers import embedded_settings, example1, submit
+from worker.engine.bias import SUMMARY_NAMES as BIAS
 
 ROUNDS = [
     {
@@ -323,17 +326,40 @@ def test_a_batch_cannot_skip_ahead_beyond_its_marks_budget(client: TestClient) -
 
 
 def test_a_running_runs_comparison_has_its_participation_bias(client: TestClient) -> None:
-    # Client 0 is available in 2 of the 3 rounds and enters 2, client 1 in 3 and enters
-    # 1, client 2 in 2 and enters 1: the correlation of (⅔, 1, ⅔) and (2, 1, 1) is −½.
+    # The rounds aggregate p = (1, 0, 0), (0, ½, ½), (1, 0, 0): p̄ = (⅔, ⅙, ⅙); an
+    # external run's data shares are taken as ⅓ each: TV = ½(⅓ + ⅙ + ⅙) = ⅓. The least
+    # available client (0, there in ⅔ of the rounds like client 2: ties by id) makes ⅔
+    # of the aggregate for ⅓ of the data: +⅓.
     run = external(client, experiment="bias")
     post(client, run["id"], ROUNDS)
 
-    def compared() -> Any:
-        params = {"runs": str(run["id"]), "columns": "participation_bias", "group_by": "none"}
+    def compared(name: str) -> Any:
+        params = {"runs": str(run["id"]), "columns": name, "group_by": "none"}
         (row,) = client.get("/api/compare", params=params).json()["table"]
-        return row["stats"]["participation_bias"]["mean"]
+        return row["stats"][name]["mean"]
 
-    assert compared() == pytest.approx(-0.5)
+    assert compared("participation_tv") == pytest.approx(1 / 3)
+    assert compared("least_available_gap") == pytest.approx(1 / 3)
     client.post(f"/api/runs/{run['id']}/finish", json={"status": "succeeded"})
-    finished = client.get(f"/api/runs/{run['id']}").json()
-    assert finished["summary"]["participation_bias"] == pytest.approx(-0.5) == compared()
+    finished = client.get(f"/api/runs/{run['id']}").json()["summary"]
+    assert finished["participation_tv"] == pytest.approx(1 / 3) == compared("participation_tv")
+    assert finished["slowest_gap"] is None  # no device times
+
+
+def test_a_summary_stored_before_the_bias_values_is_compared_with_them(
+    client: TestClient, db_url: str
+) -> None:
+    # A finished external run whose stored summary is as an older server left it (the
+    # correlation gone on upgrade, no TV): the comparison reads the values from its
+    # records, as the finish now stores them (⅓: see above).
+    run = external(client, experiment="old bias")
+    post(client, run["id"], ROUNDS)
+    client.post(f"/api/runs/{run['id']}/finish", json={"status": "succeeded"})
+    engine = make_engine(db_url)
+    with make_sessionmaker(engine).begin() as session:
+        stored = session.get_one(Run, run["id"])
+        stored.summary = {k: v for k, v in (stored.summary or {}).items() if k not in BIAS}
+    engine.dispose()
+    params = {"runs": str(run["id"]), "columns": "participation_tv", "group_by": "none"}
+    (row,) = client.get("/api/compare", params=params).json()["table"]
+    assert row["stats"]["participation_tv"]["mean"] == pytest.approx(1 / 3)

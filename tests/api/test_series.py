@@ -144,13 +144,20 @@ def test_an_algorithms_own_metric_is_stored_and_served(client: TestClient) -> No
 
 
 def test_participation_of_each_client(client: TestClient, run: dict[str, Any]) -> None:
-    # Client 0 is available (and trains) in 30 of every 40 rounds, client 1 in 10: over
-    # 120 rounds 90 and 30 updates. Two clients: the correlation is 1.
+    # Client 0 is available (and trains, alone) in 30 of every 40 rounds, client 1 in
+    # 10: over 120 rounds 90 and 30 kept updates, p̄ = (¾, ¼) against α = (½, ½): TV ¼.
+    # The least available half (client 1) makes ¼ of the aggregate for ½ of the data.
     body = client.get(f"/api/runs/{run['id']}/participation").json()
 
     assert body["rounds"] == 120
     assert body["available_share"] == [0.75, 0.25]
-    assert body["updates"] == [90, 30]
-    assert body["update_share"] == [0.75, 0.25]
-    assert body["participation_bias"] == pytest.approx(1.0)
-    assert run["summary"]["participation_bias"] == pytest.approx(body["participation_bias"])
+    assert (body["kept"], body["dropped"], body["stale"]) == ([90, 30], [0, 0], [0, 0])
+    assert body["aggregate_share"] == [0.75, 0.25]
+    assert (body["data_share"], body["data_known"]) == ([0.5, 0.5], True)
+    assert body["participation_tv"] == pytest.approx(0.25)
+    least, most = body["by_availability"]
+    assert (least["clients"], least["key_high"], least["gap"]) == (1, 0.25, pytest.approx(-0.25))
+    assert most["gap"] == pytest.approx(0.25)
+    assert body["work_s"] is None and body["by_device_time"] is None  # no system model
+    assert run["summary"]["participation_tv"] == pytest.approx(body["participation_tv"])
+    assert run["summary"]["least_available_gap"] == pytest.approx(-0.25)

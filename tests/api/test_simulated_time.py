@@ -7,6 +7,7 @@ import pickle
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from tests.api.helpers import submit, wait_final
@@ -129,6 +130,9 @@ def test_an_async_run_counts_staleness_in_versions(client: TestClient) -> None:
     series = client.get(f"{base}/metrics").json()["series"]
     assert len(series["update_staleness_max"]["last"]) == 6
     part = client.get(f"{base}/participation").json()
-    assert sum(part["updates"]) >= 6  # at least one client's update in each server update
-    # the engine's summary value and the stored records' agree: one definition
-    assert done["summary"]["participation_bias"] == part["participation_bias"]
+    assert sum(part["kept"]) >= 6  # at least one client's update in each server update
+    assert len(part["work_s"]) == len(part["kept"]) and part["by_device_time"]
+    # the engine's summary value and the stored records' agree (weights stored as float32)
+    assert done["summary"]["participation_tv"] == pytest.approx(part["participation_tv"], abs=1e-6)
+    slowest = part["by_device_time"][0]
+    assert done["summary"]["slowest_gap"] == pytest.approx(slowest["gap"], abs=1e-6)

@@ -340,3 +340,33 @@ def test_upgrade_forgets_the_seed_0_of_external_runs_that_named_none(
             seeds = [session.get_one(Run, run_id).seed for run_id in ids]
         engine.dispose()
     assert seeds == [7, None]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_upgrade_replaces_the_correlation_in_stored_summaries(kind: str, tmp_path: Path) -> None:
+    # Summaries stored under 0016 hold `participation_bias`, a correlation: it goes, and
+    # a run that recorded `tv_bias_avg` gets its last value as `participation_tv`, TV(α,
+    # p̄) exactly; one that did not (an external run) gets none, and nothing else moves.
+    with database(kind, tmp_path) as url:
+        upgrade(url)
+        engine = make_engine(url)
+        sessions = make_sessionmaker(engine)
+        simulated, external = make_run(sessions, 2, 3), make_run(sessions, 2, 3)
+        write(
+            sessions,
+            simulated,
+            2,
+            [record(t, [0, 1], [0], {"tv_bias_avg": 0.1 * t}) for t in range(3)],
+        )
+        write(sessions, external, 2, [record(t, [0], [0], {"test_acc": 0.5}) for t in range(3)])
+        old = {"participation_bias": 1.0, "best_test_acc": 0.5}
+        with sessions.begin() as session:
+            for run_id in (simulated, external):
+                session.get_one(Run, run_id).summary = old
+        command.downgrade(alembic_config(url), "0016")
+        upgrade(url)
+        with sessions() as session:
+            stored = [session.get_one(Run, i).summary for i in (simulated, external)]
+        engine.dispose()
+    assert stored[0] == {"best_test_acc": 0.5, "participation_tv": pytest.approx(0.2)}
+    assert stored[1] == {"best_test_acc": 0.5}

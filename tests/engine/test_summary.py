@@ -15,9 +15,11 @@ import torch
 from tests.engine.sinks import CheckpointsSink
 from tests.metrics_probe import metrics_added
 from worker.engine import ListSink, build_config, checkpoint, metrics, simulate
+from worker.engine.bias import aggregate_share, summary_values
 from worker.engine.clock import process_age_s
+from worker.engine.data import load_data
+from worker.engine.loop import target_weights
 from worker.engine.metrics import MetricSpec
-from worker.engine.stats import participation_bias
 from worker.engine.summary import SummaryTracker, std_second_half, summarise
 from worker.engine.tracker import Tracker
 from worker.reproduction.figures import Curve, figures
@@ -118,7 +120,7 @@ def test_every_summary_value_of_the_catalogue_in_its_order() -> None:
         target_acc=0.6,
         startup_s=1.5,
         period=2,
-        participation_bias=0.5,
+        bias={"participation_tv": 0.5, "least_available_gap": 0.1, "slowest_gap": -0.2},
     )
 
     assert list(s) == [spec.name for spec in metrics.catalogue() if spec.kind == "summary"]
@@ -220,13 +222,17 @@ def test_engine_summary_is_summarise_over_its_records(sets: list[str]) -> None:
     sink, summary, target = engine_run(*sets)
 
     rounds = [(r.round, r.metrics) for r in sink.records]
-    n = build_config({}, list(sets)).data.n_clients
+    config = build_config({}, list(sets))
+    n = config.data.n_clients
     available = np.zeros(n)
-    entered = np.zeros(n)
     for r in sink.records:
         available[r.available] += 1
-        entered[r.selected] += 1
-    bias = participation_bias(available / len(rounds), entered)
+    alpha = target_weights(config, load_data(config.data, config.seed)).numpy()
+    at = np.repeat(np.arange(len(rounds)), [len(r.weights.ids) for r in sink.records])
+    ids = np.concatenate([r.weights.ids for r in sink.records])
+    values = np.concatenate([r.weights.values for r in sink.records])
+    share = aggregate_share(n, len(rounds), at, ids, values)
+    bias = summary_values(alpha, share, available / len(rounds))
     expected = summarise(
         rounds, len(rounds), summary["wall_s"], target, summary["startup_s"], None, bias
     )

@@ -1,5 +1,6 @@
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -58,30 +59,43 @@ def test_summary_by_hand() -> None:
 
 
 def test_participation_bias_by_hand() -> None:
-    # available in 4, 2 and 1 of 4 rounds: shares a = (1, 1/2, 1/4); updates entered 2, 2,
-    # 0: shares u = (1/2, 1/2, 0). Deviations from the means: (5, −1, −4)/12 and
-    # (1, 1, −2)/6; Σ products 1/6, Σ squares 7/24 and 1/6: r = (1/6)/√(7/144) = 2/√7.
+    # 3 clients of equal data (α = ⅓ each), available in 4, 2 and 1 of 4 rounds; the
+    # rounds aggregate p = (½, ½, 0), (½, ½, 0), (1, 0, 0) and nothing (no weight: not a
+    # round of p̄): p̄ = (⅔, ⅓, 0), TV = ½(⅓ + 0 + ⅓) = ⅓; the least available fifth is
+    # client 2: 0 of the aggregate for ⅓ of the data
     tracker = Tracker(torch.full((3,), 1 / 3), target_acc=None)
-    rounds = [([0, 1, 2], [0, 1]), ([0, 1], [0, 1]), ([0], []), ([0], [])]
-    for t, (available, selected) in enumerate(rounds):
+    rounds = [([0, 1, 2], [0.5, 0.5, 0]), ([0, 1], [0.5, 0.5, 0]), ([0], [1, 0, 0]), ([0], [])]
+    for t, (available, weights) in enumerate(rounds):
         mask = torch.zeros(3, dtype=torch.bool)
         mask[available] = True
-        ids = torch.tensor(selected, dtype=torch.long)
-        weights = torch.zeros(3)
-        weights[ids] = 0.5
-        tracker.client_metrics(t, Available.of(mask), ids, entered(weights))
+        w = torch.tensor(weights or [0.0, 0.0, 0.0])
+        tracker.client_metrics(t, Available.of(mask), w.nonzero().flatten(), entered(w))
 
     s = tracker.summary(rounds=4, wall_s=1.0, stopped=False)
 
-    assert s["participation_bias"] == pytest.approx(2 / 7**0.5)
+    assert s["participation_tv"] == pytest.approx(1 / 3)
+    assert s["least_available_gap"] == pytest.approx(-1 / 3)
+    assert s["slowest_gap"] is None  # no device times
 
 
-def test_no_participation_bias_when_availability_does_not_vary() -> None:
-    tracker = Tracker(torch.full((2,), 0.5), target_acc=None)
+def test_participation_bias_under_constant_availability() -> None:
+    # both clients always there, only client 0 ever weighted (a deadline client 1 always
+    # misses): the bias shows, where a correlation with availability was undefined
+    tracker = Tracker(torch.full((2,), 0.5), target_acc=None, work_s=np.array([1.0, 9.0]))
     both = Available.of(torch.ones(2, dtype=torch.bool))
     tracker.client_metrics(0, both, torch.tensor([0]), entered(torch.tensor([1.0, 0.0])))
 
-    assert tracker.summary(rounds=1, wall_s=1.0, stopped=False)["participation_bias"] is None
+    s = tracker.summary(rounds=1, wall_s=1.0, stopped=False)
+
+    assert s["participation_tv"] == pytest.approx(0.5)
+    assert s["least_available_gap"] is None  # availability does not vary
+    assert s["slowest_gap"] == pytest.approx(-0.5)  # client 1, the slower device
+
+
+def test_no_participation_bias_before_an_aggregate() -> None:
+    tracker = Tracker(torch.full((2,), 0.5), target_acc=None)
+    s = tracker.summary(rounds=0, wall_s=1.0, stopped=False)
+    assert s["participation_tv"] is None and s["least_available_gap"] is None
 
 
 def test_client_metrics_equal_the_pass_over_every_client() -> None:

@@ -1,9 +1,10 @@
 """An asynchronous run's page in Chromium: staleness in model versions, each client's
-kept updates against its availability share (the participation plot), and the clients
-in simulated time (the timeline)."""
+share of the aggregate against its share of the data (the participation view), and the
+clients in simulated time (the timeline)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
@@ -54,9 +55,10 @@ def test_async_run_page_shows_versions_and_participation(page: Any, server: str)
     points = "() => document.querySelector('[data-plot=participation]')?.data?.[0]"
     page.wait_for_function(f"() => ({points})()?.x?.length === 12")
     trace = page.evaluate(points)
-    assert trace["x"] == pytest.approx(part["available_share"])
-    assert trace["y"] == part["updates"]
+    assert trace["x"] == pytest.approx(part["data_share"])
+    assert trace["y"] == pytest.approx(part["aggregate_share"])
     title = page.evaluate(TITLE, "participation")
-    assert f"participation bias r = {part['participation_bias']:.3f}" in title
-    assert page.evaluate(X_TITLE, "participation") == "share of rounds available"
+    shown_tv = re.search(r"bias TV\(α, p̄\) = ([0-9.e-]+)", title)
+    assert shown_tv and float(shown_tv[1]) == pytest.approx(part["participation_tv"], rel=1e-2)
+    assert page.evaluate(X_TITLE, "participation-outcomes") == "device time for a round (s)"
     screenshot(page, "async-run")

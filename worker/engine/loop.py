@@ -25,7 +25,7 @@ from worker.engine.data import FederatedData, load_data
 from worker.engine.errors import ConfigError
 from worker.engine.masks import Available
 from worker.engine.models import build_model, has_buffers, objective
-from worker.engine.records import ClientTimeline, RoundRecord, Summary
+from worker.engine.records import ClientFacts, ClientTimeline, RoundRecord, Summary
 from worker.engine.registry import selected
 from worker.engine.ring import VersionRing
 from worker.engine.rng import torch_gen
@@ -161,7 +161,9 @@ class Simulation:
         )
         self.algorithm: Algorithm = entry.component(params, facts)
         self.declared = {spec.name for spec in self.algorithm.metrics}
-        self.tracker = Tracker(alpha, config.eval.target_acc, self.availability.period)
+        work_s = self.work_s()
+        self.facts = ClientFacts(alpha.detach().cpu().double().numpy(), work_s)
+        self.tracker = Tracker(alpha, config.eval.target_acc, self.availability.period, work_s)
         self.w = self.model.initial().to(self.device)
         self.server = ServerOptimizer(config.server, self.model.dim, self.device)
         self.deck: FlightDeck | None = None
@@ -174,6 +176,14 @@ class Simulation:
         self.start_round = 0
         self.wall_s = 0.0
         self.startup_s: float | None = None
+
+    def work_s(self) -> np.ndarray | None:
+        """Each client's device time for a round's whole work (`Clock.work_s`); None
+        without a system model."""
+        if self.clock is None:
+            return None
+        _, samples = self.trainer.work(torch.arange(self.data.n_clients))
+        return self.clock.work_s(samples)
 
     def run(self, sink: Sink, should_stop: Callable[[], bool] | None = None) -> Summary:
         stopped = False
@@ -277,6 +287,7 @@ class Simulation:
             weights=weights,
             client_acc=client_acc,
             timeline=timeline,
+            clients=self.facts if t == 0 else None,
         )
 
     def async_round(self, t: int) -> RoundRecord:

@@ -130,6 +130,8 @@ NON_NEGATIVE = (0.0, None)
 PERCENT = {"unit": "%", "scale": 100.0, "domain": UNIT_INTERVAL}
 COUNT = {"domain": NON_NEGATIVE}
 TIMED = "Recorded by runs with a system model (system.kind other than none)."
+GAP = {"unit": "pp", "scale": 100.0, "domain": (-1.0, 1.0), "compare": True}
+EXTERNAL_ALPHA = "An external run's data shares are not known: each client's is taken as 1 / N."
 
 # The clock's round metrics (`worker/engine/system/clock.py`, `tracker.py`).
 SIMULATED_TIME: tuple[MetricSpec, ...] = (
@@ -387,14 +389,38 @@ SUMMARY_VALUES: tuple[MetricSpec, ...] = (
         **TABLE,
     ),
     _summary(
-        "participation_bias",
-        "participation bias",
-        short="part. bias",
+        "participation_tv",
+        "participation bias (TV)",
+        short="bias TV",
+        domain=UNIT_INTERVAL,
+        description="Total variation distance ½ Σ_k |α_k − p̄_k| between the clients' data "
+        "shares α (the target weights) and their shares of the aggregate p̄ (each client's "
+        "normalised aggregation weight, stale memory entries included, averaged over the "
+        "rounds; in an async run, over the server updates). 0: every client weighed as its "
+        "data over the run; 1: the aggregate held none of the clients that hold the data. "
+        f"Lower is better. {EXTERNAL_ALPHA}",
+        **LOWER,
         **TABLE,
-        description="Correlation over the clients between their share of rounds available "
-        "and their share of the updates that entered the model (in an async run, of the "
-        "server updates); near 1, the rarely available clients weigh little. None where "
-        "availability or participation does not vary.",
+    ),
+    _summary(
+        "least_available_gap",
+        "least available fifth: aggregate − data share",
+        short="least avail. gap",
+        **GAP,
+        description="The fifth of the clients least often available (by their share of rounds "
+        "available): their share of the aggregate minus their share of the data. Negative: "
+        "they weigh less in the model than their data (−17 pp: a fifth holding 20 % of the "
+        "data made 3 % of the aggregate); 0: as much. None where every client was available "
+        f"as often. {EXTERNAL_ALPHA}",
+    ),
+    _summary(
+        "slowest_gap",
+        "slowest fifth of devices: aggregate − data share",
+        short="slowest gap",
+        **GAP,
+        description="The fifth of the clients whose devices take longest for a round's work "
+        "(download, local steps, upload): their share of the aggregate minus their share of "
+        "the data. Negative: a deadline or over-commitment leaves them out. " + TIMED,
     ),
 )
 

@@ -73,6 +73,20 @@ class ClientTimeline:
         return out
 
 
+@dataclass(frozen=True, eq=False)
+class ClientFacts:
+    """What a run knows of each client before its first round, in round 0's record:
+    its data share (the target weights α, Σ = 1) and, with a system model, its device's
+    seconds for a round's whole work (`Clock.work_s`: download, local steps, upload)."""
+
+    data_share: np.ndarray  # float64 (N,)
+    work_s: np.ndarray | None = None  # float64 (N,)
+
+    def to_dict(self) -> dict[str, Any]:
+        work = None if self.work_s is None else self.work_s.tolist()
+        return {"data_share": self.data_share.tolist(), "work_s": work}
+
+
 @dataclass(eq=False)
 class RoundRecord:
     """One finished round.
@@ -82,8 +96,9 @@ class RoundRecord:
     aggregation weight; `client_acc` is the per-client accuracy vector on rounds where
     per-client evaluation ran. `available` and `selected` are int64 arrays of client
     ids; with a system model `selected` holds the clients whose update the round kept,
-    and `timeline` every client it selected. Everything but `wall_s` is identical for
-    the same config and seed on CPU.
+    and `timeline` every client it selected. `clients`: the clients' facts, in round
+    0's record of a simulated run. Everything but `wall_s` is identical for the same
+    config and seed on CPU.
     """
 
     round: int
@@ -94,6 +109,7 @@ class RoundRecord:
     wall_s: float = 0.0
     client_acc: list[float] | None = None
     timeline: ClientTimeline | None = None
+    clients: ClientFacts | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"round": self.round, **self.metrics}
@@ -105,6 +121,8 @@ class RoundRecord:
             out["client_acc"] = self.client_acc
         if self.timeline is not None:
             out["timeline"] = self.timeline.to_dict()
+        if self.clients is not None:
+            out["clients"] = self.clients.to_dict()
         return out
 
     def __eq__(self, other: object) -> bool:

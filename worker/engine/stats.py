@@ -150,19 +150,6 @@ def finite(values: Sequence[float | int | None]) -> list[float]:
     return [float(v) for v in values if v is not None and math.isfinite(v)]
 
 
-def participation_bias(available_share: np.ndarray, updates: np.ndarray) -> float | None:
-    """The correlation (Pearson), over the clients, between each client's share of the
-    rounds it was available in and its share of the updates that entered the model
-    (`updates`: per client, the rounds its update entered). Near 1: clients take part
-    as often as they are there, so the rarely available ones weigh little. None where
-    either does not vary (clients always available, or no update yet)."""
-    a = np.asarray(available_share, dtype=np.float64)
-    u = np.asarray(updates, dtype=np.float64)
-    if u.sum() <= 0 or np.ptp(a) == 0 or np.ptp(u) == 0:
-        return None
-    return float(np.corrcoef(a, u / u.sum())[0, 1])
-
-
 def mean_std(values: Sequence[float | int | None], domain: Domain = UNBOUNDED) -> Stat:
     """Mean, std and 95 % CI (inside `domain`, `mean_interval`) of the finite values,
     whatever their size (a bound past the float range is None: JSON holds no infinity);

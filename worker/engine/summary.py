@@ -85,12 +85,13 @@ class SummaryTracker:
         rounds_done: int,
         wall_s: float,
         startup_s: float | None = None,
-        participation_bias: float | None = None,
+        bias: Mapping[str, SummaryValue] | None = None,
     ) -> dict[str, SummaryValue]:
-        """Every summary value of the catalogue, in catalogue order; `participation_bias`
-        comes from the clients' counts (`stats.participation_bias`), not the series."""
+        """Every summary value of the catalogue, in catalogue order; `bias`, the
+        participation-bias values, come from the clients' weights and availability
+        (`worker.engine.bias`), not the series."""
         computed: dict[str, SummaryValue] = {
-            "participation_bias": participation_bias,
+            **(bias or {}),
             **self._accuracy(rounds_done),
             **{key: self.last.get(name) for key, name in LAST_VALUES.items()},
             "rounds_done": rounds_done,
@@ -189,10 +190,10 @@ def summarise(
     target_acc: float | None,
     startup_s: float | None = None,
     period: int | None = None,
-    participation_bias: float | None = None,
+    bias: Mapping[str, SummaryValue] | None = None,
 ) -> dict[str, SummaryValue]:
     """The summary of a stored series: `(round, metrics)` in increasing round order."""
     tracker = SummaryTracker(target_acc, period)
     for t, values in rounds:
         tracker.observe(t, values)
-    return tracker.summary(rounds_done, wall_s, startup_s, participation_bias)
+    return tracker.summary(rounds_done, wall_s, startup_s, bias)

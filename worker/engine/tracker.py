@@ -10,9 +10,9 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from worker.engine import bias
 from worker.engine.masks import Available
 from worker.engine.records import ClientWeights, Summary
-from worker.engine.stats import participation_bias
 from worker.engine.summary import SummaryTracker
 
 
@@ -24,11 +24,18 @@ class Tracker:
     last round is each round (index last + 1), updated by the round's K clients, and
     the bias from the clients weighted so far: no pass over the N clients but adding
     the round's availability mask, a byte a client (`Tally`), to the counts of the
-    rounds each was available in (with those its update entered, for the run's
-    `participation_bias`); at 10⁶ clients the quantiles' sort alone took 11 ms a
-    round."""
+    rounds each was available in (for the run's bias split by availability,
+    `worker.engine.bias`); at 10⁶ clients the quantiles' sort alone took 11 ms a
+    round. `work_s`: each client's device time for a round's whole work (a system
+    model's runs), for the split by device speed."""
 
-    def __init__(self, alpha: Tensor, target_acc: float | None, period: int | None = None) -> None:
+    def __init__(
+        self,
+        alpha: Tensor,
+        target_acc: float | None,
+        period: int | None = None,
+        work_s: np.ndarray | None = None,
+    ) -> None:
         n = len(alpha)
         self.alpha = alpha.detach().cpu().double()
         self.last = torch.full((n,), -1, dtype=torch.long)
@@ -38,7 +45,7 @@ class Tracker:
         self.weighted = Weighted(self.alpha.numpy())
         self.p_rounds = 0
         self.available = Tally(n)
-        self.entered = torch.zeros(n, dtype=torch.long)
+        self.work_s = work_s
         self.rounds = 0
         self.summary_tracker = SummaryTracker(target_acc, period)
 
@@ -55,7 +62,6 @@ class Tracker:
         record); `now`: the round's end in simulated seconds (None: no clock)."""
         self.rounds += 1
         self.available.add(available.mask)
-        self.entered[selected.unique()] += 1
         self._count(t, selected)
         out = _spread_counts("staleness", self.by_last[t + 1 :: -1], len(self.last))
         if now is not None:
@@ -95,11 +101,18 @@ class Tracker:
     def summary(
         self, rounds: int, wall_s: float, stopped: bool, startup_s: float | None = None
     ) -> Summary:
-        bias = None
-        if self.rounds:
-            share = (self.available.counts().double() / self.rounds).numpy()
-            bias = participation_bias(share, self.entered.numpy())
-        return Summary(self.summary_tracker.summary(rounds, wall_s, startup_s, bias), stopped)
+        values = self.summary_tracker.summary(rounds, wall_s, startup_s, self.bias())
+        return Summary(values, stopped)
+
+    def bias(self) -> dict[str, float | None]:
+        """The run's bias summary values (`worker.engine.bias`): the clients' shares of the
+        aggregate so far, p̄ = the sums of their normalised weights over the rounds that
+        aggregated, against α."""
+        share = None
+        if self.p_rounds:
+            share = self.weighted.sums_by_client().numpy() / self.p_rounds
+        available = self.available.counts().double().numpy() / max(self.rounds, 1)
+        return bias.summary_values(self.alpha.numpy(), share, available, self.work_s)
 
     def state_dict(self) -> dict[str, Any]:
         return {
@@ -109,7 +122,6 @@ class Tracker:
             "seen_ids": self.weighted.ids_in_order(),  # the sums' order
             "p_rounds": self.p_rounds,
             "available": self.available.counts(),
-            "entered": self.entered.clone(),
             "rounds": self.rounds,
             "summary": self.summary_tracker.state_dict(),
         }
@@ -121,7 +133,6 @@ class Tracker:
         self.last_s = state["last_s"].clone()
         self.p_rounds = state["p_rounds"]
         self.available = Tally.of(state["available"])
-        self.entered = state["entered"].clone()
         self.rounds = int(state["rounds"])
         self.summary_tracker.load_state_dict(state["summary"])
 

@@ -8,6 +8,7 @@ import { downloadButton } from "../downloads.js";
 import { helpLink } from "../help.js";
 import { duration, label, num, seedText, when } from "../format.js";
 import { extendTraces, preloadPlotly, purge, react } from "../plot.js";
+import { ParticipationView } from "../participation.js";
 import { replaceQuery } from "../router.js";
 import { followEvents } from "../sse.js";
 import {
@@ -19,7 +20,6 @@ import {
   panelTraces,
   panelsFor,
   PALETTE,
-  participationTrace,
   referenceLines,
   timelineTrace,
   timesAt,
@@ -273,13 +273,15 @@ class RunView {
       ),
       this.details,
     );
+    this.participation = new ParticipationView();
+    this.plots.push(...this.participation.plots); // purged with the page's
     this.clientDivs = {
       ...(this.timed ? { timeline: this.plotDiv("timeline") } : {}),
       availability: this.plotDiv("availability"),
       selection: this.plotDiv("selection"),
       staleness: this.plotDiv("staleness"),
       stalenessHist: this.plotDiv("staleness-hist"),
-      participation: this.plotDiv("participation"),
+      participation: this.participation.element,
       clientAcc: this.plotDiv("client-acc"),
     };
     this.showClientCards();
@@ -294,7 +296,7 @@ class RunView {
     replace(
       this.clientBox,
       Object.entries(this.clientDivs).map(([k, d]) =>
-        h("div", { class: k === "timeline" ? "plot-card span-all" : "plot-card" }, d),
+        h("div", { class: k === "timeline" || k === "participation" ? "plot-card span-all" : "plot-card" }, d),
       ),
     );
   }
@@ -666,7 +668,7 @@ class RunView {
       colorscale: "YlOrRd",
       zTitle: unit,
     });
-    drawParticipation(d.participation, part);
+    this.participation.update(part);
     if (spread.status === "fulfilled" && spread.value.cells > 0) {
       const s = spread.value;
       const title = `Staleness distribution in ${unit}: all ${s.cells.toLocaleString()} client × ${round} cells (mean ${num(s.mean, 3)}, max ${s.max})`;
@@ -853,32 +855,6 @@ function drawMatrix(div, result, title, opts) {
     yaxis: { autorange: "reversed", type: "category", title: { text: "" } },
   };
   draw(div, [matrixTrace(m, opts)], layout);
-}
-
-/**
- * The participation-bias diagnostic: each client's updates against its availability share,
- * titled with the run's participation bias.
- * @param {HTMLElement} div @param {PromiseSettledResult<import("../api.js").Participation>} result
- */
-function drawParticipation(div, result) {
-  if (result.status !== "fulfilled" || !result.value.rounds) {
-    placeholder(div, result, "Kept updates against availability", "Nothing recorded yet.");
-    return;
-  }
-  const p = result.value;
-  const bias =
-    p.bias === null
-      ? "no participation bias: availability or updates do not vary"
-      : `participation bias r = ${num(p.bias, 3)}`;
-  const title = `Participation: each client's kept updates against its availability share (${bias})`;
-  const layout = lineLayout(title, {
-    xTitle: "share of rounds available",
-    yTitle: "kept updates",
-    uirevision: "participation",
-    legend: false,
-  });
-  layout.xaxis.tickformat = ".0%";
-  draw(div, [participationTrace(p)], { ...layout, hovermode: "closest" });
 }
 
 /**

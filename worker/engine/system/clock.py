@@ -63,6 +63,13 @@ class Clock:
                 mask = allowed & sessions.online(self.now).to(allowed.device)
         return mask
 
+    def work_s(self, samples: np.ndarray) -> np.ndarray:
+        """Every client's seconds for a round's whole work, `samples` (N,) the training
+        samples its planned steps take: download, compute and upload, with no deadline,
+        session or wait (what a deadline is measured against)."""
+        compute = samples * self.s_per_sample
+        return self.model_bytes / self.down_bps + compute + self.model_bytes / self.up_bps
+
     def time(self, ids: np.ndarray, steps: np.ndarray, samples: np.ndarray) -> RoundTimes:
         """The round of the clients `ids`, with their planned steps and the training
         samples those steps take."""
