@@ -15,8 +15,8 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from worker.engine.metrics import MetricSpec
@@ -33,6 +33,19 @@ MEDIA_TYPES = {
 }
 MARK = "†"
 TARGET_METRIC = "rounds_to_target"
+
+
+@dataclass(frozen=True)
+class TableNotes:
+    """What the grouping says about a table (`worker.results.grouping`): sentences that
+    end its caption (the reference, columns left out, warnings), and each group's own
+    warnings (the CSV's `notes` column), by the group's name in the table."""
+
+    caption: tuple[str, ...] = ()
+    rows: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+NO_NOTES = TableNotes()
 
 
 @dataclass(frozen=True)
@@ -90,9 +103,14 @@ def marked(test: GroupTest | None) -> bool:
     return test is not None and test.verdict in ("better", "worse")
 
 
-def caption(table: Table, targets: Sequence[float | None] = (), best_shown: str = "in bold") -> str:
-    """What the table shows, in words: seeds, test, correction, α; `best_shown` says how
-    the best means are marked."""
+def caption(
+    table: Table,
+    targets: Sequence[float | None] = (),
+    best_shown: str = "in bold",
+    notes: TableNotes = NO_NOTES,
+) -> str:
+    """What the table shows, in words: seeds, test, correction, α, then the grouping's
+    `notes`; `best_shown` says how the best means are marked."""
     runs = sorted({r.n for r in table.rows})
     seeds = {tuple(r.seeds) for r in table.rows}
     n = " or ".join(map(str, runs))
@@ -122,12 +140,15 @@ def caption(table: Table, targets: Sequence[float | None] = (), best_shown: str 
     if named and any(c.spec.name == TARGET_METRIC for c in columns(table, targets)):
         acc = " / ".join(f"{numbers.value(t, 100.0)} %" for t in named)
         parts.append(f"rounds→{acc}: rounds until the test accuracy first reached {acc}.")
-    return " ".join(parts)
+    return " ".join([*parts, *notes.caption])
 
 
-def render(table: Table, fmt: Format, targets: Sequence[float | None] = ()) -> str:
+def render(
+    table: Table, fmt: Format, targets: Sequence[float | None] = (), notes: TableNotes = NO_NOTES
+) -> str:
     """The table in `fmt`."""
-    return {"text": text, "csv": to_csv, "md": markdown, "tex": latex}[fmt](table, targets)
+    writer = {"text": text, "csv": to_csv, "md": markdown, "tex": latex}[fmt]
+    return writer(table, targets, notes)
 
 
 def _name(table: Table, row: Row) -> str:
@@ -156,7 +177,7 @@ def _cells(
     return out
 
 
-def text(table: Table, targets: Sequence[float | None] = ()) -> str:
+def text(table: Table, targets: Sequence[float | None] = (), notes: TableNotes = NO_NOTES) -> str:
     """Aligned columns for a terminal, the caption below (best values end in " *")."""
     cols = columns(table, targets)
     lines = [[_name(table, r), *_cells(table, r, cols, "text")] for r in table.rows]
@@ -166,7 +187,7 @@ def text(table: Table, targets: Sequence[float | None] = ()) -> str:
     out += [
         "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip() for line in lines
     ]
-    return "\n".join([*out, "", caption(table, targets, "marked *"), *test_lines(table)])
+    return "\n".join([*out, "", caption(table, targets, "marked *", notes), *test_lines(table)])
 
 
 def test_lines(table: Table) -> list[str]:
@@ -201,12 +222,14 @@ def difference(t: GroupTest, spec: MetricSpec) -> str:
     return f"{diff} [{low}, {high}]"
 
 
-def markdown(table: Table, targets: Sequence[float | None] = ()) -> str:
+def markdown(
+    table: Table, targets: Sequence[float | None] = (), notes: TableNotes = NO_NOTES
+) -> str:
     cols = columns(table, targets)
     head = ["group", *(c.title for c in cols)]
     lines = [_md_row(head), _md_row(["---"] + ["--:"] * len(cols))]
     lines += [_md_row([_name(table, r), *_cells(table, r, cols, "md")]) for r in table.rows]
-    return "\n".join([*lines, "", caption(table, targets)]) + "\n"
+    return "\n".join([*lines, "", caption(table, targets, notes=notes)]) + "\n"
 
 
 def _md_row(cells: list[str]) -> str:
@@ -251,7 +274,7 @@ def latex_escape(s: str) -> str:
     return out
 
 
-def latex(table: Table, targets: Sequence[float | None] = ()) -> str:
+def latex(table: Table, targets: Sequence[float | None] = (), notes: TableNotes = NO_NOTES) -> str:
     """A booktabs `table` environment (needs `\\usepackage{booktabs}`)."""
     cols = columns(table, targets)
     spec = "l" + "r" * len(cols)
@@ -265,7 +288,7 @@ def latex(table: Table, targets: Sequence[float | None] = ()) -> str:
             [
                 r"\begin{table}[t]",
                 r"\centering",
-                r"\caption{" + latex_escape(caption(table, targets)) + "}",
+                r"\caption{" + latex_escape(caption(table, targets, notes=notes)) + "}",
                 r"\label{tab:fedwatch-comparison}",
                 r"\begin{tabular}{" + spec + "}",
                 r"\toprule",
@@ -289,11 +312,12 @@ def csv_header(col: Column) -> list[str]:
     return [f"{col.spec.name}{unit}.{field}" for field in CSV_FIELDS]
 
 
-def to_csv(table: Table, targets: Sequence[float | None] = ()) -> str:
+def to_csv(table: Table, targets: Sequence[float | None] = (), notes: TableNotes = NO_NOTES) -> str:
     """One row a group: its seeds, then per value mean, std, CI, n (scaled to the
-    catalogue's unit, full precision), and the test against the reference."""
+    catalogue's unit, full precision), and the test against the reference; last, the
+    group's warnings (`notes`)."""
     cols = columns(table, targets)
-    return write_csv([csv_head(cols), *csv_rows(table, cols)])
+    return write_csv([csv_head(cols), *csv_rows(table, cols, notes)])
 
 
 def write_csv(rows: list[list[object]]) -> str:
@@ -303,10 +327,14 @@ def write_csv(rows: list[list[object]]) -> str:
 
 
 def csv_head(cols: Sequence[Column]) -> list[object]:
-    return ["group", "reference", "n", "seeds", *(h for c in cols for h in csv_header(c))]
+    return [
+        "group", "reference", "n", "seeds", *(h for c in cols for h in csv_header(c)), "notes"
+    ]  # fmt: skip
 
 
-def csv_rows(table: Table, cols: Sequence[Column]) -> list[list[object]]:
+def csv_rows(
+    table: Table, cols: Sequence[Column], notes: TableNotes = NO_NOTES
+) -> list[list[object]]:
     tests = tests_of(table)
     out = []
     for row in table.rows:
@@ -317,7 +345,7 @@ def csv_rows(table: Table, cols: Sequence[Column]) -> list[list[object]]:
             values += [_scaled(v, scale) for v in (stat.mean, stat.std, stat.ci_low, stat.ci_high)]
             t = tests.get((row.group, col.spec.name))
             values += [stat.n, *(_test_fields(t) if t else ("", "", "", ""))]
-        out.append(values)
+        out.append([*values, " ".join(notes.rows.get(row.group, ()))])
     return out
 
 
@@ -331,10 +359,16 @@ def _test_fields(t: GroupTest) -> tuple[str, str, str, str]:
     return t.test or f"none: {t.reason}", p, p_holm, t.verdict or ""
 
 
-def table_json(table: Table, targets: Sequence[float | None] = ()) -> dict[str, Any]:
+def table_json(
+    table: Table,
+    targets: Sequence[float | None] = (),
+    notes: TableNotes = NO_NOTES,
+    labels: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """The table as JSON: every compared value (catalogue order) with its heading, each
     group's statistics with their text in the one number format, and the tests with
-    their p-values as numbers and as text."""
+    their p-values as numbers and as text. `labels`: each group's name in the caption
+    and the rows' `label` (the groups themselves keep their keys)."""
     specs = {c.name: c for c in table.columns}
     headings = {c.spec.name: c.title for c in columns(table, targets)}
     for spec in table.columns:
@@ -347,7 +381,10 @@ def table_json(table: Table, targets: Sequence[float | None] = ()) -> dict[str, 
             text_ = None if got is None else got.text
             ci = None if got is None else got.interval_text
             out[name] = {**asdict(stat), "text": text_, "ci_text": ci}
-        rows.append({"group": row.group, "n": row.n, "seeds": row.seeds, "stats": out})
+        label = (labels or {}).get(row.group, row.group)
+        rows.append(
+            {"group": row.group, "label": label, "n": row.n, "seeds": row.seeds, "stats": out}
+        )
     tests = [
         {
             **asdict(t),
@@ -364,7 +401,22 @@ def table_json(table: Table, targets: Sequence[float | None] = ()) -> dict[str, 
         "alpha": table.alpha,
         "correction": "holm",
         "n_tests": table.n_tests,
-        "caption": caption(table, targets),
+        "caption": caption(labelled(table, labels or {}), targets, notes=notes),
         "rows": rows,
         "tests": tests,
     }
+
+
+def labelled(table: Table, labels: Mapping[str, str]) -> Table:
+    """The table with its groups named by `labels` (group → label; others as they are),
+    as every file and caption shows them."""
+
+    def name(group: str) -> str:
+        return labels.get(group, group)
+
+    return replace(
+        table,
+        reference=None if table.reference is None else name(table.reference),
+        rows=[replace(r, group=name(r.group)) for r in table.rows],
+        tests=[replace(t, group=name(t.group), reference=name(t.reference)) for t in table.tests],
+    )
