@@ -33,8 +33,26 @@ def test_a_compare_directory_makes_a_pdf_in_its_table_order(tmp_path: Path) -> N
 
     assert code == 0
     text = PdfReader(io.BytesIO(out.read_bytes())).pages[0].extract_text()
-    assert text.index("mifa (n = 2)") < text.index("fedavg (n = 2)")
+    assert text.index("MIFA (n = 2)") < text.index("FedAvg (n = 2)")  # the methods' names
     assert "test accuracy (%)" in text and "band: 95 % CI" in text
+
+
+def test_label_renames_a_group_in_the_legend(tmp_path: Path) -> None:
+    write_runs(tmp_path)
+    out = tmp_path / "fig.pdf"
+
+    code = main(["plot", str(tmp_path), "--label", "fedavg=FedAvg (ours)", "--out", str(out)])
+
+    text = PdfReader(io.BytesIO(out.read_bytes())).pages[0].extract_text()
+    assert code == 0 and "FedAvg (ours) (n = 2)" in text and "MIFA (n = 2)" in text
+
+
+def test_a_label_without_a_name_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["plot", str(tmp_path), "--label", "fedavg"])
+    assert "'fedavg': expected GROUP=NAME" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -42,6 +60,7 @@ def test_a_compare_directory_makes_a_pdf_in_its_table_order(tmp_path: Path) -> N
     [
         (["--out", "x.jpg"], "the suffix must be one of .pdf, .svg, .png"),
         (["--metric", "nope"], "no run recorded nope"),
+        (["--label", "sgd=SGD"], "--label: 'sgd' is not one of the groups"),
     ],
 )
 def test_bad_arguments_exit_2(

@@ -56,7 +56,8 @@ class RunRecord:
     """A compared run as the grouping reads it. `created`: when it was created (seconds
     since the epoch; the newest of a seed's runs is kept); `experiment` and `cell`: the
     sweep it belongs to and its cell's label there; `preset`: the paper preset its
-    experiment reproduces (a run also names its preset by its config's `name`)."""
+    experiment reproduces (a run also names its preset by its config's `name`);
+    `variant`: the preset's variant it ran (`fedwatch compare`), before its cell."""
 
     id: int
     name: str
@@ -67,6 +68,7 @@ class RunRecord:
     experiment: int | None = None
     cell: str | None = None
     preset: str | None = None
+    variant: str = ""
 
 
 @dataclass(frozen=True)
@@ -248,15 +250,6 @@ def parse_labels(text: str) -> dict[str, str]:
     return pairs
 
 
-def format_labels(labels: Mapping[str, str]) -> str:
-    """The inverse of `parse_labels`."""
-    return ",".join(f"{_escape(k)}:{_escape(v)}" for k, v in labels.items())
-
-
-def _escape(s: str) -> str:
-    return re.sub(r"([\\,:])", r"\\\1", s)
-
-
 def _unescape(s: str) -> str:
     return re.sub(r"\\(.)", r"\1", s)
 
@@ -279,7 +272,7 @@ def key_of(run: RunRecord, group_by: GroupBy) -> str:
     if group_by == "algorithm":
         return run.algorithm
     if group_by == "experiment_cell" and run.cell:
-        return run.cell
+        return " ".join(x for x in (run.variant, run.cell) if x)
     return f"#{run.id} {run.name}"
 
 
@@ -332,7 +325,10 @@ def _label(
     if group_by == "algorithm":
         return vocabulary.algorithm(key), ()
     if group_by == "experiment_cell" and first.cell:
-        return _cell_label(first.cell, first, vocabulary)
+        label, aliases = _cell_label(first.cell, first, vocabulary)
+        if first.variant:
+            return f"{first.variant}: {label}", tuple(f"{first.variant} {a}" for a in aliases)
+        return label, aliases
     return key, ()
 
 
