@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
@@ -33,6 +34,11 @@ MEDIA_TYPES = {
 }
 MARK = "†"
 TARGET_METRIC = "rounds_to_target"
+TARGETED = {
+    TARGET_METRIC: ("rounds→", "rounds"),
+    "time_to_target_s": ("time→", "simulated seconds"),
+}
+"""The values counted up to the target accuracy: the heading's start, what they count."""
 
 
 @dataclass(frozen=True)
@@ -55,20 +61,23 @@ class Column:
 
     @property
     def title(self) -> str:
-        """The heading with its unit: "best acc (%)" (not where the heading starts with
-        it: "rounds→60 %")."""
+        """The heading with its unit: "best acc (%)" (not where the heading names it
+        already: "rounds→60 %", "dropped updates, average", "updates/s" for 1/s)."""
         unit = self.spec.unit
-        if not unit or self.heading.startswith(unit) or f"({unit})" in self.heading:
+        named = re.search(rf"(?<!\w){re.escape(unit)}(?!\w)", self.heading)
+        per = unit.startswith("1/") and self.heading.endswith(unit[1:])
+        if not unit or named or per:
             return self.heading
         return f"{self.heading} ({unit})"
 
 
 def target_heading(spec: MetricSpec, targets: Sequence[float | None]) -> str:
-    """`rounds_to_target`'s heading names the accuracy it counts to: "rounds→60 %"."""
+    """The heading of a value counted to the target accuracy names it: "rounds→60 %",
+    "time→90 %"."""
     named = sorted({t for t in targets if t is not None})
-    if spec.name != TARGET_METRIC or not named:
+    if spec.name not in TARGETED or not named:
         return spec.heading
-    return "rounds→" + " / ".join(f"{numbers.value(t, 100.0)} %" for t in named)
+    return TARGETED[spec.name][0] + " / ".join(f"{numbers.value(t, 100.0)} %" for t in named)
 
 
 def columns(table: Table, targets: Sequence[float | None] = ()) -> list[Column]:
@@ -137,9 +146,10 @@ def caption(
                 "runs a group."
             )
     named = sorted({t for t in targets if t is not None})
-    if named and any(c.spec.name == TARGET_METRIC for c in columns(table, targets)):
-        acc = " / ".join(f"{numbers.value(t, 100.0)} %" for t in named)
-        parts.append(f"rounds→{acc}: rounds until the test accuracy first reached {acc}.")
+    acc = " / ".join(f"{numbers.value(t, 100.0)} %" for t in named)
+    for name, (start, counted) in TARGETED.items():
+        if named and any(c.spec.name == name for c in columns(table, targets)):
+            parts.append(f"{start}{acc}: {counted} until the test accuracy first reached {acc}.")
     return " ".join([*parts, *notes.caption])
 
 
