@@ -117,13 +117,14 @@ def test_the_readme_snippet_drops_a_duplicate_seed_and_names_the_reference(
     """README steps 2 and 3 (a FedAvg run, then FedAvg and FedLaAvg over seeds 0, 1, 2),
     logged as external runs that name the example1 preset; then the README's snippet."""
     fw = FedWatch(server.url, spool_dir=tmp_path / "spool", flush_s=0.05)
-    ids = []
+    ids: list[int] = []
     for algorithm, seed in [("fedavg", 0), *((a, s) for a in ("fedavg", "fedlaavg")
                                                for s in (0, 1, 2))]:  # fmt: skip
         config = {"name": "example1", "algorithm": algorithm, "seed": seed}
         with fw.start_run(f"example1 {algorithm} seed={seed}", config, n_clients=2) as run:
             for t in range(5):
                 run.log_round(t, {"test_acc": 0.5 + 0.1 * seed + 0.01 * t})
+        assert run.id is not None
         ids.append(run.id)
 
     with pytest.warns(ComparisonWarning, match="seed 0 ran 2 times") as said:
