@@ -149,5 +149,5 @@ def test_sync_and_async_methods_are_not_compared_in_rounds(client: TestClient) -
     assert "rounds_to_target" not in got["columns"]
     assert "rounds_to_target" in got["columns_left_out"]
     assert got["columns"][:2] == ["time_to_target_s", "update_staleness_mean_avg"]
-    said = "Rounds are not compared: FedAvg count synchronous rounds, FedBuff (async) server"
+    said = "Rounds are not compared: FedAvg counts synchronous rounds, FedBuff (async) server"
     assert said in got["caption"] and said in md and "rounds→" not in md

@@ -190,7 +190,7 @@ def test_sync_and_async_are_not_compared_in_rounds() -> None:
     assert got.columns is not None and "rounds_to_target" not in got.columns
     assert got.left_out == ["rounds_to_target", "dropped_updates_avg"]
     note = got.column_note() or ""
-    assert "FedAvg count synchronous rounds, FedBuff (async) server updates" in note
+    assert "FedAvg counts synchronous rounds, FedBuff (async) server updates" in note
     assert note in got.table_notes().caption
     same = group_runs(runs[:1], WORDS)
     assert same.left_out == [] and same.column_note() is None

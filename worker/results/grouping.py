@@ -182,9 +182,10 @@ class Grouping:
             return None
         sync = [g.label for g in self.groups if not g.asynchronous]
         asyn = [g.label for g in self.groups if g.asynchronous]
+        verb = "count" if len(sync) > 1 else "counts"
         return (
-            f"Rounds are not compared: {', '.join(sync)} count synchronous rounds, "
-            f"{', '.join(asyn)} server updates (a server update is not a round); simulated "
+            f"Rounds are not compared: {listed(sync)} {verb} synchronous rounds, "
+            f"{listed(asyn)} server updates (a server update is not a round); simulated "
             "time is compared instead."
         )
 
@@ -197,6 +198,11 @@ class Grouping:
             label = self.labels[w.group]
             rows[label] = (*rows.get(label, ()), w.message)
         return TableNotes((*head, *(w.message for w in self.warnings)), rows)
+
+
+def listed(names: Sequence[str]) -> str:
+    """ "A", "A and B", "A, B and C"."""
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
 
 
 class GroupingError(ValueError):
