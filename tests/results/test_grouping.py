@@ -86,6 +86,16 @@ def test_mixed_configs_name_the_differing_keys() -> None:
     assert "client.lr" in warning.message and warning.message.startswith("FedAvg: mixed configs")
 
 
+def test_a_warning_names_five_differing_keys_then_counts_the_rest() -> None:
+    keys = [f"k{i}" for i in range(7)]
+    runs = [record(1, "fedavg", 0), record(2, "fedavg", 1, config={k: 1 for k in keys})]
+
+    (warning,) = group_runs(runs, WORDS).warnings
+
+    assert warning.keys == ["algorithm.name", *keys]
+    assert "differ in algorithm.name, k0, k1, k2, k3 and 3 more, not only" in warning.message
+
+
 def test_same_configs_but_name_and_seed_give_no_warning() -> None:
     runs = [record(i, "fedavg", i, config=config("fedavg", i, name=f"n{i}")) for i in range(3)]
 

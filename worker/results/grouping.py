@@ -33,6 +33,8 @@ GroupBy = Literal["algorithm", "experiment_cell", "none"]
 Why = Literal["explicit", "preset", "sweep", "first"]
 WarningKind = Literal["duplicate_seed", "mixed_configs"]
 
+NAMED_KEYS = 5
+"""A mixed-configs warning names this many keys, then says how many more (`keys` has all)."""
 CONFIG_IGNORED = ("name", "seed")
 """Left out of a config comparison: the name is the run's own, and seeds pair runs."""
 
@@ -166,10 +168,6 @@ class Grouping:
     @property
     def kept(self) -> list[int]:
         return [i for g in self.groups for i in g.runs]
-
-    @property
-    def mixed_modes(self) -> bool:
-        return len({g.asynchronous for g in self.groups}) > 1
 
     def reference_note(self) -> str | None:
         if self.reference is None or self.why is None:
@@ -396,12 +394,14 @@ def _warnings(group: Group, runs: list[RunRecord]) -> list[GroupWarning]:
         )
     mixed = differing_keys([by_id[i].config for i in group.runs])
     if mixed:
+        named = ", ".join(mixed[:NAMED_KEYS])
+        more = f" and {len(mixed) - NAMED_KEYS} more" if len(mixed) > NAMED_KEYS else ""
         out.append(
             GroupWarning(
                 "mixed_configs",
                 group.key,
-                f"{group.label}: mixed configs: its runs differ in {', '.join(mixed)}, not "
-                "only in name and seed.",
+                f"{group.label}: mixed configs: its runs differ in {named}{more}, not only in "
+                "name and seed.",
                 list(group.runs),
                 mixed,
             )
