@@ -4,12 +4,12 @@ the runs' configs."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from worker.engine import stats
 from worker.results.curves import RunCurve
+from worker.results.grouping import CONFIG_IGNORED, canon, flatten
 
 
 @dataclass
@@ -29,7 +29,7 @@ class RunData(RunCurve):
 
 
 def table(
-    groups: dict[str, list[RunData]], reference: str, alpha: float, names: list[str] | None
+    groups: dict[str, list[RunData]], reference: str | None, alpha: float, names: list[str] | None
 ) -> stats.Table:
     """The groups' summary values (`names`, or all compared ones), tested against
     `reference` at level `alpha`."""
@@ -39,23 +39,6 @@ def table(
 
 def targets(groups: dict[str, list[RunData]]) -> list[float | None]:
     return [r.target for runs in groups.values() for r in runs]
-
-
-CONFIG_IGNORED = ("name", "seed")
-"""Left out of the config diff: the name is the run's own, and seeds pair runs (each row
-lists its `seeds`)."""
-
-
-def flatten(config: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Dotted key -> value of every leaf (lists are leaves: `data.mean_estimation.means`)."""
-    out: dict[str, Any] = {}
-    for key, value in config.items():
-        path = f"{prefix}{key}"
-        if isinstance(value, dict) and value:
-            out.update(flatten(value, path + "."))
-        else:
-            out[path] = value
-    return out
 
 
 @dataclass(frozen=True)
@@ -79,9 +62,6 @@ def config_diff(groups: dict[str, list[RunData]]) -> ConfigDiff:
     keys = [k for k in dict.fromkeys(k for f in every for k in f) if k not in CONFIG_IGNORED]
     partial = [k for k in keys if not all(k in f for f in every)]
     shared = [k for k in keys if k not in partial]
-
-    def canon(value: Any) -> str:
-        return json.dumps(value, sort_keys=True)
 
     differing = [k for k in shared if len({canon(f[k]) for f in every}) > 1]
 

@@ -357,11 +357,13 @@ class FedWatch:
         alpha: float | None = None,
         columns: Sequence[str] | None = None,
         group_by: str | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> pd.DataFrame:
         """The comparison table of run ids, or of an experiment (id or name), as a
-        DataFrame: a row a group, mean/std/CI of each summary value and the test
-        against the reference with Holm's adjusted p (see `fedwatch.read.compare_table`)."""
+        DataFrame: a row a group (by its label; `labels` renames groups), mean/std/CI of
+        each summary value and the test against the reference with Holm's adjusted p;
+        `attrs` name the reference and the warnings (see `fedwatch.read.compare_table`)."""
         return read.compare_table(
             self._transport(), runs, reference=reference, alpha=alpha, columns=columns,
-            group_by=group_by,
+            group_by=group_by, labels=labels,
         )  # fmt: skip

@@ -13,6 +13,8 @@ Everything comes through the REST API's full-resolution reads (`/rounds`,
 
 from __future__ import annotations
 
+import re
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from importlib import metadata
 from typing import TYPE_CHECKING, Any, Literal
@@ -213,6 +215,21 @@ def _pairs(field: str, got: Any) -> list[tuple[int, float]]:
     return [(int(k), 1.0) for k in got or []]
 
 
+class ComparisonWarning(UserWarning):
+    """Something the server's grouping says about a compared group: a duplicate seed
+    dropped (the newest run kept), or runs of mixed configs."""
+
+
+def labels_param(labels: Mapping[str, str]) -> str:
+    """`labels` as `GET /api/compare`'s `labels=`: GROUP:NAME pairs, commas and colons
+    inside escaped with a backslash."""
+
+    def escaped(s: str) -> str:
+        return re.sub(r"([\\,:])", r"\\\1", s)
+
+    return ",".join(f"{escaped(k)}:{escaped(v)}" for k, v in labels.items())
+
+
 def compare_table(
     transport: Transport,
     runs: Sequence[int] | int | str,
@@ -221,15 +238,20 @@ def compare_table(
     alpha: float | None = None,
     columns: Sequence[str] | None = None,
     group_by: str | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """The comparison table, a row a group: `n`, `seeds`, `reference`, and per summary
-    value `<name>.mean`, `.std`, `.ci_low`, `.ci_high`, `.interval` (how the CI was
-    drawn), `.identical` (the same in every run: no CI), `.n` and, against the
-    reference, `.test`, `.p`, `.p_adjusted` (Holm), `.verdict`, `.mean_diff` and
-    `.reason` (why no test ran: "deterministic: the values differ by a constant in every
-    pair", ...). `runs`: run ids, or an experiment (id or name), grouped by its cells.
-    Values as stored (fractions, not percent); `attrs["caption"]` says what the table
-    shows, `attrs["machine"]` which values are figures of the machine (never tested)."""
+    """The comparison table, a row a group, indexed by the group's label ("FedAvg",
+    "α = 0.1"; `labels` renames groups, by key or label): `key`, `n`, `seeds`,
+    `reference`, and per summary value `<name>.mean`, `.std`, `.ci_low`, `.ci_high`,
+    `.interval` (how the CI was drawn), `.identical` (the same in every run: no CI), `.n`
+    and, against the reference, `.test`, `.p`, `.p_adjusted` (Holm), `.verdict`,
+    `.mean_diff` and `.reason` (why no test ran: "deterministic: the values differ by a
+    constant in every pair", ...). `runs`: run ids, or an experiment (id or name),
+    grouped by its cells. Values as stored (fractions, not percent). `attrs`: `caption`
+    (what the table shows), `reference` (the reference's label) and `reference_why`,
+    `labels` (key → label), `warnings` (a seed's older runs dropped, mixed configs; each
+    also a `ComparisonWarning`), `dropped` (run ids), `alpha`, `headings` and `machine`
+    (the values that are figures of the machine, never tested)."""
     pd = pandas()
     if isinstance(runs, int | str):
         ids = [i for e in _experiments(transport, runs) if e is not None
@@ -241,12 +263,13 @@ def compare_table(
         raise ValueError("nothing to compare: no runs")
     params = {"runs": ",".join(map(str, ids)), "reference": reference, "alpha": alpha,
               "columns": ",".join(columns) if columns else None, "group_by": group_by,
-              "max_points": 2}  # fmt: skip
+              "max_points": 2, "labels": labels_param(labels) if labels else None}  # fmt: skip
     body = transport.get_json("/api/compare", params)
     tests = {(t["group"], t["metric"]): t for t in body["ttests"]}
     rows = []
     for row in body["table"]:
-        out: dict[str, Any] = {"group": row["group"], "n": row["n"], "seeds": row["seeds"],
+        out: dict[str, Any] = {"group": row.get("label") or row["group"], "key": row["group"],
+                               "n": row["n"], "seeds": row["seeds"],
                                "reference": row["group"] == body["reference"]}  # fmt: skip
         for name, stat in row["stats"].items():
             if not any(r["stats"][name]["n"] for r in body["table"]):
@@ -262,6 +285,14 @@ def compare_table(
             out[f"{name}.reason"] = test.get("reason")
         rows.append(out)
     frame = pd.DataFrame(rows).set_index("group")
-    frame.attrs.update(caption=body["caption"], alpha=body["alpha"], headings=body["headings"],
-                       machine=body.get("machine", []))  # fmt: skip
+    said = body.get("warnings", [])
+    frame.attrs.update(
+        caption=body["caption"], alpha=body["alpha"], headings=body["headings"],
+        reference=body.get("reference_label") or body["reference"],
+        reference_why=body.get("reference_why"), labels=body.get("labels", {}),
+        warnings=[w["message"] for w in said], dropped=body.get("dropped", []),
+        machine=body.get("machine", []),
+    )  # fmt: skip
+    for w in said:
+        warnings.warn(w["message"], ComparisonWarning, stacklevel=3)
     return frame

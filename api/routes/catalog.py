@@ -42,6 +42,7 @@ def public(preset: Preset, download_allowed: bool) -> dict[str, Any]:
         "variants": preset.variants,
         "paper": preset.paper,
         "needs": preset.needs(download_allowed),
+        "headline": list(preset.headline),
         "references": {
             metric: [{"value": r.value, "label": r.label} for r in lines]
             for metric, lines in preset.references.items()

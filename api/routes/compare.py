@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 import numpy as np
 from fastapi import APIRouter, HTTPException, Query, Response
 from fastapi.exceptions import RequestValidationError
+from sqlalchemy import select
 
 from api.comparison import RunData, config_diff, table, targets
 from api.deps import MAX_INT, SessionDep
@@ -16,9 +17,10 @@ from api.schemas.compare import ComparePublic
 from api.schemas.errors import NOT_FOUND
 from api.storable import NO_NUL
 from db.metrics import final_values, full_series
-from db.models import Run
+from db.models import Experiment, Run
 from worker.engine import metrics
 from worker.engine.bias import SUMMARY_NAMES as BIAS_NAMES
+from worker.engine.components import current
 from worker.engine.metrics import MetricSpec
 from worker.engine.stats import DEFAULT_ALPHA, columns_of
 from worker.engine.summary import LAST_VALUES, TRAFFIC, summarise
@@ -31,14 +33,21 @@ from worker.results.curves import (
     XAxis,
     clip_note,
     group_curve,
-    grouped,
     run_points,
 )
-from worker.results.table import MEDIA_TYPES, render, table_json
+from worker.results.grouping import (
+    GroupBy,
+    Grouping,
+    GroupingError,
+    RunRecord,
+    group_runs,
+    parse_labels,
+    vocabulary_of,
+)
+from worker.results.table import MEDIA_TYPES, labelled, render, table_json
 
 router = APIRouter(prefix="/api", tags=["compare"])
 
-GroupBy = Literal["algorithm", "experiment_cell", "none"]
 # At most 10 digits an id: beyond MAX_INT it is a 404 like any unknown id.
 RunIds = Annotated[
     str,
@@ -57,19 +66,31 @@ Columns = Annotated[
         "all of them); only these are tested and corrected for.",
     ),
 ]
+Labels = Annotated[
+    str | None,
+    Query(
+        max_length=10_000,
+        pattern=NO_NUL,
+        description="Groups renamed: comma-separated GROUP:NAME pairs, a group named by its "
+        "key, its label or (a sweep's cell) its values, e.g. `fedavg:FedAvg (ours),fedlaavg:"
+        "FedLaAvg`; a backslash escapes a comma or a colon (`\\,`). Every answer and file "
+        "uses the names.",
+    ),
+]
+Reference = Annotated[
+    str | None,
+    Query(
+        pattern=NO_NUL,
+        description="The group the others are tested against (its key, label or values); "
+        "default: the preset's proposed method, else the sweep's first method, else the "
+        "first group.",
+    ),
+]
 TableFormat = Literal["json", "csv", "md", "tex"]
 FIGURE_FILES = file_responses(
     {figures.MEDIA_TYPES[f]: f"a {f} figure" for f in figures.FIGURE_FORMATS}
 )
 TABLE_FILES = file_responses({MEDIA_TYPES[f]: f"the table as {f}" for f in ("csv", "md", "tex")})
-
-
-def group_of(run: Run, group_by: GroupBy) -> str:
-    if group_by == "algorithm":
-        return run.algorithm
-    if group_by == "experiment_cell" and run.cell:
-        return run.cell
-    return f"#{run.id} {run.name}"
 
 
 def find_run(session: SessionDep, run_id: int) -> Run:
@@ -129,14 +150,58 @@ def live_summary(session: SessionDep, run: Run) -> dict[str, float | int | None]
     return summarise(ordered, run.rounds_done, wall, target, bias=run_bias(session, run))
 
 
+def record_of(run: Run, presets: dict[int, str | None]) -> RunRecord:
+    return RunRecord(
+        id=run.id,
+        name=run.name,
+        algorithm=run.algorithm,
+        seed=run.seed,
+        config=dict(run.config or {}),
+        created=run.created_at.timestamp(),
+        experiment=run.experiment_id,
+        cell=run.cell,
+        preset=presets.get(run.experiment_id) if run.experiment_id is not None else None,
+    )
+
+
+def invalid(where: str, msg: str) -> RequestValidationError:
+    return RequestValidationError([{"loc": ["query", where], "msg": msg, "type": "value_error"}])
+
+
 def read_groups(
-    session: SessionDep, runs: str, metric: str, group_by: GroupBy
-) -> tuple[list[RunData], dict[str, list[RunData]]]:
-    data: list[RunData] = []
-    for run_id in dict.fromkeys(int(part) for part in runs.split(",")):
-        run = find_run(session, run_id)
-        data.append(load(session, run, metric, group_of(run, group_by)))
-    return data, grouped(data)
+    session: SessionDep,
+    runs: str,
+    metric: str,
+    group_by: GroupBy,
+    reference: str | None = None,
+    labels: str | None = None,
+    names: list[str] | None = None,
+) -> tuple[list[RunData], dict[str, list[RunData]], Grouping]:
+    """The runs grouped (`worker.results.grouping`), and the kept runs' data by group key."""
+    found = [find_run(session, int(part)) for part in dict.fromkeys(runs.split(","))]
+    experiments = {r.experiment_id for r in found if r.experiment_id is not None}
+    query = select(Experiment.id, Experiment.preset).where(Experiment.id.in_(experiments))
+    presets: dict[int, str | None] = {e: p for e, p in session.execute(query)}
+    try:
+        renamed = parse_labels(labels) if labels else None
+    except ValueError as err:
+        raise invalid("labels", str(err)) from None
+    try:
+        grouping = group_runs(
+            [record_of(r, presets) for r in found],
+            vocabulary_of(current()),
+            group_by,
+            reference,
+            renamed,
+            names,
+        )
+    except GroupingError as err:
+        raise invalid(err.field, str(err)) from None
+    by_id = {r.id: r for r in found}
+    groups = {
+        g.key: [load(session, by_id[i], metric, g.key) for i in g.runs] for g in grouping.groups
+    }
+    return [r for rs in groups.values() for r in rs], groups, grouping
 
 
 def column_names(columns: str | None) -> list[str] | None:
@@ -157,16 +222,6 @@ def domain_of(spec: MetricSpec | None) -> Domain:
     return spec.domain if spec is not None else UNBOUNDED
 
 
-def reference_of(groups: dict[str, list[RunData]], reference: str | None) -> str:
-    ref = reference if reference is not None else next(iter(groups))
-    if ref not in groups:
-        msg = f"not one of the groups: {', '.join(groups)}"
-        raise RequestValidationError(
-            [{"loc": ["query", "reference"], "msg": msg, "type": "value_error"}]
-        )
-    return ref
-
-
 @router.get("/compare", response_model=ComparePublic, responses=NOT_FOUND | TABLE_FILES)
 def compare(
     session: SessionDep,
@@ -175,22 +230,23 @@ def compare(
     group_by: GroupBy = "algorithm",
     x: XAxis = "round",
     max_points: Annotated[int, Query(ge=2, le=20_000)] = 500,
-    reference: str | None = None,
+    reference: Reference = None,
     alpha: Alpha = DEFAULT_ALPHA,
     columns: Columns = None,
+    labels: Labels = None,
     format: Annotated[
         TableFormat,
         Query(description="json (everything), or the summary table as csv, md or tex."),
     ] = "json",
 ) -> ComparePublic | Response:
     names = column_names(columns)
-    data, groups = read_groups(session, runs, metric, group_by)
-    ref = reference_of(groups, reference)
-    result = table(groups, ref, alpha, names)
+    data, groups, grouping = read_groups(session, runs, metric, group_by, reference, labels, names)
+    result = table(groups, grouping.reference, alpha, grouping.columns)
+    notes, label = grouping.table_notes(), grouping.labels
     if format != "json":
-        body = render(result, format, targets(groups))
+        body = render(labelled(result, label), format, targets(groups), notes)
         return attachment(body.encode(), MEDIA_TYPES[format], f"comparison.{format}")
-    doc = table_json(result, targets(groups))
+    doc = table_json(result, targets(groups), notes, label)
     diff = config_diff(groups)
     spec = metrics.by_name().get(metric)
     domain = domain_of(spec)
@@ -202,12 +258,29 @@ def compare(
             "metric": metric,
             "x": x,
             "runs": [
-                {"id": r.id, "name": r.name, "group": r.group, **_xy(*run_points(r, x, max_points))}
+                {
+                    "id": r.id,
+                    "name": r.name,
+                    "group": r.group,
+                    "label": label[r.group],
+                    **_xy(*run_points(r, x, max_points)),
+                }
                 for r in data
             ],
-            "groups": [vars(group_curve(g, rs, x, max_points, domain)) for g, rs in groups.items()],
+            "groups": [
+                {**vars(group_curve(g, rs, x, max_points, domain)), "label": label[g]}
+                for g, rs in groups.items()
+            ],
             "band_clip": clip_note(domain, spec.scale, spec.unit) if spec else "",
             **{k: v for k, v in doc.items() if k not in ("rows", "tests")},
+            "reference_label": grouping.reference_label,
+            "reference_why": grouping.why,
+            "labels": label,
+            "warnings": [{**vars(w), "label": label[w.group]} for w in grouping.warnings],
+            "dropped": [i for g in grouping.groups for i in g.dropped],
+            "preset": grouping.preset,
+            "headline": grouping.headline,
+            "columns_left_out": grouping.left_out,
             "table": doc["rows"],
             "config_keys": diff.keys,
             "config_partial": diff.partial,
@@ -241,12 +314,16 @@ def compare_figure(
     log: Annotated[bool, Query(description="A logarithmic y axis.")] = False,
     lines: Annotated[bool, Query(description="Each run's curve too, drawn thin.")] = False,
     max_points: Annotated[int, Query(ge=2, le=20_000)] = 2000,
+    labels: Labels = None,
 ) -> Response:
     """The compared runs' curves: each group's mean with its band, axis ticks, labels
     with units and a legend."""
-    data, groups = read_groups(session, runs, metric, group_by)
+    data, groups, grouping = read_groups(session, runs, metric, group_by, labels=labels)
+    label = grouping.labels
     y = figures.Axis.of(metrics.by_name().get(metric), metric, log)
-    curves = [group_curve(g, rs, x, max_points, y.domain) for g, rs in groups.items()]
+    curves = [
+        group_curve(label[g], members, x, max_points, y.domain) for g, members in groups.items()
+    ]
     try:
         body = figures.compare_figure(
             curves, y, X_LABELS[x], band=band, width=width, fmt=fmt, runs=data if lines else (), x=x

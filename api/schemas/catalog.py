@@ -43,6 +43,12 @@ class PresetPublic(BaseModel):
         "or bundled data)."
     )
     references: dict[str, list[ReferencePublic]] = Field(description=REFERENCES_DESCRIPTION)
+    headline: list[str] = Field(
+        default_factory=list,
+        description="The summary values its comparison is about: the first columns of its "
+        "tables, shown by default (stragglers: simulated time to the target and dropped "
+        "updates).",
+    )
 
 
 class PresetDetail(PresetPublic):

@@ -7,17 +7,22 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+GROUP = "The group's key: what `group_by` groups by (the algorithm, the experiment cell)."
+LABEL = "The group's name in every answer, table and figure (renamed with `labels`)."
+
 
 class RunSeries(BaseModel):
     id: int
     name: str
-    group: str
+    group: str = Field(description=GROUP)
+    label: str = Field("", description=LABEL)
     x: list[float]
     y: list[float | None]
 
 
 class GroupSeries(BaseModel):
-    name: str
+    name: str = Field(description=GROUP)
+    label: str = Field("", description=LABEL)
     run_ids: list[int] = Field(
         description="The runs the curve is over: those that recorded the metric so far."
     )
@@ -71,7 +76,8 @@ class Stat(BaseModel):
 
 
 class TableRow(BaseModel):
-    group: str
+    group: str = Field(description=GROUP)
+    label: str = Field("", description=LABEL)
     n: int
     seeds: list[int]
     stats: dict[str, Stat] = Field(description="Per compared summary value (`columns`).")
@@ -129,6 +135,21 @@ class TTest(BaseModel):
     )
 
 
+class GroupWarningPublic(BaseModel):
+    """Something a reader must know about a group."""
+
+    kind: Literal["duplicate_seed", "mixed_configs"] = Field(
+        description="duplicate_seed: a seed ran more than once in the group; the newest run "
+        "was kept and the others dropped (`runs`). mixed_configs: the group's runs differ in "
+        "more than their name and seed (`keys`)."
+    )
+    group: str = Field(description=GROUP)
+    label: str = Field(description=LABEL)
+    message: str = Field(description="The warning in words, as the table's caption says it.")
+    runs: list[int] = Field(description="The dropped runs, or the group's mixed runs.")
+    keys: list[str] = Field(description="The dotted config keys that differ (mixed_configs).")
+
+
 class ComparePublic(BaseModel):
     metric: str
     x: str
@@ -151,7 +172,33 @@ class ComparePublic(BaseModel):
         description="Each column's heading with its unit, as every export writes it "
         "(rounds→target names its target accuracy)."
     )
-    reference: str | None
+    reference: str | None = Field(description="The reference group's key.")
+    reference_label: str | None = Field(None, description="The reference group's label.")
+    reference_why: Literal["explicit", "preset", "sweep", "first"] | None = Field(
+        None,
+        description="Why it is the reference: asked for, the preset's proposed method, the "
+        "sweep's first method, or the first group.",
+    )
+    labels: dict[str, str] = Field(
+        default_factory=dict, description="Each group's label, by its key (in group order)."
+    )
+    warnings: list[GroupWarningPublic] = Field(
+        default_factory=list, description="Duplicate seeds dropped, and groups of mixed configs."
+    )
+    dropped: list[int] = Field(
+        default_factory=list,
+        description="Runs left out: a seed's older runs where its group has a newer one.",
+    )
+    preset: str | None = Field(None, description="The paper preset every compared run is of.")
+    headline: list[str] = Field(
+        default_factory=list,
+        description="The preset's headline values: the table's first columns, shown by default.",
+    )
+    columns_left_out: list[str] = Field(
+        default_factory=list,
+        description="Values counted in rounds, left out where synchronous and asynchronous "
+        "methods are compared (a server update is not a round); the caption says so.",
+    )
     alpha: float = Field(description="The significance level of the verdicts.")
     correction: Literal["holm"] = "holm"
     n_tests: int = Field(description="Tests the correction is over.")

@@ -1,5 +1,5 @@
 """`fedwatch compare PRESET [--seeds N] [--set k=v ...] [--out DIR] [--jobs J]
-[--format text|csv|md|tex] [--alpha A]`.
+[--format text|csv|md|tex] [--alpha A] [--columns C,...] [--label METHOD=NAME ...]`.
 
 Runs the preset's comparison set (each variant × method × seed; a method is an algorithm
 with the settings its paper ran it with, e.g. its learning rates) in parallel processes,
@@ -68,8 +68,40 @@ def add_table_arguments(p: argparse.ArgumentParser) -> None:
         "--columns",
         type=column_list,
         help="comma-separated summary values to tabulate and test, in that order "
-        "(default: every compared value with data), e.g. best_test_acc,time_avg_test_acc",
+        "(default: the preset's headline values, then every compared value with data), "
+        "e.g. best_test_acc,time_avg_test_acc",
     )
+    add_label_argument(p)
+
+
+def add_label_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--label",
+        dest="labels",
+        action="append",
+        type=label_pair,
+        default=[],
+        metavar="GROUP=NAME",
+        help="rename a group (a method, by its name or label) in the tables and figures, "
+        "e.g. --label 'fedavg=FedAvg (ours)' (repeatable)",
+    )
+
+
+def label_pair(text: str) -> tuple[str, str]:
+    group, eq, name = text.partition("=")
+    if not eq or not group.strip() or not name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: expected GROUP=NAME")
+    return group.strip(), name.strip()
+
+
+def labels_of(args: argparse.Namespace) -> dict[str, str]:
+    """`--label`'s pairs; CliError where a group is renamed twice."""
+    out: dict[str, str] = {}
+    for group, name in args.labels:
+        if group in out:
+            raise CliError(f"--label: {group!r} is renamed twice")
+        out[group] = name
+    return out
 
 
 def column_list(text: str) -> list[str]:
@@ -188,6 +220,7 @@ def execute(job: Job, progress: Any, threads: int, kept: KeptPools | None) -> di
         "seed": job.seed,
         "path": job.path,
         "metrics": summary,
+        "config": result["config"],
     }
 
 
@@ -214,16 +247,24 @@ def write_tables(
     preset: Preset, jobs: list[Job], results: list[dict[str, Any]], out: Path, args: Any
 ) -> str:
     """Write the comparison table in every format into `out`; the text of the format
-    `args.format` (`args.alpha`, `args.columns`: the table's level and values)."""
+    `args.format` (`args.alpha`, `args.columns`, `args.labels`: the table's level, values
+    and group names). The grouping's warnings go to stderr."""
     from fedwatch.cli.comparison import build, render_all, sections_json
+    from worker.results.grouping import GroupingError
     from worker.results.table import FORMATS
 
     targets = [preset.run_config(list(j.assignments)).eval.target_acc for j in jobs]
-    proposed = str(preset.config["algorithm"]["name"])
     variants = list(dict.fromkeys(j.group for j in jobs))
-    sections = build(
-        results, proposed, preset.method_names, variants, args.alpha, targets, args.columns
-    )
+    try:
+        sections = build(
+            results, preset.name, preset.method_names, variants, args.alpha, targets,
+            args.columns, labels_of(args),
+        )  # fmt: skip
+    except GroupingError as err:
+        raise CliError(f"--{err.field.removesuffix('s')}: {err}") from None
+    for section in sections:
+        for warning in section.grouping.warnings:
+            print(f"warning: {warning.message}", file=sys.stderr)
     texts = {fmt: render_all(sections, fmt) for fmt in FORMATS}
     for fmt, body in texts.items():
         (out / f"table.{'txt' if fmt == 'text' else fmt}").write_text(body)

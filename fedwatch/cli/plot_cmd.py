@@ -1,12 +1,13 @@
 """`fedwatch plot DIR | --url URL (--runs IDS | --experiment ID) [--metric M]
 [--x round|wall_s|sim_time_s] [--band std|ci|none] [--width column|full] [--log] [--lines]
-[--out FILE]`.
+[--label GROUP=NAME ...] [--out FILE]`.
 
 A figure for a paper (PDF, SVG or PNG, by the suffix of `--out`) of a comparison's
 curves: each group's mean with its band. The runs come from a directory written by
 `fedwatch compare` or `fedwatch reproduce` (a group per variant and method), or from a
 FedWatch server (its `GET /api/compare/figure`, grouped by algorithm or, for an
-experiment, by its cells).
+experiment, by its cells). Either way the groups and their names in the legend are
+`worker.results.grouping`'s, renamed with `--label`.
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fedwatch.cli.compare_cmd import add_label_argument, labels_of
 from fedwatch.errors import CliError
+from fedwatch.read import labels_param
 from fedwatch.transport import Refused, TooLarge, Transport, Unreachable
 
 if TYPE_CHECKING:
     from worker.results.curves import RunCurve
     from worker.results.figures import FigureFormat
+    from worker.results.grouping import RunRecord
 
 SUFFIXES: tuple[FigureFormat, ...] = ("pdf", "svg", "png")
 
@@ -65,6 +69,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--out", type=Path, help="the figure; its suffix picks the format (default: curves.pdf)"
     )
+    add_label_argument(p)
     p.set_defaults(handler=run)
 
 
@@ -85,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
 def from_server(args: argparse.Namespace, fmt: FigureFormat) -> bytes:
     transport = Transport(args.url, args.token, timeout_s=120)
+    labels = labels_of(args)
     try:
         ids, group_by = args.runs, "algorithm"
         if args.experiment is not None:
@@ -93,8 +99,8 @@ def from_server(args: argparse.Namespace, fmt: FigureFormat) -> bytes:
         if not ids:
             raise CliError("--url needs --runs or --experiment (with runs)")
         params = {"runs": ids, "metric": args.metric, "x": args.x, "band": args.band,
-                  "width": args.width, "log": args.log, "lines": args.lines,
-                  "group_by": group_by}  # fmt: skip
+                  "width": args.width, "log": args.log, "lines": args.lines, "group_by": group_by,
+                  "labels": labels_param(labels) if labels else None}  # fmt: skip
         return transport.get(f"/api/compare/figure.{fmt}", params)
     except Unreachable as err:
         raise CliError(f"{args.url} unreachable: {err}") from None
@@ -104,49 +110,78 @@ def from_server(args: argparse.Namespace, fmt: FigureFormat) -> bytes:
 
 def from_directory(args: argparse.Namespace, fmt: FigureFormat) -> bytes:
     from worker.engine import metrics
+    from worker.engine.components import current
     from worker.results import figures
-    from worker.results.curves import X_LABELS, group_curve, grouped
+    from worker.results.curves import X_LABELS, group_curve
+    from worker.results.grouping import GroupingError, group_runs, vocabulary_of
 
-    curves = read_curves(args.directory, args.metric)
+    curves, records = read_curves(args.directory, args.metric)
     if not any(len(c.rounds) for c in curves):
         raise CliError(f"{args.directory}: no run recorded {args.metric}")
+    try:
+        grouping = group_runs(
+            records, vocabulary_of(current()), "experiment_cell", labels=labels_of(args)
+        )
+    except GroupingError as err:
+        raise CliError(f"--label: {err}") from None
+    for warning in grouping.warnings:
+        print(f"warning: {warning.message}", file=sys.stderr)
     y = figures.Axis.of(metrics.by_name().get(args.metric), args.metric, args.log)
-    groups = [group_curve(g, runs, args.x, 2000, y.domain) for g, runs in grouped(curves).items()]
+    groups = [
+        group_curve(g.label, [curves[i] for i in g.runs], args.x, 2000, y.domain)
+        for g in grouping.groups
+    ]
     return figures.compare_figure(
         groups, y, X_LABELS[args.x], band=args.band, width=args.width, fmt=fmt,
-        runs=curves if args.lines else (), x=args.x,
+        runs=[curves[i] for i in grouping.kept] if args.lines else (), x=args.x,
     )  # fmt: skip
 
 
-def read_curves(directory: Path, metric: str) -> list[RunCurve]:
-    """The runs of a `fedwatch compare` or `reproduce` directory, grouped by variant
-    and method, in the order of their files."""
+def read_curves(directory: Path, metric: str) -> tuple[list[RunCurve], list[RunRecord]]:
+    """The runs of a `fedwatch compare` or `reproduce` directory, and their records for
+    the grouping (a cell per variant and method), in the order of the directory's table
+    (its files' where it has none): run i is file i of that order."""
     import numpy as np
 
     from worker.results.curves import RunCurve
+    from worker.results.grouping import RunRecord
 
     paths = sorted(directory.glob("*-seed*.json"))
     if not paths:
         raise CliError(f"{directory}: no run files (*-seed*.json) from `fedwatch compare`")
-    out = []
-    for i, path in enumerate(paths):
-        record: dict[str, Any] = json.loads(path.read_text())
-        algorithm = record.get("algorithm") or record["config"]["algorithm"]["name"]
-        group = " ".join(x for x in (record.get("variant", ""), algorithm) if x)
+    order = table_order(directory)
+    loaded: list[dict[str, Any]] = [json.loads(p.read_text()) for p in paths]
+
+    def rank(i: int) -> int:
+        run = loaded[i]
+        method = run.get("algorithm") or run["config"]["algorithm"]["name"]
+        return order.get(" ".join(x for x in (run.get("variant", ""), method) if x), len(paths))
+
+    out, records = [], []
+    for i, j in enumerate(sorted(range(len(paths)), key=rank)):
+        path, record = paths[j], loaded[j]
+        config = record.get("config") or {}
+        method = record.get("algorithm") or config["algorithm"]["name"]
+        algorithm = (config.get("algorithm") or {}).get("name") or method
+        seed = config.get("seed", int(path.stem.rpartition("-seed")[2] or 0))
+        records.append(
+            RunRecord(i, path.stem, algorithm, int(seed), config, float(i), cell=method,
+                      variant=record.get("variant", ""))
+        )  # fmt: skip
         rows = [r for r in record["rounds"] if r.get(metric) is not None]
         clocked = all("sim_time_s" in r for r in rows)
         out.append(
             RunCurve(
                 id=i,
                 name=path.stem,
-                group=group,
+                group=records[-1].cell or "",
                 rounds=np.array([r["round"] for r in rows], dtype=np.int64),
                 y=np.array([r[metric] for r in rows], dtype=np.float64),
                 wall_s=np.array([r["wall_s"] for r in rows], dtype=np.float64),
                 sim_time_s=np.array([r["sim_time_s"] for r in rows] if clocked else [], float),
             )
         )
-    return sorted(out, key=lambda c: table_order(directory).get(c.group, len(out)))
+    return out, records
 
 
 def table_order(directory: Path) -> dict[str, int]:

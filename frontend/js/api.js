@@ -296,9 +296,12 @@ function toMatrix(w) {
  *   interval: string|null, identical: boolean, text: string|null, ciText: string|null, ciNote: string|null}} Stat
  *   text: mean ± std in the one number format and the catalogue's unit; identical: the same in every run (no
  *   CI; ciNote says so); interval: how the CI was drawn
- * @typedef {{group: string, n: number, seeds: number[], stats: Record<string, Stat>,
- *   config: Record<string, any[]>, configOnly: Record<string, any[]>}} CompareRow config: per key of `configKeys`,
- *   the group's distinct values; configOnly: the same for the keys of `configPartial` its runs have
+ * @typedef {{group: string, label: string, n: number, seeds: number[], stats: Record<string, Stat>,
+ *   config: Record<string, any[]>, configOnly: Record<string, any[]>}} CompareRow group: its key, label: its name
+ *   everywhere; config: per key of `configKeys`, the group's distinct values; configOnly: the same for the keys
+ *   of `configPartial` its runs have
+ * @typedef {{kind: "duplicate_seed"|"mixed_configs", group: string, label: string, message: string,
+ *   runs: number[], keys: string[]}} GroupWarning a seed's older runs dropped, or a group of mixed configs
  * @typedef {{group: string, reference: string, metric: string, test: string|null, pValue: number|null,
  *   pAdjusted: number|null, pText: string, pAdjustedText: string, diffText: string, nPairs: number, meanDiff: number|null,
  *   ciLow: number|null, ciHigh: number|null, effectSize: number|null, reason: string|null,
@@ -307,11 +310,13 @@ function toMatrix(w) {
  *   verdict: better or worse only where the Holm-corrected p is at most alpha; degenerate: no test because
  *   nothing varies (diffText says the difference)
  * @typedef {{metric: string, x: string,
- *   runs: {id: number, name: string, group: string, x: number[], y: (number|null)[]}[],
- *   groups: {name: string, runIds: number[], x: number[], mean: (number|null)[], std: (number|null)[],
- *     stdLow: (number|null)[], stdHigh: (number|null)[], ciLow: (number|null)[], ciHigh: (number|null)[],
- *     waiting: number[]}[], bandClip: string,
+ *   runs: {id: number, name: string, group: string, label: string, x: number[], y: (number|null)[]}[],
+ *   groups: {name: string, label: string, runIds: number[], x: number[], mean: (number|null)[],
+ *     std: (number|null)[], stdLow: (number|null)[], stdHigh: (number|null)[], ciLow: (number|null)[],
+ *     ciHigh: (number|null)[], waiting: number[]}[], bandClip: string,
  *   columns: string[], machine: string[], headings: Record<string, string>, caption: string, reference: string|null,
+ *   referenceLabel: string|null, labels: Record<string, string>, warnings: GroupWarning[], dropped: number[],
+ *   headline: string[], columnsLeftOut: string[],
  *   alpha: number, nTests: number, table: CompareRow[], ttests: TTest[], configKeys: string[],
  *   configPartial: string[]}} Comparison configKeys: the dotted config fields every compared run has and
  *   that differ between them; configPartial: those some runs have and others lack
@@ -334,11 +339,13 @@ function toComparison(w) {
       id: r.id,
       name: r.name ?? "",
       group: String(r.group ?? ""),
+      label: String(r.label || r.group || ""),
       x: r.x ?? [],
       y: r.y ?? [],
     })),
     groups: (w.groups ?? []).map((/** @type {any} */ g) => ({
       name: String(g.name ?? ""),
+      label: String(g.label || g.name || ""),
       runIds: g.run_ids ?? [],
       x: g.x ?? [],
       mean: g.mean ?? [],
@@ -355,10 +362,24 @@ function toComparison(w) {
     headings: w.headings ?? {},
     caption: w.caption ?? "",
     reference: w.reference ?? null,
+    referenceLabel: w.reference_label ?? w.reference ?? null,
+    labels: w.labels ?? {},
+    warnings: (w.warnings ?? []).map((/** @type {any} */ x) => ({
+      kind: x.kind,
+      group: String(x.group ?? ""),
+      label: String(x.label ?? x.group ?? ""),
+      message: String(x.message ?? ""),
+      runs: x.runs ?? [],
+      keys: x.keys ?? [],
+    })),
+    dropped: w.dropped ?? [],
+    headline: w.headline ?? [],
+    columnsLeftOut: w.columns_left_out ?? [],
     alpha: w.alpha ?? 0.05,
     nTests: w.n_tests ?? 0,
     table: (w.table ?? []).map((/** @type {any} */ row) => ({
       group: String(row.group ?? ""),
+      label: String(row.label || row.group || ""),
       n: row.n ?? 0,
       seeds: row.seeds ?? [],
       stats: Object.fromEntries(
@@ -428,7 +449,8 @@ function toMetricSpec(w) {
 
 /**
  * @typedef {{runs: number[], metric: string, groupBy: string, x: string, maxPoints?: number,
- *   reference?: string, alpha?: number}} CompareQuery
+ *   reference?: string, alpha?: number, labels?: string}} CompareQuery labels: the groups renamed, as
+ *   `labels=` takes them ("fedavg:FedAvg (ours),fedlaavg:FedLaAvg")
  */
 
 /** @param {CompareQuery} p */
@@ -441,6 +463,7 @@ function compareParams(p) {
     max_points: p.maxPoints ?? 500,
     reference: p.reference,
     alpha: p.alpha,
+    labels: p.labels || undefined,
   };
 }
 

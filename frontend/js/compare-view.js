@@ -121,3 +121,39 @@ export function parcoordsTrace(fields, runs, value, o = {}) {
     meta: { runs: withValue.map((r) => r.id), value },
   };
 }
+
+/**
+ * The groups renamed, from the `labels` the API and the page's URL take: comma-separated
+ * GROUP:NAME pairs, a backslash keeping the next character as it is ("\,", "\:").
+ * Malformed pairs are left out (the server says what is wrong with them).
+ * @param {string} text @returns {Map<string, string>}
+ */
+export function parseLabels(text) {
+  /** @param {string} s @param {string} sep @param {boolean} once */
+  const split = (s, sep, once) => {
+    const parts = [];
+    let start = 0;
+    for (let i = 0; i < s.length; i++) {
+      if (s[i] === "\\") i++;
+      else if (s[i] === sep && !(once && parts.length)) {
+        parts.push(s.slice(start, i));
+        start = i + 1;
+      }
+    }
+    return [...parts, s.slice(start)];
+  };
+  const plain = (/** @type {string} */ s) => s.replace(/\\(.)/g, "$1").trim();
+  /** @type {Map<string, string>} */
+  const out = new Map();
+  for (const part of text ? split(text, ",", false) : []) {
+    const [group, name] = split(part, ":", true);
+    if (name !== undefined && plain(group) && plain(name)) out.set(plain(group), plain(name));
+  }
+  return out;
+}
+
+/** The inverse of `parseLabels`. @param {Map<string, string>} labels */
+export function formatLabels(labels) {
+  const escaped = (/** @type {string} */ s) => s.replace(/([\\,:])/g, "\\$1");
+  return [...labels].map(([group, name]) => `${escaped(group)}:${escaped(name)}`).join(",");
+}

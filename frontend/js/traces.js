@@ -399,28 +399,6 @@ export function between(x, lower, upper) {
 }
 
 /**
- * Display names of groups: an experiment cell "client.lr=0.01, seed=1" reads
- * "client.lr = 0.01, seed = 1", so that a label names the field it is about; other
- * names stay as they are.
- * @param {string[]} names
- * @returns {Map<string, string>}
- */
-export function groupLabels(names) {
-  const cell = /^[^=,]+=[^,]*(,\s*[^=,]+=[^,]*)*$/;
-  return new Map(
-    names.map((n) => [
-      n,
-      cell.test(n)
-        ? n
-            .split(/,\s*/)
-            .map((kv) => kv.replace("=", " = "))
-            .join(", ")
-        : n,
-    ]),
-  );
-}
-
-/**
  * Overlay of a comparison: per group a mean line and its ± std band (groups of 2+ runs),
  * and, when asked or when there are no groups, each run's own line. A group's mean line
  * stays in the legend while it is still empty (its runs have no common rounds yet).
@@ -454,11 +432,10 @@ export function compareTraces(c, o = {}) {
       });
     });
   }
-  const names = groupLabels(c.groups.map((g) => g.name));
   for (const g of c.groups) {
     const color = /** @type {string} */ (colorOf.get(g.name));
     const mean = ema(g.mean, smooth);
-    const name = /** @type {string} */ (names.get(g.name));
+    const name = g.label || g.name; // the server's label: the page names nothing itself
     if (g.runIds.length > 1 && (o.band ?? "std") !== "none") {
       const ci = o.band === "ci";
       const [low, high] = ci ? [g.ciLow, g.ciHigh] : [g.stdLow, g.stdHigh];

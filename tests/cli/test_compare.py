@@ -22,7 +22,7 @@ def test_sections_test_each_baseline_against_the_proposed_method() -> None:
     runs = [run("a", s, v) for s, v in ((0, 0.8), (1, 0.7), (2, 0.75))]
     runs += [run("b", s, v) for s, v in ((0, 0.6), (1, 0.55), (2, 0.57))]
 
-    (section,) = build(runs, "a", ["a", "b"], [""], 0.05, [None])
+    (section,) = build(runs, "none", ["a", "b"], [""], 0.05, [None])
     text = render_all([section], "text")
 
     assert [r.group for r in section.table.rows] == ["a", "b"]
@@ -46,7 +46,7 @@ def test_sections_test_each_baseline_against_the_proposed_method() -> None:
 def test_variants_make_one_csv_and_a_heading_each() -> None:
     runs = [run(a, s, 0.5 + s / 10, v) for v in ("x", "y") for a in ("a", "b") for s in (0, 1)]
 
-    sections = build(runs, "a", ["a", "b"], ["x", "y"], 0.05, [None])
+    sections = build(runs, "none", ["a", "b"], ["x", "y"], 0.05, [None])
 
     csv_rows = render_all(sections, "csv").splitlines()
     assert csv_rows[0].startswith("variant,group,reference,n,seeds,final_test_acc[%].mean")
@@ -82,8 +82,10 @@ def test_compare_runs_the_set_and_writes_json_and_table(
         assert config["client"]["lr"] == method.set["client.lr"]
         assert config["server"]["lr"] == method.set["server.lr"]
     lines = out.split("\n\n")[0].splitlines()  # the table, then its caption and tests
-    assert [line.split()[0] for line in lines[1:]] == ["cafed", "unbiased", "adafed", "f3ast"]
+    # the methods' names as the paper's, the proposed method the reference
+    assert [line.split()[0] for line in lines[1:]] == ["CA-Fed", "Unbiased", "AdaFed", "F3AST"]
     assert "(reference)" in lines[1]
+    assert "Reference: CA-Fed (the preset's proposed method)." in out
     (table,) = json.loads((tmp_path / "table.json").read_text())["variants"]
     assert table["columns"] == [c.name for c in metrics.compared()]
     assert table["rows"][1]["seeds"] == [12, 123]

@@ -50,7 +50,7 @@ def test_cli_and_api_tables_agree(tmp_path: Path, capsys: pytest.CaptureFixture[
     ids = store(url, results)
 
     with TestClient(create_app(embedded_settings(url))) as client:
-        params = {"runs": ",".join(map(str, ids)), "reference": "cafed"}
+        params = {"runs": ",".join(map(str, ids))}  # the reference: the one grouping's
         response = client.get("/api/compare", params=params)
         tex = client.get("/api/compare", params={**params, "format": "tex"})
     assert response.status_code == 200, response.text
@@ -58,6 +58,11 @@ def test_cli_and_api_tables_agree(tmp_path: Path, capsys: pytest.CaptureFixture[
 
     assert api["columns"] == cli["columns"] == [c.name for c in metrics.compared()]
     assert api["headings"] == cli["headings"] and api["caption"] == cli["caption"]
+    assert api["reference"] == cli["reference"] == "cafed"
+    assert api["reference_label"] == cli["reference_label"] == "CA-Fed"
+    assert [r["label"] for r in api["table"]] == [r["label"] for r in cli["rows"]] == [
+        "CA-Fed", "Unbiased", "AdaFed", "F3AST"
+    ]  # fmt: skip
     rows = {r["group"]: r for r in api["table"]}
     assert set(rows) == {r["group"] for r in cli["rows"]}
     tests = {(t["group"], t["metric"]): t for t in api["ttests"]}

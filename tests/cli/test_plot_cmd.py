@@ -33,9 +33,27 @@ def test_a_compare_directory_makes_a_pdf_in_its_table_order(tmp_path: Path) -> N
 
     assert code == 0
     text = PdfReader(io.BytesIO(out.read_bytes())).pages[0].extract_text()
-    assert text.index("mifa") < text.index("fedavg")
+    assert text.index("MIFA") < text.index("FedAvg")  # the methods' names
     assert "test accuracy (%)" in text
     assert "band: 95 % CI of the mean, clipped to [0, 100] %" in " ".join(text.split())
+
+
+def test_label_renames_a_group_in_the_legend(tmp_path: Path) -> None:
+    write_runs(tmp_path)
+    out = tmp_path / "fig.pdf"
+
+    code = main(["plot", str(tmp_path), "--label", "fedavg=FedAvg (ours)", "--out", str(out)])
+
+    text = PdfReader(io.BytesIO(out.read_bytes())).pages[0].extract_text()
+    assert code == 0 and "FedAvg (ours) (n = 2)" in text and "MIFA (n = 2)" in text
+
+
+def test_a_label_without_a_name_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["plot", str(tmp_path), "--label", "fedavg"])
+    assert "'fedavg': expected GROUP=NAME" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -43,6 +61,7 @@ def test_a_compare_directory_makes_a_pdf_in_its_table_order(tmp_path: Path) -> N
     [
         (["--out", "x.jpg"], "the suffix must be one of .pdf, .svg, .png"),
         (["--metric", "nope"], "no run recorded nope"),
+        (["--label", "sgd=SGD"], "--label: 'sgd' is not one of the groups"),
     ],
 )
 def test_bad_arguments_exit_2(

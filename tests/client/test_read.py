@@ -13,6 +13,7 @@ import pytest
 
 from fedwatch.client import FedWatch
 from fedwatch.command import main
+from fedwatch.read import ComparisonWarning
 from tests.api.helpers import example1, reference, submit, wait_final
 from tests.client.conftest import Server
 from tests.client.rounds import Logged
@@ -92,17 +93,18 @@ def test_compare_as_a_dataframe(server: Server, tmp_path: Path) -> None:
     table = fw.compare(ids, reference="fedlaavg", columns=["final_opt_gap", "final_param"])
 
     rows = table.to_dict("index")
-    assert list(rows) == ["fedlaavg", "fedavg"]
-    assert rows["fedlaavg"]["reference"] and rows["fedavg"]["n"] == 3
-    fedavg = rows["fedavg"]
+    assert list(rows) == ["FedLaAvg", "FedAvg"]  # by label; the key is a column
+    assert rows["FedLaAvg"]["reference"] and rows["FedAvg"]["n"] == 3
+    assert rows["FedAvg"]["key"] == "fedavg" and table.attrs["reference"] == "FedLaAvg"
+    fedavg = rows["FedAvg"]
     # Example 1 is deterministic: its seeds give the same run, so the difference is a
     # constant; no test (before: a paired t-test, p ≈ 0), the difference reported
     assert fedavg["final_opt_gap.test"] is None and fedavg["final_opt_gap.p"] is None
     assert fedavg["final_opt_gap.reason"].startswith("deterministic: ")
     assert fedavg["final_opt_gap.mean_diff"] != 0
-    said = "fedavg and fedlaavg are identical across their 3 seeds (deterministic): no test; "
+    said = "FedAvg and FedLaAvg are identical across their 3 seeds (deterministic): no test; "
     assert said in table.attrs["caption"]
-    ours = rows["fedlaavg"]
+    ours = rows["FedLaAvg"]
     assert ours["final_param.identical"] and ours["final_param.ci_low"] is None
     assert ours["final_param.std"] == 0
     assert table.attrs["machine"] == []
@@ -112,3 +114,34 @@ def test_compare_as_a_dataframe(server: Server, tmp_path: Path) -> None:
     code = main(["plot", "--url", server.url, "--runs", runs, "--metric", "param", "--out",
                  str(figure)])  # fmt: skip
     assert code == 0 and "parameter x" in figure.read_text()
+
+
+def test_the_readme_snippet_drops_a_duplicate_seed_and_names_the_reference(
+    server: Server, tmp_path: Path
+) -> None:
+    """README steps 2 and 3 (a FedAvg run, then FedAvg and FedLaAvg over seeds 0, 1, 2),
+    logged as external runs that name the example1 preset; then the README's snippet."""
+    fw = FedWatch(server.url, spool_dir=tmp_path / "spool", flush_s=0.05)
+    ids: list[int] = []
+    for algorithm, seed in [("fedavg", 0), *((a, s) for a in ("fedavg", "fedlaavg")
+                                               for s in (0, 1, 2))]:  # fmt: skip
+        config = {"name": "example1", "algorithm": algorithm, "seed": seed}
+        with fw.start_run(f"example1 {algorithm} seed={seed}", config, n_clients=2) as run:
+            for t in range(5):
+                run.log_round(t, {"test_acc": 0.5 + 0.1 * seed + 0.01 * t})
+        assert run.id is not None
+        ids.append(run.id)
+
+    with pytest.warns(ComparisonWarning, match="seed 0 ran 2 times") as said:
+        table = fw.compare(list(fw.runs(query="example1").id))
+    renamed = fw.compare(ids, labels={"fedavg": "FedAvg (ours)", "FedLaAvg": "LaAvg, tuned"})
+
+    assert list(table.index) == ["FedAvg", "FedLaAvg"]
+    assert table.loc["FedAvg", "seeds"] == [0, 1, 2] and table.attrs["dropped"] == [ids[0]]
+    kept = f"kept the newest run, #{ids[1]}; dropped #{ids[0]}."
+    assert [str(w.message) for w in said] == table.attrs["warnings"]
+    assert kept in table.attrs["warnings"][0] and kept in table.attrs["caption"]
+    assert (table.attrs["reference"], table.attrs["reference_why"]) == ("FedLaAvg", "preset")
+    assert list(renamed.index) == ["FedAvg (ours)", "LaAvg, tuned"]
+    assert renamed.attrs["reference"] == "LaAvg, tuned"
+    assert renamed.attrs["labels"] == {"fedavg": "FedAvg (ours)", "fedlaavg": "LaAvg, tuned"}

@@ -34,6 +34,7 @@ ROUNDS: list[tuple[int, dict[str, float]]] = [
             "sim_time_s": 7.5,
             "round_time_s": 2.5,
             "update_staleness_mean": 1.5,
+            "dropped_updates": 1.0,
             "test_acc": 0.7,
             "test_loss": 0.4,
             "client_acc_mean": 0.6,

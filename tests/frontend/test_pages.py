@@ -205,13 +205,11 @@ def test_sweep_of_two_algorithms_and_two_seeds_shows_two_bands(page: Any, server
     bands = """() => (document.querySelector('[data-plot=compare]')?.data || [])
         .filter((t) => t.meta && t.meta.band).length"""
     page.wait_for_function(f"() => ({bands})() === 2")
-    # Groups are labelled with the swept field; their runs' own lines start hidden.
+    # Groups are named as a paper names them (the swept algorithm's display name, never a
+    # dotted key); their runs' own lines start hidden.
     names = """() => document.querySelector('[data-plot=compare]').data
         .filter((t) => t.meta && t.meta.group).map((t) => t.name)"""
-    assert sorted(page.evaluate(names)) == [
-        "algorithm.name = cafed (n=2)",
-        "algorithm.name = unbiased (n=2)",
-    ]
+    assert sorted(page.evaluate(names)) == ["CA-Fed (n=2)", "Unbiased (n=2)"]
     run_lines = """() => document.querySelector('[data-plot=compare]').data
         .filter((t) => t.meta && t.meta.run).length"""
     assert page.evaluate(run_lines) == 0 and not page.is_checked("input[name=lines]")

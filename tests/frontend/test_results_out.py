@@ -69,15 +69,15 @@ def test_compare_page_downloads_the_latex_table_and_the_pdf_figure(
         assert name == "comparison.tex"
         assert text.startswith("\\begin{table}") and "\\toprule" in text
         rows = text.split("\\midrule\n")[1].split("\\bottomrule")[0].strip().splitlines()
-        assert [row.split(" & ")[0] for row in rows] == ["fedlaavg (reference)", "fedavg"]
+        assert [row.split(" & ")[0] for row in rows] == ["FedLaAvg (reference)", "FedAvg"]
         assert "$\\alpha$ = 0.01" in text
 
         name, pdf = download(page, "[data-files=figure] button[data-format=pdf]")
         assert name == "comparison-param.pdf" and pdf.startswith(b"%PDF")
         layer = " ".join(PdfReader(io.BytesIO(pdf)).pages[0].extract_text().split())
         # Example 1 is deterministic: its seeds' runs are identical, with no band to draw
-        caption = "mean of n = 3 runs per group; identical runs, no band: fedlaavg, fedavg"
-        for label in ("parameter x", "round", "fedlaavg", "fedavg", caption):
+        caption = "mean of n = 3 runs per group; identical runs, no band: FedLaAvg, FedAvg"
+        for label in ("parameter x", "round", "FedLaAvg", "FedAvg", caption):
             assert label in layer, label
 
         page.reload()  # the band and α are in the URL

@@ -8,7 +8,6 @@ import {
   compareTraces,
   ema,
   extension,
-  groupLabels,
   histogramTrace,
   lineLayout,
   matrixTrace,
@@ -99,8 +98,26 @@ function comparison() {
       { id: 3, name: "c", group: "fedlaavg", x: [0, 1], y: [0, 0] },
     ],
     groups: [
-      { name: "fedavg", runIds: [1, 2], x: [0, 1], mean: [2, 3], std: [1, 1], stdLow: [1, 2], stdHigh: [3, 3.5] },
-      { name: "fedlaavg", runIds: [3], x: [0, 1], mean: [0, 0], std: [0, 0], stdLow: [0, 0], stdHigh: [0, 0] },
+      {
+        name: "fedavg",
+        label: "FedAvg",
+        runIds: [1, 2],
+        x: [0, 1],
+        mean: [2, 3],
+        std: [1, 1],
+        stdLow: [1, 2],
+        stdHigh: [3, 3.5],
+      },
+      {
+        name: "fedlaavg",
+        label: "FedLaAvg",
+        runIds: [3],
+        x: [0, 1],
+        mean: [0, 0],
+        std: [0, 0],
+        stdLow: [0, 0],
+        stdHigh: [0, 0],
+      },
     ],
     table: [],
     ttests: [],
@@ -115,7 +132,7 @@ test("compare traces: a band per group of several runs", () => {
   );
   // the server's clipped ends (mean + std is 4 at x = 1, kept to a domain ending at 3.5)
   assert.deepEqual(traces[0].y, [3, 3.5, 2, 1]);
-  assert.equal(traces[1].name, "fedavg (n=2)");
+  assert.equal(traces[1].name, "FedAvg (n=2)"); // the server's label, not the key
   const withRuns = compareTraces(comparison(), { showRuns: true });
   assert.equal(withRuns.length, 6);
   const colors = withRuns.map((t) => t.line.color);
@@ -137,18 +154,6 @@ test("rgba from hex", () => {
   assert.equal(rgba("#1f77b4", 0.2), "rgba(31,119,180,0.2)");
 });
 
-test("group labels name the swept field", () => {
-  assert.deepEqual(
-    [...groupLabels(["client.lr=0.01", "client.lr=0.1"]).values()],
-    ["client.lr = 0.01", "client.lr = 0.1"],
-  );
-  const mixed = ["algorithm.name=cafed, client.lr=0.3", "seed=1", "fedavg", "a=1,b=2", "x=[1, -1]"];
-  assert.deepEqual(
-    [...groupLabels(mixed).values()],
-    ["algorithm.name = cafed, client.lr = 0.3", "seed = 1", "fedavg", "a = 1, b = 2", "x=[1, -1]"],
-  );
-});
-
 test("plot text turns markup into entities", () => {
   const cases = {
     [HTML_NAME]: ESCAPED_NAME,
@@ -161,7 +166,7 @@ test("plot text turns markup into entities", () => {
 
 test("every builder escapes what it shows and keeps meta raw", () => {
   const name = HTML_NAME;
-  const cell = `name=${name}`; // an experiment cell's label; shown as `name = …`
+  const cell = `name=${name}`; // an experiment cell's key; its label `name = …`
   const runs = [1, 2].map((id) => ({ id, name, group: cell, x: [0], y: [1] }));
   const c = /** @type {any} */ ({
     metric: "m",
@@ -169,7 +174,9 @@ test("every builder escapes what it shows and keeps meta raw", () => {
     runs,
     table: [],
     ttests: [],
-    groups: [{ name: cell, runIds: [1, 2], x: [0], mean: [1], std: [0], stdLow: [1], stdHigh: [1] }],
+    groups: [
+      { name: cell, label: `name = ${name}`, runIds: [1, 2], x: [0], mean: [1], std: [0], stdLow: [1], stdHigh: [1] },
+    ],
   });
   const s = new Map([[name, series([0, 1], [1, 2], [0, 2], [1, 2])]]);
   const layout = lineLayout(name, { xTitle: name, yTitle: name });

@@ -33,7 +33,8 @@ class MetricSpec:
     """One metric. `short` is a compact label for table headings (the label when empty);
     `scale` multiplies a value for display (1 → %: 100); `panel` groups round metrics into
     one chart on the run page; `compare` puts a summary value in the comparison tables
-    (API and CLI), with paired t-tests where `better` is set; `rank` lets runs be ranked
+    (API and CLI), with paired t-tests where `better` is set (on a round metric with
+    `summary`, its average); `rank` lets runs be ranked
     by it. `domain` is the closed range a value can take, in the stored unit (before
     `scale`): (0, 1) for an accuracy, (0, None) for a count or a time; None is unbounded
     on that side. Intervals and figure bands are kept inside it (`stats`). `machine` marks
@@ -162,6 +163,8 @@ SIMULATED_TIME: tuple[MetricSpec, ...] = (
         "updates",
         unit="updates",
         better="lower",
+        summary=True,
+        compare=True,
         description="Selected clients whose update did not enter the round: they left, "
         f"missed the deadline, or arrived after the K kept by over-commitment. {TIMED}",
     ),
@@ -204,6 +207,7 @@ ASYNCHRONOUS: tuple[MetricSpec, ...] = (
         "versions",
         unit="versions",
         summary=True,
+        compare=True,
         better="lower",
         description=STALE,
     ),

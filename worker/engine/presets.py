@@ -64,6 +64,8 @@ class Preset:
     # round metric -> the values its chart marks; they follow from the preset's data and
     # availability, so a run with both unchanged gets them (`references_for`)
     references: dict[str, tuple[Reference, ...]] = field(default_factory=dict)
+    # the summary values its comparison is about: the first, default columns of its tables
+    headline: tuple[str, ...] = ()
 
     def run_config(self, assignments: list[str] | None = None) -> RunConfig:
         return build_config({"name": self.name, **self.config}, assignments)
@@ -98,6 +100,7 @@ def _preset(
     paper: str = "",
     published: dict[str, dict[str, float]] | None = None,
     references: dict[str, tuple[Reference, ...]] | None = None,
+    headline: tuple[str, ...] = (),
 ) -> Preset:
     methods = tuple(m if isinstance(m, Method) else Method(m) for m in compare)
     return Preset(
@@ -110,6 +113,7 @@ def _preset(
         paper,
         published or {},
         references or {},
+        headline,
     )
 
 
@@ -525,6 +529,7 @@ STRAGGLERS = _preset(
     {**TIMED, "system": {"kind": "profiles", "profiles": {"compute_spread": 1.0}}},
     timed_methods(DEADLINE_S),
     seeds=(0, 1, 2),
+    headline=("time_to_target_s", "dropped_updates_avg"),
 )
 
 FEDSCALE_TRACE = _preset(
@@ -535,6 +540,7 @@ FEDSCALE_TRACE = _preset(
     {**TIMED, "system": {"kind": "fedscale"}},
     timed_methods(8.0),
     seeds=(0, 1, 2),
+    headline=("time_to_target_s", "dropped_updates_avg"),
 )
 
 # Asynchronous against synchronous on the stragglers' devices and 100 clients of the
@@ -583,6 +589,7 @@ ASYNC_VS_SYNC = _preset(
         ),
     ),
     seeds=(0, 1, 2),
+    headline=("time_to_target_s", "update_staleness_mean_avg"),
 )
 
 PRESETS: dict[str, Preset] = {

@@ -90,6 +90,7 @@ class DataSection(Built):
     dirichlet_alpha: float = Field(
         0.5,
         gt=0,
+        title="α",
         json_schema_extra=applies("data.partition", "dirichlet"),
         description="dirichlet: concentration α.",
     )

@@ -19,8 +19,9 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from worker.engine.metrics import MetricSpec
@@ -49,6 +50,24 @@ MARK = "†"
 TARGET_METRIC = "rounds_to_target"
 MACHINE = "machine (not compared)"
 MACHINE_NOTE = "figures of the machine and its load, not of the method: never tested or marked best"
+TARGETED = {
+    TARGET_METRIC: ("rounds→", "rounds"),
+    "time_to_target_s": ("time→", "simulated seconds"),
+}
+"""The values counted up to the target accuracy: the heading's start, what they count."""
+
+
+@dataclass(frozen=True)
+class TableNotes:
+    """What the grouping says about a table (`worker.results.grouping`): sentences that
+    end its caption (the reference, columns left out, warnings), and each group's own
+    warnings (the CSV's `notes` column), by the group's name in the table."""
+
+    caption: tuple[str, ...] = ()
+    rows: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+NO_NOTES = TableNotes()
 
 
 @dataclass(frozen=True)
@@ -58,20 +77,23 @@ class Column:
 
     @property
     def title(self) -> str:
-        """The heading with its unit: "best acc (%)" (not where the heading starts with
-        it: "rounds→60 %")."""
+        """The heading with its unit: "best acc (%)" (not where the heading names it
+        already: "rounds→60 %", "dropped updates, average", "updates/s" for 1/s)."""
         unit = self.spec.unit
-        if not unit or self.heading.startswith(unit) or f"({unit})" in self.heading:
+        named = re.search(rf"(?<!\w){re.escape(unit)}(?!\w)", self.heading)
+        per = unit.startswith("1/") and self.heading.endswith(unit[1:])
+        if not unit or named or per:
             return self.heading
         return f"{self.heading} ({unit})"
 
 
 def target_heading(spec: MetricSpec, targets: Sequence[float | None]) -> str:
-    """`rounds_to_target`'s heading names the accuracy it counts to: "rounds→60 %"."""
+    """The heading of a value counted to the target accuracy names it: "rounds→60 %",
+    "time→90 %"."""
     named = sorted({t for t in targets if t is not None})
-    if spec.name != TARGET_METRIC or not named:
+    if spec.name not in TARGETED or not named:
         return spec.heading
-    return "rounds→" + " / ".join(f"{numbers.value(t, 100.0)} %" for t in named)
+    return TARGETED[spec.name][0] + " / ".join(f"{numbers.value(t, 100.0)} %" for t in named)
 
 
 def columns(table: Table, targets: Sequence[float | None] = ()) -> list[Column]:
@@ -114,10 +136,15 @@ def marked(test: GroupTest | None) -> bool:
     return test is not None and test.verdict in ("better", "worse")
 
 
-def caption(table: Table, targets: Sequence[float | None] = (), best_shown: str = "in bold") -> str:
+def caption(
+    table: Table,
+    targets: Sequence[float | None] = (),
+    best_shown: str = "in bold",
+    notes: TableNotes = NO_NOTES,
+) -> str:
     """What the table shows, in words: seeds, test, correction, α, the intervals, where
-    nothing varied, the figures of the machine; `best_shown` says how the best means are
-    marked."""
+    nothing varied, the figures of the machine, then the grouping's `notes`; `best_shown`
+    says how the best means are marked."""
     runs = sorted({r.n for r in table.rows})
     seeds = {tuple(r.seeds) for r in table.rows}
     n = " or ".join(map(str, runs))
@@ -153,10 +180,11 @@ def caption(table: Table, targets: Sequence[float | None] = (), best_shown: str 
     if machine:
         parts.append(f"{MACHINE.capitalize()}: {', '.join(machine)}: {MACHINE_NOTE}.")
     named = sorted({t for t in targets if t is not None})
-    if named and TARGET_METRIC in shown:
-        acc = " / ".join(f"{numbers.value(t, 100.0)} %" for t in named)
-        parts.append(f"rounds→{acc}: rounds until the test accuracy first reached {acc}.")
-    return " ".join(parts)
+    acc = " / ".join(f"{numbers.value(t, 100.0)} %" for t in named)
+    for name, (start, counted) in TARGETED.items():
+        if named and name in shown:
+            parts.append(f"{start}{acc}: {counted} until the test accuracy first reached {acc}.")
+    return " ".join([*parts, *notes.caption])
 
 
 def degenerate_notes(table: Table, cols: list[Column], parts: list[str]) -> set[tuple[str, str]]:
@@ -237,9 +265,12 @@ def interval_notes(table: Table, cols: list[Column]) -> list[str]:
     return [f"95 % CI of the mean: {'; '.join(ways)}{why}; inside each value's range."]
 
 
-def render(table: Table, fmt: Format, targets: Sequence[float | None] = ()) -> str:
+def render(
+    table: Table, fmt: Format, targets: Sequence[float | None] = (), notes: TableNotes = NO_NOTES
+) -> str:
     """The table in `fmt`."""
-    return {"text": text, "csv": to_csv, "md": markdown, "tex": latex}[fmt](table, targets)
+    writer = {"text": text, "csv": to_csv, "md": markdown, "tex": latex}[fmt]
+    return writer(table, targets, notes)
 
 
 def _name(table: Table, row: Row) -> str:
@@ -268,14 +299,14 @@ def _cells(
     return out
 
 
-def text(table: Table, targets: Sequence[float | None] = ()) -> str:
+def text(table: Table, targets: Sequence[float | None] = (), notes: TableNotes = NO_NOTES) -> str:
     """Aligned columns for a terminal, the figures of the machine in a block of their own
     below, then the caption (best values end in " *") and a line per test."""
     method, machine = _split(columns(table, targets))
     out = _aligned(table, method) if method or not machine else []
     if machine:
         out += ([""] if out else []) + [f"{MACHINE}: {MACHINE_NOTE}", *_aligned(table, machine)]
-    shown = [*out, "", caption(table, targets, "marked *"), *test_lines(table)]
+    shown = [*out, "", caption(table, targets, "marked *", notes), *test_lines(table)]
     return "\n".join(map(safe.plain, shown))
 
 
@@ -332,14 +363,16 @@ def difference(t: GroupTest, spec: MetricSpec, interval: bool = True) -> str:
     return f"{diff} [{low}, {high}]"
 
 
-def markdown(table: Table, targets: Sequence[float | None] = ()) -> str:
+def markdown(
+    table: Table, targets: Sequence[float | None] = (), notes: TableNotes = NO_NOTES
+) -> str:
     """A Markdown table, the figures of the machine in a table of their own below it."""
     method, machine = _split(columns(table, targets))
     lines = _md_table(table, method) if method or not machine else []
     if machine:
         lines += ([""] if lines else []) + [f"*{MACHINE}*: {MACHINE_NOTE}", ""]
         lines += _md_table(table, machine)
-    return "\n".join([*lines, "", safe.plain(caption(table, targets))]) + "\n"
+    return "\n".join([*lines, "", safe.plain(caption(table, targets, notes=notes))]) + "\n"
 
 
 def _md_table(table: Table, cols: list[Column]) -> list[str]:
@@ -390,7 +423,7 @@ def latex_escape(s: str) -> str:
     return out
 
 
-def latex(table: Table, targets: Sequence[float | None] = ()) -> str:
+def latex(table: Table, targets: Sequence[float | None] = (), notes: TableNotes = NO_NOTES) -> str:
     """A booktabs `table` environment (needs `\\usepackage{booktabs}`); the figures of
     the machine in the last columns, under a heading of their own."""
     method, machine = _split(columns(table, targets))
@@ -416,7 +449,7 @@ def latex(table: Table, targets: Sequence[float | None] = ()) -> str:
             [
                 r"\begin{table}[t]",
                 r"\centering",
-                r"\caption{" + latex_escape(caption(table, targets)) + "}",
+                r"\caption{" + latex_escape(caption(table, targets, notes=notes)) + "}",
                 r"\label{tab:fedwatch-comparison}",
                 r"\begin{tabular}{" + spec + "}",
                 r"\toprule",
@@ -446,13 +479,13 @@ def csv_header(col: Column) -> list[str]:
     return [f"{col.spec.name}{unit}.{field}" for field in CSV_FIELDS]
 
 
-def to_csv(table: Table, targets: Sequence[float | None] = ()) -> str:
+def to_csv(table: Table, targets: Sequence[float | None] = (), notes: TableNotes = NO_NOTES) -> str:
     """One row a group: its seeds, then per value mean, std, CI and how it was drawn
     (`ci`: the interval's kind, or "identical across seeds"), n (scaled to the
     catalogue's unit, full precision), and the test against the reference; the figures
-    of the machine last, without tests."""
+    of the machine last, without tests; last, the group's warnings (`notes`)."""
     cols = columns(table, targets)
-    return write_csv([csv_head(cols), *csv_rows(table, cols)])
+    return write_csv([csv_head(cols), *csv_rows(table, cols, notes)])
 
 
 def write_csv(rows: list[list[object]]) -> str:
@@ -463,10 +496,15 @@ def write_csv(rows: list[list[object]]) -> str:
 
 
 def csv_head(cols: Sequence[Column]) -> list[object]:
-    return ["group", "reference", "n", "seeds", *(h for c in ordered(cols) for h in csv_header(c))]
+    return [
+        "group", "reference", "n", "seeds", *(h for c in ordered(cols) for h in csv_header(c)),
+        "notes",
+    ]  # fmt: skip
 
 
-def csv_rows(table: Table, cols: Sequence[Column]) -> list[list[object]]:
+def csv_rows(
+    table: Table, cols: Sequence[Column], notes: TableNotes = NO_NOTES
+) -> list[list[object]]:
     tests = tests_of(table)
     out = []
     for row in table.rows:
@@ -479,7 +517,7 @@ def csv_rows(table: Table, cols: Sequence[Column]) -> list[list[object]]:
             if not col.spec.machine:
                 t = tests.get((row.group, col.spec.name))
                 values += _test_fields(t) if t else ("", "", "", "")
-        out.append(values)
+        out.append([*values, " ".join(notes.rows.get(row.group, ()))])
     return out
 
 
@@ -498,12 +536,18 @@ def _test_fields(t: GroupTest) -> tuple[str, str, str, str]:
     return t.test or f"none: {t.reason}", p, p_holm, t.verdict or ""
 
 
-def table_json(table: Table, targets: Sequence[float | None] = ()) -> dict[str, Any]:
+def table_json(
+    table: Table,
+    targets: Sequence[float | None] = (),
+    notes: TableNotes = NO_NOTES,
+    labels: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """The table as JSON: every compared value (catalogue order) with its heading, which
     of them are figures of the machine (`machine`: shown apart, never tested), each
     group's statistics with their text in the one number format (`ci_note` where the
     values are identical across seeds), and the tests with their p-values as numbers and
-    as text."""
+    as text. `labels`: each group's name in the caption and the rows' `label` (the groups
+    themselves keep their keys)."""
     specs = {c.name: c for c in table.columns}
     headings = {c.spec.name: c.title for c in columns(table, targets)}
     for spec in table.columns:
@@ -517,7 +561,10 @@ def table_json(table: Table, targets: Sequence[float | None] = ()) -> dict[str, 
             ci = None if got is None else got.interval_text
             note = IDENTICAL if stat.identical else None
             out[name] = {**asdict(stat), "text": text_, "ci_text": ci, "ci_note": note}
-        rows.append({"group": row.group, "n": row.n, "seeds": row.seeds, "stats": out})
+        label = (labels or {}).get(row.group, row.group)
+        rows.append(
+            {"group": row.group, "label": label, "n": row.n, "seeds": row.seeds, "stats": out}
+        )
     tests = [
         {
             **asdict(t),
@@ -535,7 +582,22 @@ def table_json(table: Table, targets: Sequence[float | None] = ()) -> dict[str, 
         "alpha": table.alpha,
         "correction": "holm",
         "n_tests": table.n_tests,
-        "caption": caption(table, targets),
+        "caption": caption(labelled(table, labels or {}), targets, notes=notes),
         "rows": rows,
         "tests": tests,
     }
+
+
+def labelled(table: Table, labels: Mapping[str, str]) -> Table:
+    """The table with its groups named by `labels` (group → label; others as they are),
+    as every file and caption shows them."""
+
+    def name(group: str) -> str:
+        return labels.get(group, group)
+
+    return replace(
+        table,
+        reference=None if table.reference is None else name(table.reference),
+        rows=[replace(r, group=name(r.group)) for r in table.rows],
+        tests=[replace(t, group=name(t.group), reference=name(t.reference)) for t in table.tests],
+    )

@@ -2,24 +2,34 @@
 // x = round or wall time, log y and a y range; the server's summary table (mean ± std and
 // CIs, tests against a reference corrected by Holm at level α) and what differs in the runs'
 // configs (a column chooser for the rest); the table (CSV, Markdown, LaTeX) and the figure
-// (PDF, SVG, PNG) as files; an experiment's swept fields in parallel coordinates. The whole
-// state lives in the URL (the shown columns in localStorage).
+// (PDF, SVG, PNG) as files; an experiment's swept fields in parallel coordinates. The
+// groups, their names, the reference and the warnings (duplicate seeds dropped, mixed
+// configs) are the server's one grouping; a group renamed here is renamed in every file.
+// The whole state lives in the URL (the shown columns in localStorage).
 import { api } from "../api.js";
 import { loadCatalog, specOf } from "../catalog.js";
 import { columnChooser, shownColumns } from "../columns.js";
-import { configLines, onlyLine, parcoordsTrace, sweptFields, yRange } from "../compare-view.js";
+import {
+  configLines,
+  formatLabels,
+  onlyLine,
+  parcoordsTrace,
+  parseLabels,
+  sweptFields,
+  yRange,
+} from "../compare-view.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
 import { downloadButton, FIGURE_FILES, TABLE_FILES } from "../downloads.js";
 import { helpLink } from "../help.js";
 import { label, seedText } from "../format.js";
 import { idList, replaceQuery } from "../router.js";
 import { preloadPlotly, purge, react } from "../plot.js";
-import { compareTraces, groupLabels, lineLayout, plotText } from "../traces.js";
+import { compareTraces, lineLayout, plotText } from "../traces.js";
 
 const REFRESH_MS = 2000;
 const PREFERRED_METRICS = ["test_acc", "param", "opt_gap", "test_loss", "train_loss"];
 const PLOT_CONFIG = { responsive: true, displaylogo: false };
-/** Summary values shown by default (the first that have data); the chooser adds the others. */
+/** Summary values shown by default (a preset's headline values, else the first that have data); the chooser adds the others. */
 const DEFAULT_VALUES = 5;
 
 /** @typedef {import("../columns.js").Column & {heading?: string}} TableColumn */
@@ -40,6 +50,8 @@ export function mount(root, route) {
     /** @type {boolean|null} individual runs' lines; null: shown only when no group has 2+ runs */
     showRuns: q.has("lines") ? q.get("lines") !== "0" : null,
     reference: q.get("reference") ?? "",
+    /** the groups renamed, as the API's `labels` takes them ("fedavg:FedAvg (ours)") */
+    labels: q.get("labels") ?? "",
     /** @type {boolean|null} log y axis; null: log only for the optimality gap */
     logY: q.has("logy") ? q.get("logy") !== "0" : null,
     yMin: q.get("ymin") ?? "",
@@ -117,6 +129,7 @@ export function mount(root, route) {
     state.width,
   );
   const captionBox = h("p", { class: "help caption" });
+  const warningsBox = h("div", { class: "compare-warnings", role: "status" });
   const waitingNote = h("p", { class: "help waiting" });
   const smooth = /** @type {HTMLInputElement} */ (
     h("input", {
@@ -222,6 +235,7 @@ export function mount(root, route) {
         h("label", { class: "inline" }, "α ", alpha),
         chooser.el,
       ),
+      warningsBox,
       tableBox,
       captionBox,
       h(
@@ -242,7 +256,7 @@ export function mount(root, route) {
   });
   groupBy.addEventListener("change", () => {
     state.groupBy = groupBy.value;
-    state.reference = "";
+    state.reference = state.labels = ""; // both name groups of the grouping before
     reload();
   });
   xAxis.addEventListener("change", () => {
@@ -339,6 +353,7 @@ export function mount(root, route) {
       smooth: state.smooth ? state.smooth.toFixed(2) : "",
       lines: state.showRuns === null ? "" : state.showRuns ? "1" : "0",
       reference: state.reference,
+      labels: state.labels,
       logy: state.logY === null ? "" : state.logY ? "1" : "0",
       ymin: state.yMin.trim(),
       ymax: state.yMax.trim(),
@@ -358,7 +373,21 @@ export function mount(root, route) {
       x: state.x,
       reference: state.reference || undefined,
       alpha: state.alpha,
+      labels: state.labels || undefined,
     };
+  }
+
+  /**
+   * Rename a group (its key) to `name`, or give it back its own name (empty): in the URL,
+   * the table, the chart and every file.
+   * @param {string} group @param {string} name
+   */
+  function rename(group, name) {
+    const labels = parseLabels(state.labels);
+    if (name.trim()) labels.set(group, name.trim());
+    else labels.delete(group);
+    state.labels = formatLabels(labels);
+    reload();
   }
 
   /**
@@ -522,13 +551,16 @@ export function mount(root, route) {
    * @param {import("../api.js").Comparison} c
    */
   function renderTable(c) {
-    const groups = c.table.map((r) => r.group);
     replace(
       reference,
-      groups.map((g) => h("option", { value: g }, groupLabels(groups).get(g) ?? g)),
+      c.table.map((r) => h("option", { value: r.group }, r.label)),
     );
-    reference.value = state.reference || c.reference || groups[0] || "";
+    reference.value = c.reference ?? ""; // the server's choice: asked for, the preset's, the sweep's first
     captionBox.textContent = c.caption;
+    replace(
+      warningsBox,
+      c.warnings.map((w) => h("p", { class: "warning", dataset: { kind: w.kind, group: w.group } }, w.message)),
+    );
     if (!c.table.length) {
       replace(tableBox, empty("No summary yet."));
       return;
@@ -550,13 +582,12 @@ export function mount(root, route) {
         label: machine.has(k) ? `${label(k)} (machine)` : label(k),
         heading: c.headings[k] ?? label(k),
         optional: true,
-        hidden: i >= DEFAULT_VALUES,
+        hidden: c.headline.length ? !c.headline.includes(k) : i >= DEFAULT_VALUES,
       })),
     ];
     chooser.update(all);
     const cols = shownColumns(all, chooser.choice());
     const ttest = new Map(c.ttests.map((t) => [`${t.group}\u0000${t.metric}`, t]));
-    const names = groupLabels(groups);
     const firstMachine = cols.find((col) => machine.has(col.key))?.key;
     /** @param {string} key " machine" (and " apart" for the first) on a figure of the machine */
     function machineClass(key) {
@@ -573,7 +604,7 @@ export function mount(root, route) {
       if (row.group === reference.value) test = "reference";
       /** @param {TableColumn} col */
       const cell = (col) => {
-        if (col.key === "group") return h("th", { title: row.group }, names.get(row.group) ?? row.group);
+        if (col.key === "group") return groupCell(row);
         if (col.key === "n") return h("td", { class: "num", dataset: { key: "n" } }, String(row.n));
         if (col.key === "ttest") return h("td", { class: "num", dataset: { key: "ttest" } }, test);
         if (col.key === "config")
@@ -616,6 +647,39 @@ export function mount(root, route) {
         h("tbody", {}, rows),
       ),
     );
+  }
+
+  /**
+   * A row's group: its name, and a button that renames it in place (Enter keeps the new
+   * name, Escape the old; an empty name gives the group back its own).
+   * @param {import("../api.js").CompareRow} row
+   */
+  function groupCell(row) {
+    const th = h("th", { title: row.group, class: "group-name" });
+    const show = () =>
+      replace(
+        th,
+        h("span", { class: "label" }, row.label),
+        h(
+          "button",
+          { type: "button", class: "link rename", "aria-label": `rename ${row.label}`, on: { click: edit } },
+          "✎",
+        ),
+      );
+    function edit() {
+      const input = /** @type {HTMLInputElement} */ (
+        h("input", { type: "text", name: "label", value: row.label, "aria-label": `new name of ${row.label}` })
+      );
+      input.addEventListener("keydown", (e) => {
+        if (e.key === "Enter" && input.value.trim() !== row.label) rename(row.group, input.value);
+        else if (e.key === "Enter" || e.key === "Escape") show();
+      });
+      replace(th, input);
+      input.focus();
+      input.select();
+    }
+    show();
+    return th;
   }
 
   /**
@@ -697,8 +761,8 @@ export function mount(root, route) {
 
   /** @param {import("../api.js").Run[]} runs @param {import("../api.js").Comparison} c */
   function renderStatuses(runs, c) {
-    const names = groupLabels(c.groups.map((g) => g.name));
-    const groupOf = new Map(c.runs.map((r) => [r.id, names.get(r.group) ?? r.group]));
+    const groupOf = new Map(c.runs.map((r) => [r.id, r.label]));
+    for (const id of c.dropped) groupOf.set(id, "dropped: a newer run has its seed");
     replace(
       statusBox,
       h(
