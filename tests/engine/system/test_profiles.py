@@ -6,8 +6,8 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-from worker.engine import build_config
-from worker.engine.system.base import SystemFacts
+from worker.engine import ConfigError, build_config
+from worker.engine.system.base import SystemFacts, build_system
 from worker.engine.system.profiles import Profiles, ProfilesParams
 
 
@@ -60,3 +60,31 @@ def test_classes_take_their_shares() -> None:
 def test_class_lists_are_checked(setting: str, problem: str) -> None:
     with pytest.raises(ValueError, match=problem):
         build_config({}, ["system.kind=profiles", "system.profiles.distribution=classes", setting])
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (
+            ["distribution=fixed", "compute_s_per_sample=2e12"],
+            "client 0 takes 2e+12 s for a training sample, outside the clock's range",
+        ),
+        (
+            ["distribution=fixed", "down_mbps=5e-324"],  # 8e-318 bytes a second
+            "client 0 takes inf s for a byte on its downlink",
+        ),
+        (["compute_spread=1000"], "takes inf s for a training sample"),  # e^(1000·z)
+    ],
+)
+def test_profiles_that_take_the_clock_out_of_its_range_are_refused(
+    settings: list[str], message: str
+) -> None:
+    config = build_config({}, ["system.kind=profiles", *(f"system.profiles.{s}" for s in settings)])
+
+    # Before: built, and the run ended at chance accuracy with a NaN warning.
+    with pytest.raises(ConfigError) as err:
+        build_system(config, 8, ".")
+
+    assert str(err.value).startswith("system.profiles: client ")
+    assert message in str(err.value)
+    assert str(err.value).endswith("outside the clock's range [0, 1e+12] s")

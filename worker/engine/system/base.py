@@ -7,11 +7,14 @@ from abc import ABC
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from torch import Tensor
 
+from worker.engine.errors import ConfigError
 from worker.engine.registry import selected, system
 from worker.engine.sections import RunSection
 from worker.engine.system.sessions import Sessions
+from worker.engine.timespan import MAX_SECONDS
 
 NONE = "none"
 
@@ -54,9 +57,30 @@ class NoSystem(SystemModel):
 
 def build_system(config: RunSection, n_clients: int, root: str) -> SystemModel | None:
     """The system model `config` selects for `n_clients` clients, its files read from
-    the data folder `root` (None: no clock); ConfigError for files it cannot use."""
+    the data folder `root` (None: no clock); ConfigError for files it cannot use, and
+    for a client whose sample or byte would take the clock outside its range."""
     entry, params = selected(config.system, config.components.systems)
     model: SystemModel | None = entry.component.from_params(
         params, SystemFacts(n_clients, config.seed, root)
     )
+    if model is not None:
+        field = f"system.{config.system.kind}"
+        per_byte = {"downlink": model.down_bps, "uplink": model.up_bps}
+        _within_clock(field, "a training sample", model.s_per_sample)
+        for link, bps in per_byte.items():
+            with np.errstate(divide="ignore"):
+                _within_clock(field, f"a byte on its {link}", 1 / bps.numpy())
     return model
+
+
+def _within_clock(field: str, what: str, seconds: Tensor | np.ndarray) -> None:
+    """ConfigError naming the first client whose `seconds` for `what` are not a time of
+    the clock (`timespan.py`): not finite, negative, or past `MAX_SECONDS`."""
+    values = np.asarray(seconds, dtype=np.float64)
+    bad = np.flatnonzero(~((values >= 0) & (values <= MAX_SECONDS)))
+    if len(bad):
+        client = int(bad[0])
+        raise ConfigError(
+            f"{field}: client {client} takes {values[client]:g} s for {what}, outside the "
+            f"clock's range [0, {MAX_SECONDS:g}] s"
+        )
