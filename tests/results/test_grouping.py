@@ -238,3 +238,11 @@ def test_labels_parse_and_the_sdk_writes_them(text: str, pairs: dict[str, str]) 
 def test_bad_labels_name_the_bad_part(text: str, bad: str) -> None:
     with pytest.raises(ValueError, match=bad.replace("(", r"\(")):
         parse_labels(text)
+
+
+def test_runs_without_a_seed_are_never_duplicates() -> None:
+    """External runs that named no seed (None) are all kept, with no warning."""
+    runs = [RunRecord(i, "ext", "mine", None, created=float(i)) for i in (1, 2)]
+    grouping = group_runs(runs, WORDS, "algorithm")
+    assert [g.runs for g in grouping.groups] == [[1, 2]]
+    assert grouping.warnings == [] and grouping.groups[0].dropped == []

@@ -59,12 +59,14 @@ class RunRecord:
     since the epoch; the newest of a seed's runs is kept); `experiment` and `cell`: the
     sweep it belongs to and its cell's label there; `preset`: the paper preset its
     experiment reproduces (a run also names its preset by its config's `name`);
-    `variant`: the preset's variant it ran (`fedwatch compare`), before its cell."""
+    `variant`: the preset's variant it ran (`fedwatch compare`), before its cell.
+    `seed`: None where the run named none (an external run): such a run is never another
+    run's duplicate."""
 
     id: int
     name: str
     algorithm: str
-    seed: int
+    seed: int | None
     config: Mapping[str, Any] = field(default_factory=dict)
     created: float = 0.0
     experiment: int | None = None
@@ -361,14 +363,13 @@ def _cell_label(cell: str, run: RunRecord, vocabulary: Vocabulary) -> tuple[str,
 
 
 def _deduplicated(runs: list[RunRecord]) -> tuple[list[int], list[int]]:
-    """The newest run of each seed kept (by creation, then id), the others dropped."""
-    newest: dict[int, RunRecord] = {}
+    """The newest run of each seed kept (by creation, then id), the others dropped; a run
+    without a seed is kept (it duplicates none)."""
+    newest: dict[object, RunRecord] = {}
     for run in runs:
-        if run.seed not in newest or (run.created, run.id) > (
-            newest[run.seed].created,
-            newest[run.seed].id,
-        ):
-            newest[run.seed] = run
+        key = object() if run.seed is None else run.seed
+        if key not in newest or (run.created, run.id) > (newest[key].created, newest[key].id):
+            newest[key] = run
     kept = {r.id for r in newest.values()}
     return [r.id for r in runs if r.id in kept], [r.id for r in runs if r.id not in kept]
 
@@ -378,7 +379,7 @@ def _warnings(group: Group, runs: list[RunRecord]) -> list[GroupWarning]:
     runs' configs differ."""
     out = []
     by_id = {r.id: r for r in runs}
-    for seed in dict.fromkeys(r.seed for r in runs):
+    for seed in dict.fromkeys(r.seed for r in runs if r.seed is not None):
         gone = [i for i in group.dropped if by_id[i].seed == seed]
         if not gone:
             continue
