@@ -178,6 +178,8 @@ def test_identical_seeds_are_said_in_words_not_tested() -> None:
         "FedLaAvg vs FedAvg, final acc: no test (deterministic: the values differ by a "
         "constant in every pair; Δ -0.5000 (constant))" in lines
     )
+    # the value alone: "± 0" would read as a spread measured (the CSV keeps its std, 0)
+    assert "90.50 ±" not in md and "| **90.50** |" in md
     rows = list(csv.DictReader(io.StringIO(to_csv(t))))
     assert rows[0]["final_test_acc[%].ci"] == "identical across seeds"
     assert rows[0]["final_test_acc[%].ci_low"] == "" and rows[0]["final_test_acc[%].std"] == "0.0"
@@ -216,7 +218,7 @@ def test_figures_of_the_machine_are_apart_and_never_bold() -> None:
     assert "FedLaAvg vs FedAvg, wall time" not in lines
     head = next(csv.reader(io.StringIO(to_csv(t))))
     machine_head = [h for h in head if "wall_s" in h]
-    assert head[-len(machine_head) :] == machine_head
+    assert head[-len(machine_head) - 1 : -1] == machine_head and head[-1] == "notes"
     assert machine_head == [
         f"machine.wall_s[s].{f}" for f in ("mean", "std", "ci_low", "ci_high", "ci", "n")
     ]

@@ -114,7 +114,10 @@ def ordered(cols: Sequence[Column]) -> list[Column]:
 
 
 def cell(stat: Stat, spec: MetricSpec) -> numbers.Formatted | None:
-    return numbers.mean_std(stat.mean, stat.std, spec.scale, (stat.ci_low, stat.ci_high))
+    """The mean ± std; the value alone where every run has it (`identical`: a "± 0"
+    would read as a measured spread, and the caption says why there is none)."""
+    std = None if stat.identical else stat.std
+    return numbers.mean_std(stat.mean, std, spec.scale, (stat.ci_low, stat.ci_high))
 
 
 def best(table: Table, spec: MetricSpec) -> set[str]:
