@@ -72,7 +72,7 @@ test-deploy: $(STAMP) $(FLOWER)/.installed
 	$(PY) -m pytest -m deploy -s -p no:cacheprovider tests/deploy
 
 # Schemathesis against a real `fedwatch serve` on 127.0.0.1 (schemathesis.toml); its one
-# long test takes 5 min on a busy 2-core machine, past the suite's 600 s a test.
+# long test took 5.5 min on a busy 2-core machine, near the suite's 600 s a test.
 fuzz: $(STAMP)
 	$(PY) -m pytest -m fuzz -s --timeout 1800 tests/api/test_fuzz.py
 
