@@ -15,8 +15,9 @@ GROUP_POINTS = """() => (document.querySelector('[data-plot=compare]')?.data || 
     .filter((t) => t.meta && t.meta.group).map((t) => t.x.length)"""
 
 
-def external(server: str, name: str) -> int:
-    body = {"source": "external", "name": name, "config": {"algorithm": "mine", "seed": 0},
+def external(server: str, name: str, seed: int) -> int:
+    """An external run of the group "mine"; two of one seed would be one run (the newest)."""
+    body = {"source": "external", "name": name, "config": {"algorithm": "mine", "seed": seed},
             "n_clients": 2}  # fmt: skip
     response = httpx.post(f"{server}/api/runs", json=body)
     assert response.status_code == 201, response.text
@@ -30,7 +31,7 @@ def log(server: str, run_id: int, rounds: range) -> None:
 
 
 def test_partial_curves_grow_live_with_a_waiting_note(page: Any, server: str) -> None:
-    going, queued = external(server, "going"), external(server, "not yet")
+    going, queued = external(server, "going", 0), external(server, "not yet", 1)
 
     page.goto(f"{server}/#/compare?runs={going},{queued}")
     page.locator("main", has_text="Waiting for the first rounds").wait_for()
