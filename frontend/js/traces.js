@@ -138,7 +138,7 @@ export function panelTraces(panel, series, x = (rounds) => rounds.slice()) {
         x: x(s.round),
         y: s.max.slice(),
         name: plotText(`${label(metric)} max`),
-        uid: `${metric}:max`,
+        uid: traceUid(metric, "max"),
         meta: { metric, field: "max" },
       });
       traces.push({
@@ -149,7 +149,7 @@ export function panelTraces(panel, series, x = (rounds) => rounds.slice()) {
         fill: "tonexty",
         fillcolor: rgba(color, banded ? 0.45 : 0.2),
         showlegend: banded,
-        uid: `${metric}:min`,
+        uid: traceUid(metric, "min"),
         meta: { metric, field: "min" },
       });
     }
@@ -165,11 +165,21 @@ export function panelTraces(panel, series, x = (rounds) => rounds.slice()) {
       line,
       legendgroup: metric,
       visible: true,
-      uid: `${metric}:last`,
+      uid: traceUid(metric, "last"),
       meta: { metric, field: "last" },
     });
   });
   return traces;
+}
+
+/**
+ * A trace's `uid`: its metric and field, in letters, digits, "_" and "-" only (Plotly puts
+ * a uid into CSS selectors: "param:max" broke its querySelector; any other character of a
+ * metric's name becomes "_").
+ * @param {string} metric @param {string} field
+ */
+export function traceUid(metric, field) {
+  return `${metric.replace(/[^A-Za-z0-9_-]/g, "_")}--${field}`;
 }
 
 /** Past this many full swings across its range, a downsampled line is drawn as its band. */

@@ -16,6 +16,7 @@ import {
   rgba,
   timelineTrace,
   timesAt,
+  traceUid,
 } from "../../frontend/js/traces.js";
 
 /** A user's string that Plotly would render as a link if it were not escaped. */
@@ -217,13 +218,18 @@ test("a swinging downsampled series keeps its line, its band under it", () => {
   assert.deepEqual(
     traces.map((t) => [t.meta.field, t.visible ?? true, t.showlegend ?? true, t.uid]),
     [
-      ["max", true, false, "param:max"],
-      ["min", true, true, "param:min"], // the band, named in the legend
-      ["last", true, true, "param:last"], // the line stays drawn over it
+      ["max", true, false, "param--max"],
+      ["min", true, true, "param--min"], // the band, named in the legend
+      ["last", true, true, "param--last"], // the line stays drawn over it
     ],
   );
   assert.equal(traces[2].mode, "lines");
   assert.ok(traces[2].line.width > 0);
+});
+
+test("a trace's uid is safe in a CSS selector", () => {
+  assert.equal(traceUid("param", "max"), "param--max");
+  assert.equal(traceUid("loss/val.1 x", "last"), "loss_val_1_x--last");
 });
 
 test("equal lines of a panel both show", () => {
