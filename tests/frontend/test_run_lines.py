@@ -26,7 +26,7 @@ LINES = """() => [...document.querySelectorAll('[data-plot^="curve-"]')].map((gd
 })"""
 DRAWN = """() => [...document.querySelectorAll('[data-plot^="curve-"]')]
   .every((gd) => gd.data?.length > 0)"""
-BANDED = """() => (document.querySelector('[data-plot="curve-param"]').data || [])
+BANDED = """() => (document.querySelector('[data-plot="curve-param"]')?.data || [])
   .filter((t) => t.meta.field === 'min' && t.fill === 'tonexty').length"""
 
 
