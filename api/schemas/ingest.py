@@ -10,6 +10,7 @@ from pydantic import (
     AfterValidator,
     AwareDatetime,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     Strict,
@@ -48,7 +49,21 @@ def _past(when: datetime) -> datetime:
     return when.astimezone(UTC)
 
 
-PastTime = Annotated[AwareDatetime, AfterValidator(_past)]
+def _rfc3339(when: object) -> object:
+    """Only a date-time string (RFC 3339, as the schema says), never a number or a bare
+    numeral that pydantic would read as seconds since 1970."""
+    if isinstance(when, datetime):
+        return when
+    if not isinstance(when, str):
+        raise ValueError("must be a date-time string with its time zone (RFC 3339)")
+    try:
+        datetime.fromisoformat(when)
+    except ValueError:
+        raise ValueError("must be a date-time string with its time zone (RFC 3339)") from None
+    return when
+
+
+PastTime = Annotated[AwareDatetime, BeforeValidator(_rfc3339), AfterValidator(_past)]
 
 
 class ExternalRunCreate(BaseModel):

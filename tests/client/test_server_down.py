@@ -127,9 +127,11 @@ def test_a_synced_spool_keeps_its_times_and_has_no_seed(server: Server, tmp_path
     assert [(r["id"], r["seed"]) for r in listed["data"]] == [(run_id, None)]
 
 
-REFUSED = [
+REFUSED: list[tuple[str, object, str]] = [
     ("created_at", "2999-01-01T00:00:00+00:00", "in the future"),
     ("created_at", "2026-01-05T10:00:00", "timezone"),
+    ("created_at", 0, "RFC 3339"),  # not seconds since 1970, as pydantic would read it
+    ("created_at", "0", "RFC 3339"),
     ("started_at", "2026-01-05T09:59:59+00:00", "before created_at"),
 ]
 
