@@ -47,10 +47,10 @@ def targets(groups: dict[str, list[RunData]]) -> list[float | None]:
 class ConfigDiff:
     """What differs between the compared runs' configs (their name and seed aside), each
     config with the parameters of the components its run used only (`used_params`):
-    - `keys`: the dotted keys of configs of one shape, with values not all the same
-      (config order), a parameter of a component some runs used and others did not
-      included; `values[group][key]`: the distinct values of the group's runs that have
-      the key (in run order), for the keys the group has;
+    - `keys`: the dotted keys of configs of one shape whose values are not all the same
+      in the runs that have them (config order): a parameter of a component only some
+      runs used is compared between those; `values[group][key]`: the distinct values of
+      the group's runs that have the key (in run order), for the keys the group has;
     - `partial`: the keys of configs of different shapes (a simulated run's 90 fields
       against an external run's own 4), some runs have and others lack whatever
       components they used; `only[group][key]`: the distinct values of the group's runs
@@ -72,7 +72,7 @@ def config_diff(groups: dict[str, list[RunData]]) -> ConfigDiff:
     partial = [k for k in keys if not all(k in f for f in whole)]
     shared = [k for k in keys if k not in partial]
 
-    differing = [k for k in shared if len({canon(f[k]) if k in f else "\0" for f in every}) > 1]
+    differing = [k for k in shared if len({canon(f[k]) for f in every if k in f}) > 1]
 
     def distinct(fs: list[dict[str, Any]], key: str) -> list[Any]:
         return list({canon(f[key]): f[key] for f in fs if key in f}.values())

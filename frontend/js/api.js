@@ -326,7 +326,8 @@ function toMatrix(w) {
  *   compare: boolean, rank: boolean, description: string,
  *   domain: [number|null, number|null], machine: boolean}} MetricSpec domain: the closed
  *   range a value can take before scale (null: unbounded); machine: a figure of the machine
- * @typedef {{name: string, title: string, yTitle: string, log: boolean}} PanelSpec a chart of the run page
+ * @typedef {{name: string, title: string, yTitle: string, log: boolean, description: string}} PanelSpec a chart of
+ *   the run page; description: the one line that says what it measures (empty: its title says it all)
  * @typedef {{name: string, description: string, stored: boolean, active: boolean, final: boolean,
  *   resumable: boolean}} StatusSpec
  */
@@ -480,6 +481,7 @@ export const api = {
       title: w.title,
       yTitle: w.y_title ?? "",
       log: Boolean(w.log),
+      description: w.description ?? "",
     })),
   /** The run statuses in lifecycle order; read through statuses.js. @returns {Promise<StatusSpec[]>} */
   statuses: async () =>

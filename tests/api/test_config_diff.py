@@ -95,20 +95,17 @@ def test_each_run_shows_the_parameters_of_the_components_it_used() -> None:
 
     groups = {
         "fedavg": [run(1, 0, config("fedavg", False, 4)), run(2, 1, config("fedavg", False, 8))],
-        "fedbuff": [run(3, 0, config("fedbuff", True, 8))],
+        "fedbuff": [run(3, 0, config("fedbuff", True, 4)), run(4, 1, config("fedbuff", False, 8))],
     }
 
     diff = config_diff(groups)
 
-    # before: algorithm.fedbuff.concurrency = 4 | 8 in FedAvg's row, wait_for_all in FedBuff's
-    assert diff.keys == [
-        "algorithm.name",
-        "algorithm.fedavg.wait_for_all",
-        "algorithm.fedbuff.concurrency",
-    ]
+    # before: algorithm.fedbuff.concurrency = 4 | 8 in FedAvg's row too, and
+    # algorithm.fedavg.wait_for_all = true | false in FedBuff's, which never read it
+    assert diff.keys == ["algorithm.name", "algorithm.fedbuff.concurrency"]
     assert diff.values == {
-        "fedavg": {"algorithm.name": ["fedavg"], "algorithm.fedavg.wait_for_all": [False]},
-        "fedbuff": {"algorithm.name": ["fedbuff"], "algorithm.fedbuff.concurrency": [8]},
+        "fedavg": {"algorithm.name": ["fedavg"]},
+        "fedbuff": {"algorithm.name": ["fedbuff"], "algorithm.fedbuff.concurrency": [4, 8]},
     }
     assert diff.partial == []  # no availability.markov.g: no run used Markov availability
 
