@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from worker.engine import stats
+from worker.engine.components import current
+from worker.engine.used_params import used_params
 from worker.results.curves import RunCurve
 from worker.results.grouping import CONFIG_IGNORED, canon, flatten
 
@@ -43,12 +45,16 @@ def targets(groups: dict[str, list[RunData]]) -> list[float | None]:
 
 @dataclass(frozen=True)
 class ConfigDiff:
-    """What differs between the compared runs' configs (their name and seed aside):
-    - `keys`: the dotted keys every run has, with values not all the same (config order);
-      `values[group][key]`: the distinct values of the group's runs (in run order);
-    - `partial`: the keys some runs have and others lack (a simulated run's 90 fields
-      against an external run's own 4); `only[group][key]`: the distinct values of the
-      group's runs that have the key, for the partial keys the group has."""
+    """What differs between the compared runs' configs (their name and seed aside), each
+    config with the parameters of the components its run used only (`used_params`):
+    - `keys`: the dotted keys of configs of one shape whose values are not all the same
+      in the runs that have them (config order): a parameter of a component only some
+      runs used is compared between those; `values[group][key]`: the distinct values of
+      the group's runs that have the key (in run order), for the keys the group has;
+    - `partial`: the keys of configs of different shapes (a simulated run's 90 fields
+      against an external run's own 4), some runs have and others lack whatever
+      components they used; `only[group][key]`: the distinct values of the group's runs
+      that have the key, for the partial keys the group has."""
 
     keys: list[str]
     values: dict[str, dict[str, list[Any]]]
@@ -57,18 +63,22 @@ class ConfigDiff:
 
 
 def config_diff(groups: dict[str, list[RunData]]) -> ConfigDiff:
-    flat = {g: [flatten(r.config) for r in runs] for g, runs in groups.items()}
+    components = current()
+    whole = [flatten(r.config) for runs in groups.values() for r in runs]
+    flat = {g: [flatten(used_params(r.config, components)) for r in runs]
+            for g, runs in groups.items()}  # fmt: skip
     every = [f for fs in flat.values() for f in fs]
     keys = [k for k in dict.fromkeys(k for f in every for k in f) if k not in CONFIG_IGNORED]
-    partial = [k for k in keys if not all(k in f for f in every)]
+    partial = [k for k in keys if not all(k in f for f in whole)]
     shared = [k for k in keys if k not in partial]
 
-    differing = [k for k in shared if len({canon(f[k]) for f in every}) > 1]
+    differing = [k for k in shared if len({canon(f[k]) for f in every if k in f}) > 1]
 
     def distinct(fs: list[dict[str, Any]], key: str) -> list[Any]:
         return list({canon(f[key]): f[key] for f in fs if key in f}.values())
 
-    values = {g: {k: distinct(fs, k) for k in differing} for g, fs in flat.items()}
+    values = {g: {k: distinct(fs, k) for k in differing if any(k in f for f in fs)}
+              for g, fs in flat.items()}  # fmt: skip
     only = {g: {k: distinct(fs, k) for k in partial if any(k in f for f in fs)}
             for g, fs in flat.items()}  # fmt: skip
     return ConfigDiff(differing, values, partial, only)

@@ -11,8 +11,14 @@ from sqlalchemy.orm import Session
 from db.models import EXTERNAL, Experiment, Run, utcnow
 
 
-def _text(config: dict[str, Any], key: str, default: str) -> str:
+def _text(config: dict[str, Any], key: str, default: str, section: str, selector: str) -> str:
+    """`config[key]` where it is a string; else the selector of a run config's section
+    (`config["algorithm"]["name"]`: a run of the engine, recorded by the CLI); else
+    `default`."""
     value = config.get(key)
+    if not isinstance(value, str):
+        part = config.get(section)
+        value = part.get(selector) if isinstance(part, dict) else None
     return value[:40] if isinstance(value, str) and value else default
 
 
@@ -53,9 +59,9 @@ def new_external_run(
         notes=notes,
         config=config,
         source=EXTERNAL,
-        algorithm=_text(config, "algorithm", EXTERNAL),
-        dataset=_text(config, "dataset", EXTERNAL),
-        availability=EXTERNAL,
+        algorithm=_text(config, "algorithm", EXTERNAL, "algorithm", "name"),
+        dataset=_text(config, "dataset", EXTERNAL, "data", "dataset"),
+        availability=_text(config, "availability", EXTERNAL, "availability", "kind"),
         seed=seed if _integer(seed) and abs(seed) < 2**31 else None,
         n_clients=n_clients,
         queue=EXTERNAL,

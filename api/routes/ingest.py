@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, HTTPException
 from fastapi.exceptions import RequestValidationError
 
@@ -23,6 +25,16 @@ RESPONSES = NOT_FOUND | WITH_BODY | error_responses(409)
 def _external(run: RunDep) -> None:
     if run.source != EXTERNAL:
         raise HTTPException(409, f"run {run.id} is simulated: the engine records its rounds")
+
+
+def _target(config: dict[str, Any]) -> float | None:
+    """The accuracy `rounds_to_target` counts to: `target_acc`, or a run config's
+    `eval.target_acc` (a run of the engine, recorded by the CLI)."""
+    section = config.get("eval")
+    target = config.get("target_acc")
+    if target is None and isinstance(section, dict):
+        target = section.get("target_acc")
+    return float(target) if isinstance(target, int | float) else None
 
 
 @router.post("/{run_id}/rounds", responses=RESPONSES)
@@ -54,8 +66,7 @@ def finish(run: RunDep, body: FinishIn, session: SessionDep, settings: SettingsD
         raise RequestValidationError(
             [{"loc": ["body", "finished_at"], "msg": msg, "type": "value_error"}]
         )
-    target = run.config.get("target_acc")
-    target_acc = float(target) if isinstance(target, int | float) else None
+    target_acc = _target(run.config)
     try:
         finish_external(session, run, body.status, body.message, target_acc, body.finished_at)
     except Conflict as err:

@@ -104,6 +104,10 @@ class PanelPublic(BaseModel):
     title: str
     y_title: str
     log: bool = Field(description="A log-scaled y axis.")
+    description: str = Field(
+        description="One line saying what the chart measures, shown beside it (empty: "
+        "its title says it all)."
+    )
 
 
 class StatusPublic(BaseModel):

@@ -83,7 +83,8 @@ class TableRow(BaseModel):
     stats: dict[str, Stat] = Field(description="Per compared summary value (`columns`).")
     config: dict[str, list[Any]] = Field(
         default_factory=dict,
-        description="Per key of `config_keys`: the distinct values the group's runs have.",
+        description="Per key of `config_keys` that the group's runs have: their distinct "
+        "values (a parameter of a component they did not use is left out).",
     )
     config_only: dict[str, list[Any]] = Field(
         default_factory=dict,
@@ -206,8 +207,10 @@ class ComparePublic(BaseModel):
     table: list[TableRow]
     config_keys: list[str] = Field(
         default_factory=list,
-        description="Dotted config keys every compared run has and whose value differs "
-        "(their name and seed aside), in config order; each row's `config` has their values.",
+        description="Dotted config keys whose value differs between the compared runs "
+        "(their name and seed aside), in config order, each run's config holding the "
+        "parameters of the components it used only (not every algorithm's); each row's "
+        "`config` has the values of those its runs have.",
     )
     config_partial: list[str] = Field(
         default_factory=list,

@@ -76,7 +76,10 @@ class ExternalRunCreate(BaseModel):
     config: dict[str, Any] = Field(
         default_factory=dict,
         description="Free-form JSON, stored as it is. String values of `algorithm`, "
-        "`dataset` and `seed` (an integer) fill the run's columns of the same name.",
+        "`dataset` and `availability` and `seed` (an integer) fill the run's columns of "
+        "the same name; a run config's sections fill them too (`algorithm.name`, "
+        "`data.dataset`, `availability.kind`, `eval.target_acc`: a run of the engine, "
+        "recorded by the CLI).",
     )
     n_clients: StrictInt = Field(
         ge=1, le=MAX_CLIENTS, description="Client ids lie in [0, n_clients)."

@@ -12,6 +12,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     the components (`components.py`) the commands run with."""
     from fedwatch.cli import (
         compare_cmd,
+        import_cmd,
         plot_cmd,
         plugins_cmd,
         presets_cmd,
@@ -33,6 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         compare_cmd,
         plot_cmd,
         reproduce_cmd,
+        import_cmd,
         plugins_cmd,
     ):
         module.register(sub)

@@ -1,10 +1,13 @@
 """`fedwatch compare PRESET [--seeds N] [--set k=v ...] [--out DIR] [--jobs J]
-[--format text|csv|md|tex] [--alpha A] [--columns C,...] [--label METHOD=NAME ...]`.
+[--format text|csv|md|tex] [--alpha A] [--columns C,...] [--label METHOD=NAME ...]
+[--server URL]`.
 
 Runs the preset's comparison set (each variant × method × seed; a method is an algorithm
 with the settings its paper ran it with, e.g. its learning rates) in parallel processes,
 writes one JSON per run plus the table in every format (`table.txt`, `.csv`, `.md`,
-`.tex`, `.json`), and prints the table in the one asked for.
+`.tex`, `.json`), and prints the table in the one asked for. With `--server` every run is
+also recorded into a FedWatch server as it runs (`recording.py`), the runs of one command
+in one experiment.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import json
 import os
 import queue
 import sys
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import Manager, get_context
@@ -23,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from fedwatch.cli.config_source import add_set_argument
 from fedwatch.cli.openmp import run_threads, threads_per_process
+from fedwatch.cli.recording import Target, add_server_arguments, recorded, target_of
 from fedwatch.errors import CliError
 from worker.engine import ConfigError, ListSink, RoundRecord
 
@@ -43,6 +48,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--out", type=Path, help="directory for the JSON files (var/compare/PRESET)")
     p.add_argument("--jobs", type=int, help="parallel processes (default: CPU count)")
     add_table_arguments(p)
+    add_server_arguments(p)
     p.set_defaults(handler=run)
 
 
@@ -193,8 +199,11 @@ class QueueSink(ListSink):
             self.pending = 0
 
 
-def execute(job: Job, progress: Any, threads: int, kept: KeptPools | None) -> dict[str, Any]:
-    """Run one job (in a worker process), write its JSON, return its summary values."""
+def execute(
+    job: Job, progress: Any, threads: int, kept: KeptPools | None, target: Target | None
+) -> dict[str, Any]:
+    """Run one job (in a worker process), write its JSON, return its summary values;
+    record it into `target` as it runs."""
     from worker.engine import simulate
     from worker.engine.data.kept import keep_pools_in
     from worker.engine.presets import get_preset
@@ -202,8 +211,11 @@ def execute(job: Job, progress: Any, threads: int, kept: KeptPools | None) -> di
     keep_pools_in(kept)
     config = get_preset(job.preset).run_config(list(job.assignments))
     sink = QueueSink(progress, max(1, config.rounds // 50))
-    with run_threads(threads):
-        summary = simulate(config, sink).to_dict()
+    with (
+        run_threads(threads),
+        recorded(sink, config, f"{job.preset} {job.label}", target) as into,
+    ):
+        summary = simulate(config, into).to_dict()
     sink.flush()
     rounds = [r.to_dict() for r in sink.records]
     result = {
@@ -238,7 +250,8 @@ def run(args: argparse.Namespace) -> int:
     threads = threads_per_process(workers)
     total = sum(preset.run_config(list(j.assignments)).rounds for j in jobs)
     print(f"{preset.name}: {len(jobs)} runs on {workers} process(es) -> {out}", file=sys.stderr)
-    results = run_all(jobs, workers, threads, total, preset.name)
+    target = target_of(args, experiment_name("compare", preset.name))
+    results = run_all(jobs, workers, threads, total, preset.name, target)
     print(write_tables(preset, jobs, results, out, args))
     return 0
 
@@ -273,8 +286,18 @@ def write_tables(
     return texts[shown]
 
 
+def experiment_name(command: str, preset: str) -> str:
+    """The experiment a command's runs are recorded in: one per command run."""
+    return f"{preset} ({command}, {time.strftime('%Y-%m-%d %H:%M:%S')})"
+
+
 def run_all(
-    jobs: list[Job], workers: int, threads: int, total: int, name: str
+    jobs: list[Job],
+    workers: int,
+    threads: int,
+    total: int,
+    name: str,
+    target: Target | None = None,
 ) -> list[dict[str, Any]]:
     from db.settings import Settings
     from fedwatch.cli.progress import progress_bar
@@ -286,7 +309,9 @@ def run_all(
         with Manager() as manager:
             progress = manager.Queue()
             with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-                futures = {pool.submit(execute, job, progress, threads, kept): job for job in jobs}
+                futures = {
+                    pool.submit(execute, job, progress, threads, kept, target): job for job in jobs
+                }
                 results = wait(futures, progress, bar)
     finally:
         bar.close()

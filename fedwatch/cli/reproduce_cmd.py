@@ -1,10 +1,12 @@
-"""`fedwatch reproduce PRESET [--seeds N] [--set k=v ...] [--out DIR] [--jobs J]`.
+"""`fedwatch reproduce PRESET [--seeds N] [--set k=v ...] [--out DIR] [--jobs J]
+[--server URL]`.
 
 Runs a paper preset's comparison set over the paper's seeds (as `fedwatch compare`),
 then writes the reproduction report (`worker/reproduction/`): `report.md` with the
 figures of FedWatch, of the authors' code where reference runs are bundled and of the
 paper, the mean curves as `curves.svg`, `curves.pdf` and `curves.png` (matplotlib), and
-`report.json`, and prints the Markdown.
+`report.json`, and prints the Markdown. With `--server` the runs are recorded into a
+FedWatch server as they run (as `fedwatch compare`'s).
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fedwatch.cli.compare_cmd import Job, plan, run_all
+from fedwatch.cli.compare_cmd import Job, experiment_name, plan, run_all
 from fedwatch.cli.config_source import add_set_argument
 from fedwatch.cli.openmp import threads_per_process
+from fedwatch.cli.recording import add_server_arguments, target_of
 from fedwatch.errors import CliError
 from worker.engine import ConfigError
 
@@ -44,6 +47,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="replay the availability each reference run of the authors' code drew (same "
         "method and seed): run-for-run comparison instead of FedWatch's own draws",
     )
+    add_server_arguments(p)
     p.set_defaults(handler=run)
 
 
@@ -96,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
     threads = threads_per_process(workers)
     total = sum(preset.run_config(list(j.assignments)).rounds for j in jobs)
     print(f"{preset.name}: {len(jobs)} runs on {workers} process(es) -> {out}", file=sys.stderr)
-    results = run_all(jobs, workers, threads, total, preset.name)
+    target = target_of(args, experiment_name("reproduce", preset.name))
+    results = run_all(jobs, workers, threads, total, preset.name, target)
     curves: dict[str, list[Curve]] = {}
     for result in results:
         record = json.loads(Path(result["path"]).read_text())

@@ -1,5 +1,5 @@
 """`fedwatch simulate PRESET|CONFIG.json [--set k=v ...] [--out FILE.json]
-[--model FILE.safetensors] [--estimate]`."""
+[--model FILE.safetensors] [--estimate] [--server URL]`."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from fedwatch.cli.config_source import add_set_argument, load_config
 from fedwatch.cli.openmp import run_threads, threads_per_process
+from fedwatch.cli.recording import add_server_arguments, recorded, target_of
 from fedwatch.errors import CliError
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="print the run's estimated memory and work (what the service checks) and exit",
     )
+    add_server_arguments(p)
     p.set_defaults(handler=run, quick_exit=True)
 
 
@@ -51,8 +53,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     sink = ProgressSink(config.rounds, f"{config.name} [{config.algorithm.name}]")
     try:
-        with run_threads(threads_per_process(1)):
-            summary = simulate(config, sink)
+        with (
+            run_threads(threads_per_process(1)),
+            recorded(sink, config, config.name, target_of(args)) as into,
+        ):
+            summary = simulate(config, into)
     except ConfigError as err:
         raise CliError(str(err)) from None
     finally:

@@ -298,7 +298,7 @@ function toMatrix(w) {
  *   CI; ciNote says so); interval: how the CI was drawn
  * @typedef {{group: string, label: string, n: number, seeds: number[], stats: Record<string, Stat>,
  *   config: Record<string, any[]>, configOnly: Record<string, any[]>}} CompareRow group: its key, label: its name
- *   everywhere; config: per key of `configKeys`, the group's distinct values; configOnly: the same for the keys
+ *   everywhere; config: per key of `configKeys` its runs have, the group's distinct values; configOnly: the same for the keys
  *   of `configPartial` its runs have
  * @typedef {{kind: "duplicate_seed"|"mixed_configs", group: string, label: string, message: string,
  *   runs: number[], keys: string[]}} GroupWarning a seed's older runs dropped, or a group of mixed configs
@@ -318,14 +318,16 @@ function toMatrix(w) {
  *   referenceLabel: string|null, labels: Record<string, string>, warnings: GroupWarning[], dropped: number[],
  *   headline: string[], columnsLeftOut: string[],
  *   alpha: number, nTests: number, table: CompareRow[], ttests: TTest[], configKeys: string[],
- *   configPartial: string[]}} Comparison configKeys: the dotted config fields every compared run has and
- *   that differ between them; configPartial: those some runs have and others lack
+ *   configPartial: string[]}} Comparison configKeys: the dotted config fields that differ between the
+ *   compared runs, each run's config holding the parameters of the components it used only; configPartial:
+ *   those some runs have and others lack (configs of different shapes: simulated and external)
  * @typedef {{name: string, label: string, short: string, kind: "round"|"summary", unit: string,
  *   scale: number, panel: string, better: "higher"|"lower"|null, summary: boolean,
  *   compare: boolean, rank: boolean, description: string,
  *   domain: [number|null, number|null], machine: boolean}} MetricSpec domain: the closed
  *   range a value can take before scale (null: unbounded); machine: a figure of the machine
- * @typedef {{name: string, title: string, yTitle: string, log: boolean}} PanelSpec a chart of the run page
+ * @typedef {{name: string, title: string, yTitle: string, log: boolean, description: string}} PanelSpec a chart of
+ *   the run page; description: the one line that says what it measures (empty: its title says it all)
  * @typedef {{name: string, description: string, stored: boolean, active: boolean, final: boolean,
  *   resumable: boolean}} StatusSpec
  */
@@ -479,6 +481,7 @@ export const api = {
       title: w.title,
       yTitle: w.y_title ?? "",
       log: Boolean(w.log),
+      description: w.description ?? "",
     })),
   /** The run statuses in lifecycle order; read through statuses.js. @returns {Promise<StatusSpec[]>} */
   statuses: async () =>

@@ -4,7 +4,7 @@ import { label } from "./format.js";
 /** @typedef {import("./api.js").Series} Series */
 /** @typedef {import("./api.js").Matrix} Matrix */
 /** @typedef {import("./api.js").Comparison} Comparison */
-/** @typedef {{id: string, title: string, metrics: string[], log?: boolean, yTitle?: string}} Panel */
+/** @typedef {{id: string, title: string, metrics: string[], log?: boolean, yTitle?: string, description?: string}} Panel */
 
 const ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", $: "&#36;", "%": "&#37;" };
 
@@ -59,6 +59,7 @@ export function panelsFor(names, catalogue, specs) {
       title: p.title,
       ...(p.yTitle && { yTitle: p.yTitle }),
       ...(p.log && { log: true }),
+      ...(p.description && { description: p.description }),
       metrics: /** @type {string[]} */ (members.get(p.name)),
     }));
   const known = new Set(catalogue.map((s) => s.name));

@@ -83,3 +83,45 @@ def test_identical_configs_have_no_diff() -> None:
     same = {"rounds": 5, "client": {"lr": 0.1}}
     diff = config_diff({"a": [run(1, 0, same), run(2, 3, dict(same, seed=3))]})
     assert diff.keys == [] and diff.values == {"a": {}} and diff.partial == []
+
+
+def test_each_run_shows_the_parameters_of_the_components_it_used() -> None:
+    def config(name: str, wait: bool, concurrency: int) -> dict[str, Any]:
+        algorithm = {"fedavg": {"wait_for_all": wait}, "fedbuff": {"concurrency": concurrency}}
+        return {
+            "algorithm": {"name": name, **algorithm},
+            "availability": {"kind": "always", "markov": {"g": 0.4}},
+        }
+
+    groups = {
+        "fedavg": [run(1, 0, config("fedavg", False, 4)), run(2, 1, config("fedavg", False, 8))],
+        "fedbuff": [run(3, 0, config("fedbuff", True, 4)), run(4, 1, config("fedbuff", False, 8))],
+    }
+
+    diff = config_diff(groups)
+
+    # before: algorithm.fedbuff.concurrency = 4 | 8 in FedAvg's row too, and
+    # algorithm.fedavg.wait_for_all = true | false in FedBuff's, which never read it
+    assert diff.keys == ["algorithm.name", "algorithm.fedbuff.concurrency"]
+    assert diff.values == {
+        "fedavg": {"algorithm.name": ["fedavg"]},
+        "fedbuff": {"algorithm.name": ["fedbuff"], "algorithm.fedbuff.concurrency": [4, 8]},
+    }
+    assert diff.partial == []  # no availability.markov.g: no run used Markov availability
+
+
+def test_used_params_keeps_the_selected_components_and_unknown_keys() -> None:
+    from worker.engine.components import current
+    from worker.engine.used_params import used_params
+
+    config = {
+        "algorithm": {"name": "mifa", "mifa": {"init": "zero"}, "fedavg": {}, "mine": {"x": 1}},
+        "data": {"dataset": "digits", "n_clients": 5, "mean_estimation": {"sigma": 0.0}},
+        "lr": 0.1,
+    }
+
+    assert used_params(config, current()) == {
+        "algorithm": {"name": "mifa", "mifa": {"init": "zero"}, "mine": {"x": 1}},
+        "data": {"dataset": "digits", "n_clients": 5},
+        "lr": 0.1,
+    }

@@ -221,6 +221,30 @@ def test_a_seed_of_true_fills_no_seed(client: TestClient) -> None:
     assert [e["loc"] for e in simulated.json()["detail"]] == [["body", "config", "rounds"]]
 
 
+def test_a_run_configs_sections_fill_the_columns_and_the_target(client: TestClient) -> None:
+    config = {
+        "seed": 3,
+        "algorithm": {"name": "mifa", "fedavg": {}},
+        "data": {"dataset": "digits"},
+        "availability": {"kind": "markov"},
+        "eval": {"target_acc": 0.65},
+    }
+    run = external(client, config=config)
+    assert (run["algorithm"], run["dataset"], run["availability"], run["seed"]) == (
+        "mifa", "digits", "markov", 3,
+    )  # fmt: skip
+    plain = external(client, config={"algorithm": "ours", "data": "mine", "eval": 2})
+    assert (plain["algorithm"], plain["dataset"], plain["availability"]) == (
+        "ours", "external", "external",
+    )  # fmt: skip
+    post(client, run["id"], ROUNDS)
+    done = client.post(f"/api/runs/{run['id']}/finish", json={"status": "succeeded"}).json()
+    assert done["summary"]["rounds_to_target"] == 2  # round 1 (0.7) is the first ≥ 0.65
+    post(client, plain["id"], ROUNDS)
+    done = client.post(f"/api/runs/{plain['id']}/finish", json={"status": "succeeded"}).json()
+    assert done["summary"]["rounds_to_target"] is None
+
+
 def listed_as(client: TestClient, status: str, run_id: int) -> bool:
     listed = client.get("/api/runs", params={"status": status, "limit": 500}).json()["data"]
     return run_id in [r["id"] for r in listed]

@@ -1,4 +1,5 @@
-"""An asynchronous run's page in Chromium: staleness in model versions, each client's
+"""An asynchronous run's page in Chromium: its two staleness measures in model versions,
+client age and update staleness, each named with its definition beside it; each client's
 share of the aggregate against its share of the data (the participation view), and the
 clients in simulated time (the timeline)."""
 
@@ -38,13 +39,30 @@ def test_async_run_page_shows_versions_and_participation(page: Any, server: str)
     page.wait_for_selector(".run-head .badge[data-status=succeeded]")
 
     page.wait_for_function(f"() => ({TITLE})('staleness').includes('versions since')")
-    page.wait_for_function(f"() => ({X_TITLE})('staleness-hist') === 'staleness (versions)'")
+    page.wait_for_function(f"() => ({X_TITLE})('staleness-hist') === 'client age (versions)'")
     assert "server update cells" in page.evaluate(TITLE, "staleness-hist")
+    assert page.evaluate(TITLE, "staleness").startswith("Client age heatmap")
     page.wait_for_function("() => document.querySelector('[data-plot=curve-versions]')?.data")
     shown = page.evaluate(
         "() => document.querySelector('[data-plot=curve-versions]').data.map((t) => t.name)"
     )
     assert any("update staleness max" in str(name) for name in shown)
+    # the two staleness measures, both in versions: each named, its definition beside it
+    panels = {p["name"]: p for p in httpx.get(f"{server}/api/metrics/panels").json()}
+    for plot, panel, name in (
+        ("curve-staleness", "staleness", "Client age"),
+        ("curve-versions", "versions", "Update staleness"),
+    ):
+        assert page.evaluate(TITLE, plot) == panels[panel]["title"] == name
+        beside = page.locator(f'.plot-card:has([data-plot="{plot}"]) .definition')
+        assert beside.inner_text() == panels[panel]["description"]
+        assert beside.inner_text().startswith(f"{name}: ")
+    client_age = page.locator('.plot-card:has([data-plot="staleness"]) .definition')
+    assert client_age.inner_text() == panels["staleness"]["description"]
+    labels = page.evaluate(
+        "() => document.querySelector('[data-plot=curve-staleness]').data.map((t) => t.name)"
+    )
+    assert any("client age mean" in str(name) for name in labels)
 
     # the client timeline: each client from the moment it started, on its version
     shown_states = {timeline["labels"][s] for row in timeline["states"] for s in row}

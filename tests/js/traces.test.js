@@ -11,6 +11,7 @@ import {
   histogramTrace,
   lineLayout,
   matrixTrace,
+  panelsFor,
   panelTraces,
   plotText,
   rgba,
@@ -279,4 +280,26 @@ test("the timeline colours each state in its own band", () => {
   const stops = t.colorscale.map((/** @type {[number, string]} */ s) => s[0]);
   close(stops, [0, 1 / 3, 1 / 3, 2 / 3, 2 / 3, 1]);
   assert.ok(t.colorscale[4][1] === t.colorscale[5][1] && t.colorscale[5][1] !== t.colorscale[3][1]); // one colour per band
+});
+
+test("a panel carries its definition, and only where it has one", () => {
+  const catalogue = /** @type {any[]} */ ([
+    { name: "staleness_mean", kind: "round", panel: "staleness" },
+    { name: "update_staleness_mean", kind: "round", panel: "versions" },
+    { name: "test_acc", kind: "round", panel: "accuracy" },
+  ]);
+  const specs = [
+    { name: "accuracy", title: "Test accuracy", yTitle: "accuracy", log: false, description: "" },
+    { name: "staleness", title: "Client age", yTitle: "rounds", log: false, description: "Client age: …" },
+    { name: "versions", title: "Update staleness", yTitle: "versions", log: false, description: "Update staleness: …" },
+  ];
+  const panels = panelsFor(["update_staleness_mean", "staleness_mean", "test_acc"], catalogue, specs);
+  assert.deepEqual(
+    panels.map((p) => [p.id, p.title, p.description]),
+    [
+      ["accuracy", "Test accuracy", undefined],
+      ["staleness", "Client age", "Client age: …"],
+      ["versions", "Update staleness", "Update staleness: …"],
+    ],
+  );
 });

@@ -75,16 +75,34 @@ class MetricSpec:
 @dataclass(frozen=True)
 class PanelSpec:
     """A chart of the run page and of a run's figure: the round metrics whose `panel` it
-    is, under `title`, their y axis titled `y_title` (log-scaled with `log`)."""
+    is, under `title`, their y axis titled `y_title` (log-scaled with `log`);
+    `description`, where set, is the one line that says what the chart measures, shown
+    beside it."""
 
     name: str
     title: str
     y_title: str = ""
     log: bool = False
+    description: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+
+# The two staleness measures of a run, told apart (an async run has both, in versions).
+CLIENT_AGE = (
+    "Client age: rounds (server updates, i.e. model versions, in an async run) since the "
+    "client's latest update entered the model, for every client, those not training "
+    "included; a client never heard from counts from the start."
+)
+UPDATE_STALENESS = (
+    "Update staleness: model versions between the one an arriving update started from and "
+    "the one it met at the server (async runs)."
+)
+CLIENT_AGE_S = (
+    "Client age in simulated seconds: time since the client's latest update entered the "
+    "model, at the round's end; a client never heard from counts from the start."
+)
 
 # The built-in panels, in display order; a plug-in's panel (such as "algorithm") comes
 # after them, titled "<Panel> metrics" (`panels`).
@@ -96,13 +114,9 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("per-client", "Per-client accuracy", "accuracy"),
     PanelSpec("per-client-var", "Per-client accuracy variance", "variance"),
     PanelSpec("bias", "Bias: TV distance between target α and effective weights p", "TV"),
-    PanelSpec(
-        "staleness", "Staleness (rounds since a client's update entered the model)", "rounds"
-    ),
-    PanelSpec("staleness-s", "Staleness in simulated seconds", "s"),
-    PanelSpec(
-        "versions", "Staleness of the arriving updates, in model versions (async runs)", "versions"
-    ),
+    PanelSpec("staleness", "Client age", "rounds", description=CLIENT_AGE),
+    PanelSpec("staleness-s", "Client age in simulated seconds", "s", description=CLIENT_AGE_S),
+    PanelSpec("versions", "Update staleness", "versions", description=UPDATE_STALENESS),
     PanelSpec("clients", "Participation", "clients"),
     PanelSpec("sim-time", "Simulated time at the end of each round", "s"),
     PanelSpec("round-time", "Round time (simulated)", "s"),
@@ -184,22 +198,20 @@ SIMULATED_TIME: tuple[MetricSpec, ...] = (
         better="lower",
         description=f"Client compute seconds spent on updates that did not enter. {TIMED}",
     ),
-    _round("staleness_s_mean", "staleness mean (s)", "staleness-s", unit="s"),
-    _round("staleness_s_p50", "staleness median (s)", "staleness-s", unit="s"),
-    _round("staleness_s_p90", "staleness p90 (s)", "staleness-s", unit="s"),
-    _round(
-        "staleness_s_max",
-        "staleness max (s)",
-        "staleness-s",
-        unit="s",
-        description="Simulated seconds since the client's update last entered the model "
-        f"(since the start for a client never heard from), at the round's end. {TIMED}",
+    *(
+        _round(
+            f"staleness_s_{stat}",
+            f"client age {label} (s)",
+            "staleness-s",
+            unit="s",
+            description=f"{CLIENT_AGE_S} {TIMED}",
+        )
+        for stat, label in (("mean", "mean"), ("p50", "median"), ("p90", "p90"), ("max", "max"))
     ),
 )
 
 # The async mode's round metrics (`worker/engine/loop.py`, `algorithms/asynchronous.py`),
 # per server update.
-STALE = "Model versions between the one an arriving update started from and the one it met."
 ASYNCHRONOUS: tuple[MetricSpec, ...] = (
     _round(
         "update_staleness_mean",
@@ -209,15 +221,21 @@ ASYNCHRONOUS: tuple[MetricSpec, ...] = (
         summary=True,
         compare=True,
         better="lower",
-        description=STALE,
+        description=UPDATE_STALENESS,
     ),
-    _round("update_staleness_p90", "update staleness p90", "versions", unit="versions"),
+    _round(
+        "update_staleness_p90",
+        "update staleness p90",
+        "versions",
+        unit="versions",
+        description=UPDATE_STALENESS,
+    ),
     _round(
         "update_staleness_max",
         "update staleness max",
         "versions",
         unit="versions",
-        description=STALE,
+        description=UPDATE_STALENESS,
     ),
     _round(
         "stale_dropped",
@@ -252,10 +270,16 @@ ROUND_METRICS: tuple[MetricSpec, ...] = (
     _round("train_loss", "train loss", "loss", better="lower", **COUNT),
     _round("n_available", "available clients", "clients", unit="clients"),
     _round("n_selected", "selected clients", "clients", unit="clients"),
-    _round("staleness_mean", "staleness mean", "staleness", unit="rounds"),
-    _round("staleness_p50", "staleness median", "staleness", unit="rounds"),
-    _round("staleness_p90", "staleness p90", "staleness", unit="rounds"),
-    _round("staleness_max", "staleness max", "staleness", unit="rounds"),
+    *(
+        _round(
+            f"staleness_{stat}",
+            f"client age {label}",
+            "staleness",
+            unit="rounds",
+            description=CLIENT_AGE,
+        )
+        for stat, label in (("mean", "mean"), ("p50", "median"), ("p90", "p90"), ("max", "max"))
+    ),
     _round("tv_bias", "TV(α, p) this round", "bias", better="lower", domain=UNIT_INTERVAL),
     _round("tv_bias_avg", "TV(α, p̄) running average", "bias", better="lower", domain=UNIT_INTERVAL),
     _round("client_acc_mean", "client accuracy mean", "per-client", better="higher", **PERCENT),

@@ -479,13 +479,18 @@ export function mount(root, route) {
     );
   }
 
-  /** Fill the metric list from what the first started run recorded. @param {import("../api.js").Run[]} runs */
+  /**
+   * Fill the metric list from what the started runs recorded: one started run of each algorithm, so that
+   * one method's own metrics (an async method's update staleness) are there beside a synchronous one's.
+   * @param {import("../api.js").Run[]} runs
+   */
   async function chooseMetric(runs) {
     if (metric.options.length > 1 && state.metric) return;
-    const started = runs.find((r) => r.roundsDone > 0);
-    const names = started
-      ? [...(await api.metrics(started.id, { maxPoints: 1 })).keys()].filter((n) => n !== "wall_s")
-      : [];
+    const started = [...new Map(runs.filter((r) => r.roundsDone > 0).map((r) => [r.algorithm, r])).values()];
+    const recorded = await Promise.all(
+      started.map(async (r) => [...(await api.metrics(r.id, { maxPoints: 1 })).keys()]),
+    );
+    const names = [...new Set(recorded.flat())].filter((n) => n !== "wall_s");
     if (!state.metric) {
       const fallback = runs.every((r) => r.dataset === "mean_estimation") ? "param" : "test_acc";
       state.metric = PREFERRED_METRICS.find((m) => names.includes(m)) ?? names[0] ?? fallback;

@@ -32,6 +32,8 @@ const FLUSH_MS = 300;
 const CLIENT_VIEWS_MS = 3000;
 const MAX_LOCAL_POINTS = 4000;
 const PLOT_CONFIG = { responsive: true, displaylogo: false };
+/** The catalogue's panel of client age: its title and definition name the staleness heatmap and distribution. */
+const AGE_PANEL = "staleness";
 /** The curves' x axes: key (a clock's series, or the round), its name in the address, its title. */
 const X_AXES = [
   { key: "round", query: "", title: "round", option: "x = round" },
@@ -45,6 +47,14 @@ const X_AXES = [
  */
 function timed(run, series) {
   return (run.config?.system?.kind ?? "none") !== "none" || series.has("sim_time_s");
+}
+
+/**
+ * The one line beside a chart that says what it measures (the catalogue's), or nothing.
+ * @param {string|undefined} text @param {string} panel
+ */
+function definition(text, panel) {
+  return text ? h("p", { class: "definition", dataset: { panel } }, text) : null;
 }
 
 /**
@@ -291,12 +301,19 @@ class RunView {
     onReady(this);
   }
 
-  /** The client views' cards (the timeline across the whole width). */
+  /** The client views' cards (the timeline across the whole width); the staleness heatmap and distribution
+   * show client age, defined beside them as the catalogue's panel of it says. */
   showClientCards() {
+    const age = panelSpecs().find((p) => p.name === AGE_PANEL)?.description;
     replace(
       this.clientBox,
       Object.entries(this.clientDivs).map(([k, d]) =>
-        h("div", { class: k === "timeline" || k === "participation" ? "plot-card span-all" : "plot-card" }, d),
+        h(
+          "div",
+          { class: k === "timeline" || k === "participation" ? "plot-card span-all" : "plot-card" },
+          d,
+          k === "staleness" || k === "stalenessHist" ? definition(age, AGE_PANEL) : null,
+        ),
       ),
     );
   }
@@ -551,7 +568,7 @@ class RunView {
       replace(this.curves);
       for (const p of panels) {
         const div = this.plotDiv(`curve-${p.id}`);
-        this.curves.appendChild(h("div", { class: "plot-card" }, div));
+        this.curves.appendChild(h("div", { class: "plot-card" }, div, definition(p.description, p.id)));
         this.panels.set(p.id, { div, traces: [], metrics: p.metrics });
       }
     }
@@ -651,6 +668,7 @@ class RunView {
     // in an async run a round is a server update: staleness counts model versions
     const unit = spread.status === "fulfilled" ? spread.value.unit : "rounds";
     const round = unit === "versions" ? "server update" : "round";
+    const age = panelSpecs().find((p) => p.name === AGE_PANEL)?.title ?? AGE_PANEL;
     drawMatrix(d.availability, avail, `Availability: share of ${round}s each client was available`, {
       zmin: 0,
       zmax: 1,
@@ -663,7 +681,7 @@ class RunView {
       colorscale: "Greens",
       zTitle: "share",
     });
-    drawMatrix(d.staleness, stale, `Staleness heatmap (${unit} since the client's update entered the model)`, {
+    drawMatrix(d.staleness, stale, `${age} heatmap (${unit} since the client's update entered the model)`, {
       zmin: 0,
       colorscale: "YlOrRd",
       zTitle: unit,
@@ -671,9 +689,9 @@ class RunView {
     this.participation.update(part);
     if (spread.status === "fulfilled" && spread.value.cells > 0) {
       const s = spread.value;
-      const title = `Staleness distribution in ${unit}: all ${s.cells.toLocaleString()} client × ${round} cells (mean ${num(s.mean, 3)}, max ${s.max})`;
+      const title = `${age} distribution in ${unit}: all ${s.cells.toLocaleString()} client × ${round} cells (mean ${num(s.mean, 3)}, max ${s.max})`;
       const layout = lineLayout(title, {
-        xTitle: `staleness (${unit})`,
+        xTitle: `${age.toLowerCase()} (${unit})`,
         yTitle: "cells",
         uirevision: `stale-hist-${this.histLog.checked}`,
         legend: false,
@@ -685,7 +703,7 @@ class RunView {
         hovermode: "closest",
         bargap: 0.05,
       });
-    } else placeholder(d.stalenessHist, spread, "Staleness distribution", "No staleness recorded yet.");
+    } else placeholder(d.stalenessHist, spread, `${age} distribution`, "No client age recorded yet.");
     if (acc.status === "fulfilled" && acc.value.values.some((v) => typeof v === "number")) {
       draw(d.clientAcc, [histogramTrace(acc.value.values, "clients", PALETTE[2])], {
         ...lineLayout(`Per-client test accuracy at round ${acc.value.round}`, {
