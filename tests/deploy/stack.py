@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 OVERRIDE = Path(__file__).with_name("docker-compose.ci.yml")
 PROJECT = "fedwatch-ci"
 WORKERS = 2
-HEALTHY_S = 240
+HEALTHY_S = 480  # only a stack that never comes up waits this long
 EMBEDDED = """
 import json, sys
 from worker.engine import ListSink, RunConfig, simulate
