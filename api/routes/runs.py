@@ -31,6 +31,7 @@ from db.run_models import model_size
 from db.runs import cancel_run, edit_run, list_runs, new_run, resume_run
 from db.settings import Settings
 from db.status import Status
+from worker.data_root import portable
 from worker.dispatch import queue_for
 from worker.engine import metrics
 from worker.engine.components import current
@@ -51,7 +52,8 @@ def create_run(
         return _shown(create_external(session, body), session, settings)
     config = body.config
     admit(config, settings)
-    run = new_run(config.model_dump(mode="json"), queue=queue_for(config), notes=body.notes)
+    stored = portable(config, settings).model_dump(mode="json")
+    run = new_run(stored, queue=queue_for(config), notes=body.notes)
     session.add(run)
     session.commit()
     dispatcher.submit(run.id, run.queue)

@@ -21,7 +21,7 @@ from multiprocessing import Manager, get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fedwatch.cli.config_source import add_set_argument
+from fedwatch.cli.config_source import add_set_argument, on_this_machine
 from fedwatch.cli.openmp import run_threads, threads_per_process
 from fedwatch.errors import CliError
 from worker.engine import ConfigError, ListSink, RoundRecord
@@ -166,9 +166,9 @@ def plan(preset: Preset, args: argparse.Namespace, out: Path) -> list[Job]:
                 sets = (*extra, *method.as_overrides(), *args.assignments, f"seed={seed}")
                 name = f"{group + '-' if group else ''}{alg}-seed{seed}.json"
                 jobs.append(Job(preset.name, group, alg, seed, sets, str(out / name)))
-    for job in jobs:  # fail fast on a bad --set, before starting any process
+    for job in jobs:  # fail fast on a bad --set or data.root, before starting any process
         try:
-            preset.run_config(list(job.assignments))
+            on_this_machine(preset.run_config(list(job.assignments)))
         except ConfigError as err:
             raise CliError(str(err)) from None
     return jobs
@@ -203,7 +203,7 @@ def execute(job: Job, progress: Any, threads: int, kept: KeptPools | None) -> di
     config = get_preset(job.preset).run_config(list(job.assignments))
     sink = QueueSink(progress, max(1, config.rounds // 50))
     with run_threads(threads):
-        summary = simulate(config, sink).to_dict()
+        summary = simulate(on_this_machine(config), sink).to_dict()
     sink.flush()
     rounds = [r.to_dict() for r in sink.records]
     result = {
