@@ -26,7 +26,9 @@ def test_a_constant_traffic_panel_is_ticked_legibly(page: Any, server: str, tmp_
             run.log_round(r, {"test_acc": 0.5, "bytes_down": BYTES, "bytes_up": BYTES})
 
     page.goto(f"{server}/#/runs/{run.id}")
-    page.wait_for_function(f"() => ({POINTS})(['curve-traffic', 'bytes_down']) === 6")
+    page.wait_for_function(
+        f"() => ({POINTS})(['curve-traffic', 'bytes_down']) === 6", timeout=60_000
+    )
     page.locator("[data-plot=curve-traffic] .ytick text").first.wait_for()
 
     assert page.evaluate(f"() => ({AXIS})().range") == [0, 2 * BYTES]

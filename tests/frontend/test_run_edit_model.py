@@ -20,12 +20,12 @@ def test_the_model_button_stays_after_an_edit(page: Any, server: str) -> None:
     run_id = httpx.post(f"{server}/api/runs", json={"config": example1(5)}).json()["id"]
     assert wait_status(server, run_id, {"succeeded"})["model_bytes"] > 0
     page.goto(f"{server}/#/runs/{run_id}")
-    page.locator(MODEL).wait_for()
+    page.locator(MODEL).wait_for(timeout=60_000)
 
     page.click(".run-head button:has-text('Edit')")
     page.fill("[name=edit-notes]", "kept with its model")
-    page.click(".edit-run button:has-text('Save')")
-    page.locator(".edit-run").wait_for(state="detached")
+    page.click(".edit-run button:has-text('Save')", timeout=60_000)
+    page.locator(".edit-run").wait_for(state="detached", timeout=60_000)
 
     assert page.inner_text(".run-head .notes") == "kept with its model"
     assert page.locator(MODEL).inner_text() == "Model"
