@@ -9,9 +9,10 @@ from typing import TypeVar
 
 from sqlalchemy.orm import Session
 
-from api.schemas.runs import RunItem
+from api.schemas.runs import RunItem, RunPublic
 from db.models import EXTERNAL, Run, utcnow
 from db.progress import Board, standings
+from db.run_models import model_size
 from db.settings import Settings
 from db.status import shown
 
@@ -31,3 +32,11 @@ def shown_run(item: type[Item], run: Run, stall_s: float, on: Board | None = Non
     status = shown(run.status, run.source == EXTERNAL, run.heartbeat_at, utcnow(), stall_s)
     update = {"status": status, **(asdict(on.of(run.id, run.status, run.summary)) if on else {})}
     return item.model_validate(run).model_copy(update=update)
+
+
+def one_run(run: Run, session: Session, settings: Settings) -> RunPublic:
+    """`run` as every answer about one run shows it (read, edit, cancel, resume, finish):
+    with its status, standing and final model's size, so no answer drops what another
+    gave (the run page's *Model* button after an edit)."""
+    item = shown_run(RunPublic, run, settings.stall_s, board(session, settings))
+    return item.model_copy(update={"model_bytes": model_size(session, run.id)})

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import pickle
 import statistics
 import subprocess
@@ -87,6 +88,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="startup-bench-") as name:
         tmp = Path(name)
+        os.environ["FEDWATCH_DATA_ROOT"] = name  # `data.root` lies inside it, as on a server
         cases: dict[str, list[str]] = {
             "example1": ["example1"],
             "cafed-synthetic": ["cafed-synthetic"],

@@ -25,6 +25,7 @@ from db.bulk import delete_experiment
 from db.models import Experiment, Run
 from db.progress import Board, experiment_speed
 from db.runs import new_run
+from worker.data_root import portable
 from worker.dispatch import queue_for
 
 router = APIRouter(prefix="/api/experiments", tags=["experiments"])
@@ -100,7 +101,7 @@ def create(
     runs = []
     for cell in cells:
         name = f"{body.name} [{cell.label}] seed={cell.seed}".replace(" [] ", " ")
-        config = cell.config.model_dump(mode="json")
+        config = portable(cell.config, settings).model_dump(mode="json")
         run = new_run(
             config,
             queue=queue_for(cell.config),

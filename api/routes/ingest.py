@@ -10,7 +10,7 @@ from fastapi.exceptions import RequestValidationError
 
 from api.deps import RunDep, SessionDep, SettingsDep
 from api.external import check_batch, to_record
-from api.progress import board, shown_run
+from api.progress import one_run
 from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
 from api.schemas.ingest import FinishIn, RoundsIn, RoundsStored
 from api.schemas.runs import RunPublic
@@ -73,4 +73,4 @@ def finish(run: RunDep, body: FinishIn, session: SessionDep, settings: SettingsD
         raise HTTPException(409, str(err)) from None
     session.commit()
     session.refresh(run)
-    return shown_run(RunPublic, run, settings.stall_s, board(session, settings))
+    return one_run(run, session, settings)

@@ -21,7 +21,8 @@ from api.schemas.experiments import (
 )
 from db.metrics import full_series
 from db.models import Experiment, Run
-from worker.data_root import missing_data
+from worker.data_root import missing_data, portable
+from worker.engine import ConfigError
 from worker.engine.presets import PRESETS
 from worker.reproduction.figures import Curve, run_curve
 from worker.reproduction.report import build
@@ -57,11 +58,21 @@ def reproduce(
         )
     variant = request.variant or next(iter(variants), None)
     config = preset.run_config(variants[variant] if variant else [])
-    missing = missing_data(config, settings)
+    if request.root is not None:
+        config = config.model_copy(
+            update={"data": config.data.model_copy(update={"root": request.root})}
+        )
+    at = ["body", "root"] if request.root is not None else ["path", "name"]
+    try:
+        missing = missing_data(config, settings)
+        base = portable(config, settings).model_dump(mode="json")
+    except ConfigError as err:  # the root leads outside the data root
+        msg = str(err).removeprefix("data.root: ")
+        error = {"loc": at, "msg": msg, "type": "value_error"}
+        raise RequestValidationError([error]) from None
     if missing is not None:  # every run would fail at its start
-        error = {"loc": ["path", "name"], "msg": f"needs {missing}", "type": "data_missing"}
+        error = {"loc": at, "msg": f"needs {missing}", "type": "data_missing"}
         raise RequestValidationError([error])
-    base = config.model_dump(mode="json")
     cells = [ExperimentCell(label=m.name, set=m.assignments()) for m in preset.compare]
     experiment = ExperimentCreate(
         name=f"{preset.name} reproduction" + (f" ({variant})" if variant else ""),

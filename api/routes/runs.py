@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Response
-from sqlalchemy.orm import Session
 
 from api.admission import admit
 from api.deps import MAX_INT, DispatcherDep, Offset, RunDep, SessionDep, SettingsDep
 from api.external import create_external
-from api.progress import board, shown_run
+from api.progress import board, one_run, shown_run
 from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
 from api.schemas.ingest import ExternalRunCreate
 from api.schemas.runs import (
@@ -26,11 +25,10 @@ from api.schemas.runs import (
 )
 from api.storable import NO_NUL
 from db.bulk import archive_runs, delete_runs, existing, tag_runs
-from db.models import EXTERNAL, Run
-from db.run_models import model_size
+from db.models import EXTERNAL
 from db.runs import cancel_run, edit_run, list_runs, new_run, resume_run
-from db.settings import Settings
 from db.status import Status
+from worker.data_root import portable
 from worker.dispatch import queue_for
 from worker.engine import metrics
 from worker.engine.components import current
@@ -48,18 +46,15 @@ def create_run(
     """A config the engine simulates, or (`"source": "external"`) an external run that
     takes its rounds through `POST /api/runs/{id}/rounds`."""
     if isinstance(body, ExternalRunCreate):
-        return _shown(create_external(session, body), session, settings)
+        return one_run(create_external(session, body), session, settings)
     config = body.config
     admit(config, settings)
-    run = new_run(config.model_dump(mode="json"), queue=queue_for(config), notes=body.notes)
+    stored = portable(config, settings).model_dump(mode="json")
+    run = new_run(stored, queue=queue_for(config), notes=body.notes)
     session.add(run)
     session.commit()
     dispatcher.submit(run.id, run.queue)
-    return _shown(run, session, settings)
-
-
-def _shown(run: Run, session: Session, settings: Settings) -> RunPublic:
-    return shown_run(RunPublic, run, settings.stall_s, board(session, settings))
+    return one_run(run, session, settings)
 
 
 @router.get("", responses=error_responses(422))
@@ -123,9 +118,7 @@ def read_runs(
 
 @router.get("/{run_id:int}", responses=NOT_FOUND)
 def read_run(run: RunDep, session: SessionDep, settings: SettingsDep) -> RunPublic:
-    item = _shown(run, session, settings)
-    item.model_bytes = model_size(session, run.id)
-    return item
+    return one_run(run, session, settings)
 
 
 @router.patch("/{run_id:int}", responses=NOT_FOUND | WITH_BODY)
@@ -135,7 +128,7 @@ def edit(run: RunDep, body: RunEdit, session: SessionDep, settings: SettingsDep)
     edit_run(run, body.name, body.notes, body.tags, body.archived)
     session.commit()
     session.refresh(run)
-    return _shown(run, session, settings)
+    return one_run(run, session, settings)
 
 
 @router.post("/{run_id}/cancel", responses=CONFLICT)
@@ -146,7 +139,7 @@ def cancel(run: RunDep, session: SessionDep, settings: SettingsDep) -> RunPublic
         raise HTTPException(409, f"run {run.id} already {run.status}")
     session.commit()
     session.refresh(run)
-    return _shown(run, session, settings)
+    return one_run(run, session, settings)
 
 
 @router.post("/{run_id}/resume", responses=CONFLICT)
@@ -164,7 +157,7 @@ def resume(
     session.commit()
     session.refresh(run)
     dispatcher.submit(run.id, run.queue)
-    return _shown(run, session, settings)
+    return one_run(run, session, settings)
 
 
 @router.delete("/{run_id:int}", status_code=204, responses=NOT_FOUND)

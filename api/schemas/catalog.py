@@ -95,6 +95,12 @@ class DatasetStatusPublic(BaseModel):
     advice: str | None = Field(
         description="What to do where files are missing, naming only what this server accepts."
     )
+    data_root: str = Field(description="Where this server's data root is (an absolute path).")
+    rule: str = Field(description="What `data.root` may be on this server.")
+    holding: list[str] = Field(
+        description="The `data.root` values whose folders hold the dataset's files (found "
+        "a few levels under the data root; empty for a generated or bundled dataset)."
+    )
 
 
 class PanelPublic(BaseModel):

@@ -9,6 +9,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
 from api.storable import NO_NUL
 from worker.engine.config import MAX_SEED
+from worker.engine.paths import MAX_PATH_CHARS
 
 MAX_RUNS = 500
 
@@ -97,4 +98,10 @@ class ReproduceRequest(BaseModel):
     )
     variant: str | None = Field(
         None, pattern=NO_NUL, description="The preset's variant (default: its first)."
+    )
+    root: str | None = Field(
+        None,
+        pattern=NO_NUL,
+        max_length=MAX_PATH_CHARS,
+        description="`data.root` of every run (default: the preset's), as a run's config takes it.",
     )

@@ -25,7 +25,7 @@ from multiprocessing import Manager, get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fedwatch.cli.config_source import add_set_argument
+from fedwatch.cli.config_source import add_set_argument, on_this_machine
 from fedwatch.cli.openmp import run_threads, threads_per_process
 from fedwatch.cli.recording import Target, add_server_arguments, recorded, target_of
 from fedwatch.errors import CliError
@@ -172,9 +172,9 @@ def plan(preset: Preset, args: argparse.Namespace, out: Path) -> list[Job]:
                 sets = (*extra, *method.as_overrides(), *args.assignments, f"seed={seed}")
                 name = f"{group + '-' if group else ''}{alg}-seed{seed}.json"
                 jobs.append(Job(preset.name, group, alg, seed, sets, str(out / name)))
-    for job in jobs:  # fail fast on a bad --set, before starting any process
+    for job in jobs:  # fail fast on a bad --set or data.root, before starting any process
         try:
-            preset.run_config(list(job.assignments))
+            on_this_machine(preset.run_config(list(job.assignments)))
         except ConfigError as err:
             raise CliError(str(err)) from None
     return jobs
@@ -215,7 +215,7 @@ def execute(
         run_threads(threads),
         recorded(sink, config, f"{job.preset} {job.label}", target) as into,
     ):
-        summary = simulate(config, into).to_dict()
+        summary = simulate(on_this_machine(config), into).to_dict()
     sink.flush()
     rounds = [r.to_dict() for r in sink.records]
     result = {

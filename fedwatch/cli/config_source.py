@@ -25,6 +25,20 @@ def add_set_argument(parser: argparse.ArgumentParser, help_text: str) -> None:
     )
 
 
+def on_this_machine(config: RunConfig) -> RunConfig:
+    """`config` with `data.root` resolved as a server resolves it (`root_folder`), under
+    this machine's data root (`FEDWATCH_DATA_ROOT`, default `data`): the CLI and the
+    server take the same values. Downloads stay the user's to ask for."""
+    from db.settings import Settings
+    from worker.data_root import reading, root_folder
+    from worker.engine import ConfigError
+
+    try:
+        return reading(config, root_folder(config.data.root, Settings()))
+    except ConfigError as err:
+        raise CliError(f"{err} (FEDWATCH_DATA_ROOT sets it)") from None
+
+
 def load_config(source: str, assignments: list[str]) -> RunConfig:
     from worker.engine import ConfigError, build_config  # torch: only once a run needs it
     from worker.engine.presets import PRESETS

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fedwatch.cli.config_source import add_set_argument, load_config
+from fedwatch.cli.config_source import add_set_argument, load_config, on_this_machine
 from fedwatch.cli.openmp import run_threads, threads_per_process
 from fedwatch.cli.recording import add_server_arguments, recorded, target_of
 from fedwatch.errors import CliError
@@ -45,9 +45,10 @@ def run(args: argparse.Namespace) -> int:
     from worker.engine.resources import estimate
 
     config = load_config(args.source, args.assignments)
+    local = on_this_machine(config)
     if args.estimate:
         try:  # this command keeps every round's record, the last checkpoint and the next
-            print(estimate(config, held_rounds=config.rounds, held_states=2).describe())
+            print(estimate(local, held_rounds=config.rounds, held_states=2).describe())
         except ConfigError as err:
             raise CliError(str(err)) from None
         return 0
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
             run_threads(threads_per_process(1)),
             recorded(sink, config, config.name, target_of(args)) as into,
         ):
-            summary = simulate(config, into)
+            summary = simulate(local, into)
     except ConfigError as err:
         raise CliError(str(err)) from None
     finally:

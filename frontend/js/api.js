@@ -14,6 +14,9 @@
  *   references: Record<string, Reference[]>, modelBytes: number|null, archived: boolean
  * }} Run roundsPerS: measured speed; queuePosition: 1 = starts next; etaS: seconds to finish (the server's estimate)
  * @typedef {{value: number, label: string}} Reference a value a metric's chart marks
+ * @typedef {{dataset: string, fromRoot: boolean, present: boolean, missing: string[], folder: string|null,
+ *   downloadAllowed: boolean, advice: string|null, dataRoot: string, rule: string, holding: string[]}} DatasetStatus
+ *   a dataset's files on this server (`GET /api/datasets/{name}`): where the data root is, what data.root may be, the folders holding it
  * @typedef {{round: number[], last: (number|null)[], min: (number|null)[], max: (number|null)[]}} Series
  * @typedef {{clients: number[], rounds: number[], values: (number|null)[][]}} Matrix
  * @typedef {{clients: number, keyLow: number, keyHigh: number, dataShare: number, aggregateShare: number, gap: number}} ParticipationBin
@@ -496,7 +499,7 @@ export const api = {
   /**
    * Whether a dataset's files are on this server, where they must go and what works here.
    * @param {string} name @param {string} root `data.root`
-   * @returns {Promise<{dataset: string, fromRoot: boolean, present: boolean, missing: string[], folder: string|null, downloadAllowed: boolean, advice: string|null}>}
+   * @returns {Promise<DatasetStatus>}
    */
   dataset: async (name, root) => {
     const w = await request("GET", `/api/datasets/${encodeURIComponent(name)}${query({ root })}`);
@@ -508,6 +511,9 @@ export const api = {
       folder: w.folder ?? null,
       downloadAllowed: Boolean(w.download_allowed),
       advice: w.advice ?? null,
+      dataRoot: String(w.data_root ?? ""),
+      rule: String(w.rule ?? ""),
+      holding: w.holding ?? [],
     };
   },
   /** @returns {Promise<Preset[]>} */
@@ -644,7 +650,7 @@ export const api = {
   createExperiment: async (spec) => toExperiment(await request("POST", "/api/experiments", spec)),
   /**
    * Run a paper preset's methods over its seeds (or `seeds`), as an experiment with a report.
-   * @param {string} name @param {{variant?: string, seeds?: number[]}} [opts]
+   * @param {string} name @param {{variant?: string, seeds?: number[], root?: string}} [opts] root: data.root of every run
    * @returns {Promise<Experiment>}
    */
   reproduce: async (name, opts = {}) =>
@@ -652,6 +658,7 @@ export const api = {
       await request("POST", `/api/presets/${encodeURIComponent(name)}/reproduce`, {
         variant: opts.variant || undefined,
         seeds: opts.seeds,
+        root: opts.root || undefined,
       }),
     ),
   /** The reproduction report of an experiment so far. @param {number} id @returns {Promise<Reproduction>} */

@@ -231,10 +231,12 @@ export function extension(traces, rows, xKey = "round") {
  * characters of their escaped text.
  * @param {string} title
  * @param {{xTitle?: string, yTitle?: string, log?: boolean, uirevision?: string, height?: number,
- *   legend?: boolean}} [o] the legend sits under the x axis unless `legend: false`
+ *   legend?: boolean, yRange?: [number, number]|null}} [o] the legend sits under the x axis unless
+ *   `legend: false`; `yRange` fixes the y axis (`flatRange`), else Plotly's autorange sets it
  * @returns {Record<string, any>} a Plotly layout, which callers extend
  */
 export function lineLayout(title, o = {}) {
+  const fixed = o.yRange ? { range: o.yRange, autorange: false } : {};
   return {
     title: { text: plotText(title), font: { size: 14 }, x: 0.01, xanchor: "left" },
     height: o.height ?? 320,
@@ -245,6 +247,7 @@ export function lineLayout(title, o = {}) {
       type: o.log ? "log" : "linear",
       zeroline: false,
       exponentformat: "e",
+      ...fixed,
     },
     legend: { orientation: "h", x: 0, y: 0, yref: "container", yanchor: "bottom" },
     uirevision: o.uirevision ?? "keep",
@@ -254,6 +257,26 @@ export function lineLayout(title, o = {}) {
     paper_bgcolor: "rgba(0,0,0,0)",
     plot_bgcolor: "#fff",
   };
+}
+
+/**
+ * The y range of a chart whose values are all one number v (a constant series, its
+ * reference lines included), which Plotly's autorange would stretch to v ± 1 and tick in
+ * garbled steps of a millionth of v ("9.2400995e+6"): [0, 2v] ([2v, 0] below zero, [-1, 1]
+ * at zero), a decade each side of v on a log axis (in log units, as Plotly takes it). Null
+ * where the values differ or there are none: autorange serves.
+ * @param {{y?: (number|null)[]}[]} traces @param {number[]} [refs] @param {boolean} [log]
+ * @returns {[number, number]|null}
+ */
+export function flatRange(traces, refs = [], log = false) {
+  const values = [...traces.flatMap((t) => t.y ?? []), ...refs].filter(
+    (v) => typeof v === "number" && Number.isFinite(v),
+  );
+  const v = /** @type {number} */ (values[0]);
+  if (!values.length || values.some((x) => x !== v)) return null;
+  if (log) return v > 0 ? [Math.log10(v) - 1, Math.log10(v) + 1] : null;
+  if (v === 0) return [-1, 1];
+  return v > 0 ? [0, 2 * v] : [2 * v, 0];
 }
 
 /**

@@ -12,10 +12,12 @@ from fastapi.testclient import TestClient
 
 from api.main import create_app
 from db.settings import Settings
+from fedwatch.cli.config_source import on_this_machine
+from fedwatch.errors import CliError
 from tests.api.helpers import embedded_settings, submit, wait_final
 from tests.api.test_execution import queue_directly
 from tests.engine.test_data import write_tiny_mnist
-from worker.data_root import data_folder
+from worker.data_root import RULE, data_folder, holding, portable
 from worker.engine import ConfigError
 from worker.engine.components import current
 
@@ -134,3 +136,78 @@ def test_the_dataset_endpoint_says_what_is_missing_and_what_works(served: TestCl
     assert (bundled["present"], bundled["from_root"], bundled["advice"]) == (True, False, None)
     assert outside.status_code == 422 and outside.json()["detail"][0]["loc"] == ["query", "root"]
     assert unknown.status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [("", "data"), ("/mnist", "mnist"), ("/mnist/", "mnist"), ("/new/../mnist", "mnist"),
+     ("/alias", "alias"), ("/data", "./data")],
+)  # fmt: skip
+def test_an_absolute_root_inside_is_stored_relative_to_it(
+    served: TestClient, data_root: Path, written: str, expected: str
+) -> None:
+    root = f"{data_root}{written}"
+    config = current().run_config.model_validate(mnist(root))
+    settings = Settings(data_root=str(data_root))
+    assert portable(config, settings).data.root == expected
+    assert data_folder(config, settings) == data_folder(portable(config, settings), settings)
+
+    run = submit(served, mnist(root))
+    assert run["config"]["data"]["root"] == expected
+
+
+@pytest.mark.parametrize("written", ["/etc", "{root}/../elsewhere", "{root}/escape", "{root}x"])
+def test_an_absolute_root_outside_is_refused_with_the_rule(
+    served: TestClient, data_root: Path, written: str
+) -> None:
+    root = written.format(root=data_root)
+    response = served.post("/api/runs", json={"config": mnist(root)})
+    assert response.status_code == 422
+    (error,) = response.json()["detail"]
+    assert error["loc"] == ["body", "config", "data", "root"]
+    assert f"the data root {data_root}: {RULE}" in error["msg"]
+    asked = served.get("/api/datasets/mnist", params={"root": root})
+    assert asked.status_code == 422 and RULE in asked.json()["detail"][0]["msg"]
+
+
+def test_the_dataset_endpoint_says_where_the_root_is_and_what_holds_the_dataset(
+    served: TestClient, data_root: Path
+) -> None:
+    status = served.get("/api/datasets/mnist").json()
+    bundled = served.get("/api/datasets/digits").json()
+
+    assert (status["data_root"], status["rule"]) == (str(data_root), RULE)
+    assert status["holding"] == ["mnist"]  # not `alias` nor `escape`: links are not followed
+    assert (bundled["data_root"], bundled["holding"]) == (str(data_root), [])
+
+
+def test_the_folders_holding_a_dataset_are_found_a_few_levels_down(tmp_path: Path) -> None:
+    for folder in ("", "a/b", "a/c/d/e", ".cache", "z", "data"):  # e is below SEARCH_DEPTH
+        write_tiny_mnist(tmp_path / folder, 6, 2)
+    (tmp_path / "empty" / "MNIST").mkdir(parents=True)
+
+    assert holding("mnist", tmp_path) == ["data", "./data", "z", "a/b"]
+    assert holding("cifar10", tmp_path) == []
+    assert holding("mnist", tmp_path / "nothing") == []
+
+
+@pytest.mark.parametrize(
+    "root", ["data", "mnist", "alias", "new/folder", "/etc", "../elsewhere", "escape", "{root}",
+             "{root}/mnist", "{root}/escape", "{root}/../elsewhere"],
+)  # fmt: skip
+def test_the_cli_and_the_server_take_the_same_roots(
+    served: TestClient, data_root: Path, monkeypatch: pytest.MonkeyPatch, root: str
+) -> None:
+    root = root.format(root=data_root)
+    monkeypatch.setenv("FEDWATCH_DATA_ROOT", str(data_root))
+    config = current().run_config.model_validate(mnist(root))
+    try:
+        folder: Path | None = Path(on_this_machine(config).data.root)
+    except CliError:
+        folder = None
+    server = served.post("/api/runs", json={"config": mnist(root)})
+
+    assert (folder is not None) == (server.status_code == 201), server.text
+    if folder is not None:
+        stored = server.json()["config"]["data"]["root"]
+        assert folder == (data_root if stored == "data" else (data_root / stored).resolve())

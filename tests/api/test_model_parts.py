@@ -68,3 +68,16 @@ def test_a_body_that_is_not_what_the_header_says_is_a_422(
     assert refused.status_code == 422
     assert refused.json()["detail"][0]["msg"] == problem
     assert client.get(f"/api/runs/{run_id}/model").status_code == 404
+
+
+def test_every_answer_about_the_run_gives_its_models_size(client: TestClient) -> None:
+    data = tensorfile.dumps({"w": np.zeros(4, np.float32)})
+    run_id = external(client)
+    assert client.post(f"/api/runs/{run_id}/model", content=data, headers=OCTET).is_success
+
+    edited = client.patch(f"/api/runs/{run_id}", json={"notes": "after the model"})
+    finished = client.post(f"/api/runs/{run_id}/finish", json={"status": "succeeded"})
+
+    assert edited.json()["model_bytes"] == len(data)  # the run page's Model button stays
+    assert finished.json()["model_bytes"] == len(data)
+    assert client.patch(f"/api/runs/{external(client)}", json={}).json()["model_bytes"] is None

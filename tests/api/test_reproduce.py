@@ -10,7 +10,8 @@ from fastapi.testclient import TestClient
 
 from db.settings import Settings
 from tests.api.helpers import wait_final
-from worker.data_root import missing_data
+from tests.engine.test_data import write_tiny_mnist
+from worker.data_root import RULE, missing_data
 from worker.engine.data.vision import EXPECTED_FILES, needs
 from worker.engine.presets import get_preset
 
@@ -94,3 +95,30 @@ def test_missing_data_is_read_in_the_servers_data_root(tmp_path: Path) -> None:
         (tmp_path / name).touch()
     assert missing_data(config, settings) is None
     assert missing_data(get_preset("cafed-synthetic").run_config(), settings) is None
+
+
+def test_a_reproduction_reads_the_root_it_is_given(
+    client: TestClient, api_data_root: Path, db_url: str
+) -> None:
+    folder = f"held-{db_url.split(':')[0]}"  # one per database: the data root is shared
+    before = client.get("/api/experiments").json()["count"]
+    outside = client.post("/api/presets/cafed-mnist/reproduce", json={"root": "/etc"})
+    empty = client.post("/api/presets/cafed-mnist/reproduce", json={"root": "nothing/here"})
+    write_tiny_mnist(api_data_root / folder, 60, 20)
+    held = client.post(
+        "/api/presets/cafed-mnist/reproduce",
+        json={"root": str(api_data_root / folder), "seeds": [0]},
+    )
+
+    [error] = outside.json()["detail"]
+    assert (outside.status_code, error["loc"]) == (422, ["body", "root"])
+    assert error["msg"] == f"'/etc' is not inside the data root {api_data_root}: {RULE}"
+    [error] = empty.json()["detail"]
+    assert (error["loc"], error["type"]) == (["body", "root"], "data_missing")
+    assert "under <data root>/nothing/here (data.root" in error["msg"]
+    assert held.status_code == 201, held.text
+    runs = client.get("/api/runs", params={"experiment_id": held.json()["id"]}).json()["data"]
+    configs = [client.get(f"/api/runs/{r['id']}").json()["config"] for r in runs]
+    assert len(configs) == 4 and {c["data"]["root"] for c in configs} == {folder}
+    assert client.delete(f"/api/experiments/{held.json()['id']}").status_code == 204
+    assert client.get("/api/experiments").json()["count"] == before

@@ -115,6 +115,7 @@ def test_compare_keeps_the_dataset_for_its_runs_and_removes_it_at_the_end(
     monkeypatch.setattr(KeptPools, "close", recording_close)
     args = ["compare", "cafed-mnist", "--seeds", "1", "--jobs", "1", "--out", str(tmp_path)]
 
+    monkeypatch.setenv("FEDWATCH_DATA_ROOT", str(tmp_path))
     code = main([*args, "--set", "rounds=2", "--set", f"data.root={tmp_path / 'data'}"])
 
     assert code == 0 and len(list(tmp_path.glob("*-seed*.json"))) == 4

@@ -78,8 +78,9 @@ def test_official_draws_are_refused_where_the_official_runs_record_none(
 
 
 def test_an_image_preset_names_the_files_it_needs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("FEDWATCH_DATA_ROOT", str(tmp_path))
     code = main(["reproduce", "cafed-mnist", "--out", str(tmp_path), "--set",
                  f"data.root={tmp_path}"])  # fmt: skip
 

@@ -105,6 +105,7 @@ def test_data_failing_torchvisions_checksums_is_one_line_and_exit_2(tmp_path: Pa
         [sys.executable, "-m", "fedwatch.command", "simulate", "mifa-cifar10",
          "--set", f"data.root={tmp_path}", "--set", "rounds=1"],
         capture_output=True, text=True, timeout=120,
+        env={**os.environ, "FEDWATCH_DATA_ROOT": str(tmp_path)},
     )  # fmt: skip
 
     assert done.returncode == 2

@@ -8,6 +8,7 @@ import {
   compareTraces,
   ema,
   extension,
+  flatRange,
   histogramTrace,
   lineLayout,
   matrixTrace,
@@ -302,4 +303,21 @@ test("a panel carries its definition, and only where it has one", () => {
       ["versions", "Update staleness", "Update staleness: …"],
     ],
   );
+});
+
+test("flatRange fixes a constant chart's y axis around its value, and only a constant one", () => {
+  const down = { y: [9240100, 9240100, null] };
+  // v = 9 240 100 bytes: [0, 2v], not Plotly's v ± 1
+  assert.deepEqual(flatRange([down, { y: [9240100] }]), [0, 18480200]);
+  assert.deepEqual(flatRange([{ y: [-2, -2] }]), [-4, 0]);
+  assert.deepEqual(flatRange([{ y: [0] }]), [-1, 1]);
+  assert.deepEqual(flatRange([{ y: [100] }], [], true), [1, 3]); // log10(100) ± 1 decade
+  assert.equal(flatRange([{ y: [0] }], [], true), null); // nothing to put on a log axis
+  assert.equal(flatRange([down, { y: [9240101] }]), null);
+  assert.equal(flatRange([down], [0.5]), null); // a reference line elsewhere: autorange shows both
+  assert.deepEqual(flatRange([down], [9240100]), [0, 18480200]);
+  assert.equal(flatRange([{ y: [null, NaN] }, {}]), null);
+  assert.deepEqual(lineLayout("t", { yRange: [0, 2] }).yaxis.range, [0, 2]);
+  assert.equal(lineLayout("t", { yRange: [0, 2] }).yaxis.autorange, false);
+  assert.equal(lineLayout("t").yaxis.range, undefined);
 });

@@ -328,13 +328,8 @@ export function mount(root, route) {
     reload();
   });
 
-  api
-    .listRuns({ limit: 200 })
-    .then(({ runs }) => {
-      for (const r of runs)
-        addRun.appendChild(h("option", { value: String(r.id) }, `#${r.id} ${r.name} (${r.algorithm}, ${r.status})`));
-    })
-    .catch(() => {});
+  addRun.addEventListener("focus", () => fillRunPicker());
+  fillRunPicker();
   api
     .experiments()
     .then((exps) => {
@@ -406,6 +401,20 @@ export function mount(root, route) {
     });
   }
 
+  /**
+   * The run picker's options with each run's status as it is now: read again on focus and
+   * on every refresh, since a run listed while queued finishes with the page open.
+   */
+  async function fillRunPicker() {
+    const listed = await api.listRuns({ limit: 200 }).catch(() => null);
+    if (!listed || !page.alive) return;
+    replace(
+      addRun,
+      h("option", { value: "" }, "+ add run…"),
+      listed.runs.map((r) => h("option", { value: String(r.id) }, `#${r.id} ${r.name} (${r.algorithm}, ${r.status})`)),
+    );
+  }
+
   function reload() {
     clearTimeout(page.timer);
     page.last = null;
@@ -445,6 +454,7 @@ export function mount(root, route) {
       drawChart();
       renderTable(comparison);
       renderStatuses(runs, comparison);
+      if (document.activeElement !== addRun) fillRunPicker(); // not while it is open
       page.sweep = {
         experiments,
         runs: runs.filter((r) => r.experimentId !== null && state.experiments.includes(r.experimentId)),

@@ -93,6 +93,7 @@ function build(root, schema, presets, query) {
   const errors = h("div", { class: "form-errors", role: "alert", hidden: true });
   const dataBox = h("div", { class: "data-status", role: "status", hidden: true });
   const submit = h("button", { type: "submit", class: "primary" }, "Start run");
+  const rootField = rootHelp(form.leaves.find((l) => l.path === "data.root"));
 
   presetSelect.addEventListener("change", () => loadPreset(presetSelect.value));
   variantSelect.addEventListener("change", () => {
@@ -177,6 +178,7 @@ function build(root, schema, presets, query) {
     try {
       const status = await api.dataset(name, root);
       if (key !== page.dataKey) return; // a newer check is under way
+      rootField.show(status);
       if (!status.present && !(data.download && status.downloadAllowed)) {
         problem = `${name} is not on this server`;
         shown = [
@@ -193,10 +195,15 @@ function build(root, schema, presets, query) {
     } catch (err) {
       if (key !== page.dataKey) return;
       // An unknown dataset is the form's to report at its field; a root outside the data
-      // root is said here.
+      // root is said here, in the server's words, at the field and on the button.
       if (!(err instanceof ApiError && err.status === 404)) {
-        problem = "data.root is not usable";
-        shown = [h("p", {}, err instanceof Error ? err.message : String(err))];
+        const reason =
+          err instanceof ApiError && err.fields.length
+            ? err.fields[0].message
+            : String(err instanceof Error ? err.message : err);
+        problem = `data.root: ${reason}`;
+        shown = [h("p", {}, problem)];
+        rootField.refuse(reason);
       }
     }
     page.dataProblem = problem;
@@ -350,10 +357,19 @@ function build(root, schema, presets, query) {
     /** @type {HTMLButtonElement} */ (button).disabled = true;
     reproduceBox.querySelector(".state-error")?.remove();
     try {
-      const experiment = await api.reproduce(p.name, { variant });
+      const experiment = await api.reproduce(p.name, { variant, root: String(form.value().data?.root ?? "") });
       go(`/experiments/${experiment.id}/reproduction`);
     } catch (err) {
-      reproduceBox.appendChild(errorBox(err, () => reproduce(p, variant, button)));
+      // the server's reason for refusing it (its data.root, the data it needs) as it gave it
+      const refused = err instanceof ApiError && err.status === 422 && err.fields.length;
+      const reasons = refused
+        ? h(
+            "div",
+            { class: "state state-error", role: "alert" },
+            err.fields.map((f) => h("p", {}, `${f.path === "root" ? "data.root" : f.path || p.name}: ${f.message}`)),
+          )
+        : errorBox(err, () => reproduce(p, variant, button));
+      reproduceBox.appendChild(reasons);
       /** @type {HTMLButtonElement} */ (button).disabled = false;
     }
   }
@@ -560,4 +576,38 @@ function assigned(value) {
   } catch {
     return value;
   }
+}
+
+/**
+ * Under the `data.root` field: what this server accepts there and where its data root is,
+ * and the folders in it that hold the chosen dataset (the field's suggestions), all as
+ * `GET /api/datasets/{name}` gives them.
+ * @param {{input: HTMLElement, wrap: HTMLElement, setError: (msg: string|null) => void}|undefined} leaf
+ */
+function rootHelp(leaf) {
+  const list = h("datalist", { id: "data-root-folders" });
+  const note = h("div", { class: "help root-rule" });
+  if (leaf) {
+    leaf.input.setAttribute("list", "data-root-folders");
+    leaf.wrap.append(note, list);
+  }
+  return {
+    /** @param {import("../api.js").DatasetStatus} status */
+    show(status) {
+      note.textContent = status.fromRoot
+        ? `This server's data root is ${status.dataRoot}; data.root is ${status.rule}. ` +
+          (status.holding.length
+            ? `Folders holding ${status.dataset}: ${status.holding.join(", ")}.`
+            : `No folder in it holds ${status.dataset} yet.`)
+        : "";
+      replace(
+        list,
+        status.holding.map((f) => h("option", { value: f })),
+      );
+    },
+    /** @param {string} reason the server's */
+    refuse(reason) {
+      leaf?.setError(reason);
+    },
+  };
 }

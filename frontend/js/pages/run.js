@@ -14,6 +14,7 @@ import { followEvents } from "../sse.js";
 import {
   binnedTrace,
   extension,
+  flatRange,
   histogramTrace,
   lineLayout,
   matrixTrace,
@@ -209,7 +210,7 @@ class RunView {
     this.xKey =
       X_AXES.find((a) => a.key !== "round" && (x === a.query || x === a.key) && (a.key !== "sim_time_s" || this.timed))
         ?.key ?? "round";
-    /** @type {Map<string, {div: HTMLElement, traces: any[], metrics: string[]}>} */
+    /** @type {Map<string, {div: HTMLElement, traces: any[], metrics: string[], flat?: boolean}>} flat: its y range is fixed (`flatRange`) */
     this.panels = new Map();
     this.head = h("div", { class: "run-head" });
     this.asking = h("div", { class: "confirm-slot", hidden: true });
@@ -577,12 +578,20 @@ class RunView {
     /** @type {(rounds: number[]) => number[]} */
     const x = clock ? (rounds) => timesAt(clock, rounds) : (rounds) => rounds.slice();
     for (const p of panels) {
-      const slot = /** @type {{div: HTMLElement, traces: any[], metrics: string[]}} */ (this.panels.get(p.id));
+      const slot = /** @type {{div: HTMLElement, traces: any[], metrics: string[], flat?: boolean}} */ (
+        this.panels.get(p.id)
+      );
       slot.traces = panelTraces(p, this.series, x);
       slot.metrics = p.metrics;
       const log = Boolean(p.log || this.logY);
-      const layout = { yTitle: p.yTitle, log, uirevision: `run-${this.run.id}-${p.id}-${this.xKey}-${log}` };
       const refs = p.metrics.flatMap((m) => this.run.references[m] ?? []);
+      const yRange = flatRange(
+        slot.traces,
+        refs.map((r) => r.value),
+        log,
+      );
+      slot.flat = yRange !== null;
+      const layout = { yTitle: p.yTitle, log, yRange, uirevision: `run-${this.run.id}-${p.id}-${this.xKey}-${log}` };
       draw(slot.div, slot.traces, {
         ...lineLayout(p.title, { ...layout, xTitle: axis?.title }),
         ...referenceLines(refs),
@@ -620,10 +629,19 @@ class RunView {
       else this.drawCurves();
       return;
     }
-    for (const slot of this.panels.values()) {
-      const ext = extension(slot.traces, rows, this.xKey);
-      if (ext) extendTraces(slot.div, ext.update, ext.indices);
+    const extensions = [...this.panels.values()].map((slot) => ({
+      slot,
+      ext: extension(slot.traces, rows, this.xKey),
+    }));
+    // a constant panel's fixed y range is set again once a new value leaves the constant
+    const unfixed = extensions.some(
+      ({ slot, ext }) => slot.flat && ext && flatRange([...slot.traces, ...ext.update.y.map((y) => ({ y }))]) === null,
+    );
+    if (unfixed) {
+      this.drawCurves();
+      return;
     }
+    for (const { slot, ext } of extensions) if (ext) extendTraces(slot.div, ext.update, ext.indices);
   }
 
   /** Too many raw points held: fetch the downsampled series again. */
