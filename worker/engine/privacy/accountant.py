@@ -24,6 +24,7 @@ from typing import Any
 
 import dp_accounting
 import numpy as np
+import torch
 from dp_accounting.rdp import rdp_privacy_accountant
 
 ORDERS = np.asarray(rdp_privacy_accountant.DEFAULT_RDP_ORDERS, dtype=np.float64)
@@ -119,9 +120,10 @@ class Accountant:
         return self.by_count[count]
 
     def state_dict(self) -> dict[str, Any]:
-        return {"rounds": self.rounds, "counts": self.counts.copy()}
+        """The rounds so far and each client's count (a tensor, as checkpoints hold)."""
+        return {"rounds": self.rounds, "counts": torch.from_numpy(self.counts.copy())}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.rounds = int(state["rounds"])
-        self.counts = np.asarray(state["counts"], dtype=np.int64).copy()
+        self.counts = state["counts"].numpy().astype(np.int64)
         self.histogram = np.bincount(self.counts, minlength=1).astype(np.int64)
