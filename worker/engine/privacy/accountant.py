@@ -99,11 +99,11 @@ class Accountant:
         rates = self.rates
         assert rates is not None
         lo, hi = middle(self.n)
-
-        def at(rank: int) -> float:
-            return epsilon(round_rdp(self.sigma, float(rates[rank])), self.rounds, self.delta)
-
-        return at(self.n - 1), (at(lo) + at(hi)) / 2
+        eps = {
+            q: epsilon(round_rdp(self.sigma, q), self.rounds, self.delta)
+            for q in {float(rates[r]) for r in (lo, hi, self.n - 1)}
+        }
+        return eps[float(rates[-1])], (eps[float(rates[lo])] + eps[float(rates[hi])]) / 2
 
     def unamplified(self) -> tuple[float, float]:
         """Worst and median client, each the Gaussian composed over its own rounds."""
