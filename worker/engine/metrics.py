@@ -386,6 +386,11 @@ SUMMARY_VALUES: tuple[MetricSpec, ...] = (
         **TABLE,
     ),
     _summary("final_opt_gap", "final gap (x − x*)²", short="gap", **LOWER, **RANKED, **COUNT),
+    *(
+        _summary(f"final_{spec.name}", f"final {spec.label}", short=spec.short, **EPSILON, **TABLE)
+        for spec in PRIVACY
+        if spec.name.startswith("epsilon_")
+    ),
     _summary(
         "time_to_target_s",
         "simulated time to target",
