@@ -80,8 +80,6 @@ class Availability(ABC):
 
 @availability("always", label="always available")
 class Always(Availability):
-    independent = True
-
     def __init__(self, n: int) -> None:
         self.pi = torch.ones(n, dtype=torch.float64)
         self.lam = torch.zeros(n, dtype=torch.float64)
