@@ -94,6 +94,7 @@ def test_schema_exposes_every_algorithm_parameter() -> None:
         "round",
         "server",
         "eval",
+        "privacy",
     }
     assert "wait_for_all" in schema["$defs"]["FedAvgParams"]["properties"]
     assert "init" in schema["$defs"]["MifaParams"]["properties"]

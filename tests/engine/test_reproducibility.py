@@ -61,6 +61,19 @@ CASES = {
         "availability.kind=bernoulli",
         "algorithm.participation=6",
     ],
+    "fedavg-central-dp-adaptive-bernoulli": [
+        "privacy.kind=central",
+        "privacy.central.clipping=adaptive",
+        "privacy.central.count_stddev=1",
+        "algorithm.weights=uniform",
+        "availability.kind=bernoulli",
+    ],
+    "mifa-local-dp-diurnal": [
+        "privacy.kind=local",
+        "algorithm.name=mifa",
+        "availability.kind=diurnal",
+        "availability.diurnal.period=3",
+    ],
     "fednova-fedscale-partial": [
         "algorithm.name=fednova",
         "system.kind=fedscale",

@@ -55,6 +55,9 @@ ROUNDS: list[tuple[int, dict[str, float]]] = [
             "round_time_s": 1.5,
             "bytes_down_total": 800.0,
             "bytes_up_total": 300.0,
+            "epsilon_assumed": 2.0,
+            "epsilon_client_max": 5.0,
+            "epsilon_client_median": 3.0,
         },
     ),
 ]
@@ -95,6 +98,11 @@ def test_summary_by_hand() -> None:
     assert s["rounds_to_target"] == 3  # reached at round 2, the third
     assert s["final_test_loss"] == 0.6
     assert (s["final_param"], s["final_opt_gap"]) == (-0.5, 0.25)
+    assert (
+        s["final_epsilon_assumed"],
+        s["final_epsilon_client_max"],
+        s["final_epsilon_client_median"],
+    ) == (2.0, 5.0, 3.0)
     assert s["final_client_acc_mean"] == 0.6 and s["final_client_acc_var"] == 0.01
     assert (s["final_client_acc_worst10"], s["final_client_acc_best10"]) == (0.3, 0.9)
     assert (s["rounds_done"], s["wall_s"]) == (4, 2.0)

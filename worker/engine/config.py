@@ -36,7 +36,8 @@ from worker.engine.algorithms.asynchronous import runs_async
 from worker.engine.data.partitions import without_data
 from worker.engine.facts import POOL_PARTITIONS, DatasetFacts, ModelFacts
 from worker.engine.moved import moved
-from worker.engine.params import Params, RunShape
+from worker.engine.params import Params, RunShape, applies
+from worker.engine.privacy.checks import privacy_checks
 from worker.engine.registry import Registry, selected
 from worker.engine.sections import (
     FROM_DATA_ROOT,
@@ -52,7 +53,6 @@ from worker.engine.sections import (
     RunSection,
     ServerConfig,
     SystemSection,
-    applies,
 )
 
 if TYPE_CHECKING:
@@ -164,6 +164,7 @@ class RunConfig(RunSection):
             *_data_checks(self),
             (("model.name", "data.dataset"), lambda: _check_model(self)),
             *_time_checks(self),
+            *privacy_checks(self),
         ]
         shape = run_shape(self)
         c = self.components

@@ -25,6 +25,7 @@ from worker.engine.data import FederatedData, load_data
 from worker.engine.errors import ConfigError
 from worker.engine.masks import Available
 from worker.engine.models import build_model, has_buffers, objective
+from worker.engine.privacy.run import run_privacy
 from worker.engine.records import ClientFacts, ClientTimeline, RoundRecord, Summary
 from worker.engine.registry import selected
 from worker.engine.ring import VersionRing
@@ -173,6 +174,10 @@ class Simulation:
             self.deck = FlightDeck(self.clock, facts.k, data.n_clients)
             self.ring = VersionRing(self.algorithm.params.ring, self.model.dim, self.device)
             self.ring.push(0, self.w)
+        independent = self.availability.independent and self.clock is None
+        self.privacy = run_privacy(
+            config.privacy, data.n_clients, facts.k, config.seed, pi if independent else None
+        )
         self.start_round = 0
         self.wall_s = 0.0
         self.startup_s: float | None = None
@@ -252,6 +257,9 @@ class Simulation:
             metrics["train_loss"] = float(losses.mean())
         else:
             deltas = torch.zeros(0, self.model.dim, device=self.device)
+        if self.privacy is not None:
+            deltas, privatised = self.privacy.privatise(t, deltas)
+            metrics.update(privatised)
         step = self.algorithm.aggregate(t, self.w, plan, deltas, lr)
         return self.close(t, step, selected, metrics, available, timeline)
 
@@ -277,6 +285,8 @@ class Simulation:
         now = None if self.clock is None else self.clock.now
         weights = step.client_weights()
         metrics.update(self.tracker.client_metrics(t, available, selected, weights, now))
+        if self.privacy is not None:
+            metrics.update(self.privacy.observe(selected))
         client_acc = self.evaluate(t, metrics)
         self.tracker.observe(t, metrics)
         return RoundRecord(
@@ -330,6 +340,9 @@ class Simulation:
             metrics["train_loss"] = float(losses.mean())
         else:
             deltas = torch.zeros(0, self.model.dim, device=self.device)
+        if self.privacy is not None:
+            deltas, privatised = self.privacy.privatise(t, deltas)
+            metrics.update(privatised)
         step = algorithm.aggregate(t, self.w, plan, deltas, lr)
         online = allowed
         if (sessions := clock.model.sessions) is not None:
@@ -444,6 +457,7 @@ class Simulation:
             **({} if self.clock is None else {"clock": self.clock.state_dict()}),
             **({} if self.deck is None else {"flights": self.deck.state_dict()}),
             **({} if self.ring is None else {"ring": self.ring.state_dict()}),
+            **({} if self.privacy is None else {"privacy": self.privacy.state_dict()}),
         }
 
     def load_state_dict(self, saved: dict[str, Any]) -> None:
@@ -467,6 +481,8 @@ class Simulation:
         if self.deck is not None and self.ring is not None:
             self.deck.load_state_dict(state["flights"])
             self.ring.load_state_dict(state["ring"])
+        if self.privacy is not None:
+            self.privacy.load_state_dict(state["privacy"])
 
 
 def simulate(

@@ -124,6 +124,8 @@ PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("wasted", "Client compute spent on dropped updates", "s"),
     PanelSpec("traffic", "Traffic per round", "bytes"),
     PanelSpec("traffic-total", "Traffic, cumulative", "bytes"),
+    PanelSpec("privacy", "Privacy loss ε at δ = privacy.delta", "ε"),
+    PanelSpec("clip", "Clipping norm (privacy)", "C"),
 )
 
 
@@ -255,6 +257,47 @@ ASYNCHRONOUS: tuple[MetricSpec, ...] = (
     ),
 )
 
+# The privacy accountant's round metrics (`worker/engine/privacy/accountant.py`): ε at
+# the run's privacy.delta after the round. An external run logs its own under these names.
+EPSILON = {"unit": "ε", "better": "lower", "domain": NON_NEGATIVE}
+PRIVACY: tuple[MetricSpec, ...] = (
+    _round(
+        "epsilon_assumed",
+        "ε as assumed (Poisson at K/N)",
+        "privacy",
+        short="ε assumed",
+        description="What a paper reports: every round a Poisson sample at q = K/N of the "
+        "Gaussian mechanism, composed over the rounds so far (RDP, dp-accounting).",
+        **EPSILON,
+    ),
+    _round(
+        "epsilon_client_max",
+        "ε of the worst client",
+        "privacy",
+        short="ε worst",
+        description="The largest per-client ε from each client's own participation: "
+        "amplified at its own availability where that is drawn independently every round "
+        "(Bernoulli, central DP), else composed over the rounds it contributed to.",
+        **EPSILON,
+    ),
+    _round(
+        "epsilon_client_median",
+        "ε of the median client",
+        "privacy",
+        short="ε median",
+        description="The median of the per-client ε (see ε of the worst client).",
+        **EPSILON,
+    ),
+    _round(
+        "clip_norm",
+        "clipping norm C",
+        "clip",
+        description="The norm each update was clipped to this round (privacy.central or "
+        "privacy.local; adaptive clipping moves it).",
+        domain=NON_NEGATIVE,
+    ),
+)
+
 ROUND_METRICS: tuple[MetricSpec, ...] = (
     _round("test_acc", "test accuracy", "accuracy", better="higher", **PERCENT),
     _round(
@@ -298,6 +341,7 @@ ROUND_METRICS: tuple[MetricSpec, ...] = (
     _round("opt_gap", "optimality gap (x − x*)²", "gap", better="lower", **COUNT),
     *SIMULATED_TIME,
     *ASYNCHRONOUS,
+    *PRIVACY,
 )
 
 HIGHER = {"better": "higher"}
@@ -366,6 +410,11 @@ SUMMARY_VALUES: tuple[MetricSpec, ...] = (
         **TABLE,
     ),
     _summary("final_opt_gap", "final gap (x − x*)²", short="gap", **LOWER, **RANKED, **COUNT),
+    *(
+        _summary(f"final_{spec.name}", f"final {spec.label}", short=spec.short, **EPSILON, **TABLE)
+        for spec in PRIVACY
+        if spec.name.startswith("epsilon_")
+    ),
     _summary(
         "time_to_target_s",
         "simulated time to target",

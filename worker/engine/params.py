@@ -53,6 +53,12 @@ class Params(BaseModel):
         del run
 
 
+def applies(field: str, *values: str) -> dict[str, Any]:
+    """Schema extra of a field that belongs to some values of another (`x-applies`):
+    the form shows it only while `field` holds one of `values`."""
+    return {"x-applies": {field: list(values)}}
+
+
 def _numeral(value: Any) -> bool:
     """A string that pydantic would take for a number ("5", "1e3")."""
     try:

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from worker.engine.params import Params
+from worker.engine.params import Params, applies
 from worker.engine.paths import MAX_PATH_CHARS
+from worker.engine.privacy.section import PrivacySection
 from worker.engine.timespan import MAX_SECONDS, MIN_SECONDS
 
 if TYPE_CHECKING:
@@ -19,12 +20,6 @@ MAX_SEED = 2**31 - 1
 PartitionName = Literal[
     "auto", "iid", "by_class", "dirichlet", "label_swap", "clusters", "incongruent"
 ]
-
-
-def applies(field: str, *values: str) -> dict[str, Any]:
-    """Schema extra of a field that belongs to some values of another (`x-applies`):
-    the form shows it only while `field` holds one of `values`."""
-    return {"x-applies": {field: list(values)}}
 
 
 # Form hints that depend on the components, resolved by `config.build_run_config`: the
@@ -292,6 +287,7 @@ class RunSection(Built):
     round: RoundConfig = Field(default_factory=RoundConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
     eval: EvalSection = Field(default_factory=EvalSection)
+    privacy: PrivacySection = Field(default_factory=PrivacySection)
 
     def n_selected(self) -> int:
         """K as a client count."""

@@ -26,6 +26,9 @@ LAST_VALUES: dict[str, str] = {
     "final_client_acc_best10": "client_acc_best10",
     "final_param": "param",
     "final_opt_gap": "opt_gap",
+    "final_epsilon_assumed": "epsilon_assumed",
+    "final_epsilon_client_max": "epsilon_client_max",
+    "final_epsilon_client_median": "epsilon_client_median",
     "sim_time_total_s": "sim_time_s",
 }
 TRAFFIC = ("bytes_down_total", "bytes_up_total")

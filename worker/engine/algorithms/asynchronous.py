@@ -27,6 +27,7 @@ from worker.engine.algorithms.base import Algorithm, Footprint, Plan, Step
 from worker.engine.algorithms.selection import uniform_sample
 from worker.engine.masks import Available
 from worker.engine.params import Params, RunShape
+from worker.engine.privacy.guarantee import STALENESS, Guarantee
 from worker.engine.registry import Registry
 
 ASYNC = "async"
@@ -87,6 +88,8 @@ class AsyncAlgorithm(Algorithm):
     """An algorithm the loop runs in async mode. `Facts.k` is the concurrency. A plan
     given to `aggregate` holds in `staleness` the versions each update is stale by and
     in `origin` the (K, d) models they started from."""
+
+    privacy = Guarantee(central=STALENESS, local=None)
 
     mode: ClassVar[str] = ASYNC
     footprint = Footprint(round_rows=2)  # the starting models gathered from the ring

@@ -28,6 +28,7 @@ from torch import Tensor
 from worker.engine.algorithms.memory import ClientMemory
 from worker.engine.masks import Available, ids_of
 from worker.engine.metrics import MetricSpec
+from worker.engine.privacy.guarantee import Guarantee
 from worker.engine.records import ClientWeights
 
 
@@ -150,12 +151,23 @@ class Algorithm(ABC):
 
     Subclasses list in `state` the attributes a checkpoint must hold (tensors, dicts of
     tensors, `ClientMemory`, plain values), in `metrics` the per-round scalars their
-    `aggregate` reports, and in `footprint` the memory and work they add to a round.
+    `aggregate` reports, in `footprint` the memory and work they add to a round, and in
+    `privacy` whether each privacy mechanism's guarantee holds for them.
     """
 
     state: ClassVar[tuple[str, ...]] = ()
     metrics: ClassVar[tuple[MetricSpec, ...]] = ()
     footprint: ClassVar[Footprint] = Footprint()
+    privacy: ClassVar[Guarantee] = Guarantee()
+
+    @classmethod
+    def privacy_problem(cls, name: str, params: Any, kind: str) -> str | None:
+        """Why privacy mechanism `kind` does not hold for this algorithm, registered as
+        `name`, with `params`: a message that starts with the field to change (None: it
+        holds)."""
+        del params
+        reason = cls.privacy.problem(kind)
+        return None if reason is None else f"algorithm.name: {name} {reason}"
 
     def __init__(self, params: Any, facts: Facts) -> None:
         self.params = params

@@ -37,6 +37,7 @@ from worker.engine.algorithms.estimators import (
 from worker.engine.masks import Available
 from worker.engine.metrics import MetricSpec
 from worker.engine.params import Params, RunShape
+from worker.engine.privacy.guarantee import LOSS_REPORTS, Guarantee
 from worker.engine.registry import algorithm
 
 
@@ -109,6 +110,7 @@ def allocation(
 
 @algorithm("cafed", params=CaFedParams, label="CA-Fed")
 class CaFed(Algorithm):
+    privacy = Guarantee(LOSS_REPORTS, LOSS_REPORTS)
     state = ("counts", "loss", "loss_min", "started", "q")
     metrics = (EXCLUDED,)
     footprint = Footprint(trainees="available", pairwise=True)

@@ -17,6 +17,7 @@ from torch import Tensor
 from worker.engine.algorithms.base import Algorithm, Facts, Plan, Step, weighted_step
 from worker.engine.masks import Available
 from worker.engine.params import Params
+from worker.engine.privacy.guarantee import WEIGHTED, Guarantee
 from worker.engine.registry import algorithm
 
 
@@ -33,6 +34,7 @@ class F3astParams(Params):
 
 @algorithm("f3ast", params=F3astParams, label="F3AST")
 class F3ast(Algorithm):
+    privacy = Guarantee(central=WEIGHTED, local=None)
     state = ("pi",)
     params: F3astParams
 

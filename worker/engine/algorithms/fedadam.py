@@ -20,6 +20,7 @@ from worker.engine.algorithms.base import (
 from worker.engine.algorithms.selection import uniform_sample
 from worker.engine.masks import Available
 from worker.engine.params import Params
+from worker.engine.privacy.guarantee import HOLDS
 from worker.engine.registry import algorithm
 
 
@@ -31,6 +32,7 @@ class FedAdamParams(Params):
 
 @algorithm("fedadam", params=FedAdamParams, label="FedAdam")
 class FedAdam(Algorithm):
+    privacy = HOLDS
     state = ("m", "v")
     footprint = Footprint(vectors=2)
     params: FedAdamParams

@@ -23,6 +23,7 @@ from worker.engine.algorithms.selection import uniform_sample
 from worker.engine.masks import Available
 from worker.engine.metrics import MetricSpec
 from worker.engine.params import Params
+from worker.engine.privacy.guarantee import MEMORY, Guarantee
 from worker.engine.registry import algorithm
 
 
@@ -65,6 +66,7 @@ def psi(tau: Tensor, seen: Tensor, limit: float, cfg: FedArParams) -> Tensor:
 
 @algorithm("fedar", params=FedArParams, label="FedAR")
 class FedAr(Algorithm):
+    privacy = Guarantee(central=MEMORY, local=None)
     state = ("memory", "tau")
     metrics = (N_T, PSI_MEAN, MEMORY_FILLED)
     footprint = Footprint(client_rows=1, round_rows=2, memory_passes=1)

@@ -26,6 +26,7 @@ from worker.engine.algorithms.base import (
 from worker.engine.algorithms.selection import uniform_sample
 from worker.engine.masks import Available
 from worker.engine.params import Params
+from worker.engine.privacy.guarantee import HOLDS
 from worker.engine.registry import algorithm
 
 
@@ -42,6 +43,7 @@ class FedAvgParams(Params):
 
 @algorithm("fedavg", params=FedAvgParams, label="FedAvg")
 class FedAvg(Algorithm):
+    privacy = HOLDS
     state = ("pending", "reported", "buffer")
     footprint = Footprint(round_rows=2)  # wait_for_all: the buffer and its rescaled copy
     params: FedAvgParams
@@ -51,6 +53,16 @@ class FedAvg(Algorithm):
         self.pending = torch.zeros(0, dtype=torch.long)
         self.reported = torch.zeros(0, dtype=torch.bool)
         self.buffer = self.zeros(0, facts.dim)
+
+    @classmethod
+    def privacy_problem(cls, name: str, params: FedAvgParams, kind: str) -> str | None:
+        if kind == "central" and params.rescale_partial:
+            return (
+                f"algorithm.{name}.rescale_partial: scales a clipped partial update by C/s "
+                "> 1, beyond clip_norm, which σ·clip_norm no longer covers (leave it off, or "
+                "use local DP)"
+            )
+        return super().privacy_problem(name, params, kind)
 
     def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
         return Plan(self.trainees(available, gen))

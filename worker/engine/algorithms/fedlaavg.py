@@ -12,11 +12,13 @@ from worker.engine.algorithms.base import Algorithm, Facts, Footprint, Plan, Ste
 from worker.engine.algorithms.memory import MEMORY_FILLED, ClientMemory
 from worker.engine.algorithms.selection import oldest_first
 from worker.engine.masks import Available
+from worker.engine.privacy.guarantee import MEMORY, Guarantee
 from worker.engine.registry import algorithm
 
 
 @algorithm("fedlaavg", label="FedLaAvg")
 class FedLaAvg(Algorithm):
+    privacy = Guarantee(central=MEMORY, local=None)
     state = ("memory", "mean", "last")
     metrics = (MEMORY_FILLED,)
     footprint = Footprint(client_rows=1, vectors=1, round_rows=3)

@@ -27,11 +27,14 @@ from worker.engine.algorithms.base import (
 )
 from worker.engine.algorithms.selection import uniform_sample
 from worker.engine.masks import Available
+from worker.engine.privacy.guarantee import NORMALISED, Guarantee
 from worker.engine.registry import algorithm
 
 
 @algorithm("fednova", label="FedNova")
 class FedNova(Algorithm):
+    privacy = Guarantee(central=NORMALISED, local=None)
+
     def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
         return Plan(uniform_sample(available, self.facts.k, gen))
 

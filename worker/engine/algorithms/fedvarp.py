@@ -12,11 +12,13 @@ from worker.engine.algorithms.base import Algorithm, Facts, Footprint, Plan, Ste
 from worker.engine.algorithms.memory import MEMORY_FILLED, ClientMemory
 from worker.engine.algorithms.selection import uniform_sample
 from worker.engine.masks import Available
+from worker.engine.privacy.guarantee import MEMORY, Guarantee
 from worker.engine.registry import algorithm
 
 
 @algorithm("fedvarp", label="FedVARP")
 class FedVarp(Algorithm):
+    privacy = Guarantee(central=MEMORY, local=None)
     state = ("memory",)
     metrics = (MEMORY_FILLED,)
     footprint = Footprint(client_rows=1, round_rows=3, memory_passes=1)

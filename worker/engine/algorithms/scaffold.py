@@ -26,6 +26,7 @@ from worker.engine.algorithms.base import (
 from worker.engine.algorithms.selection import uniform_sample
 from worker.engine.masks import Available
 from worker.engine.params import Params, RunShape
+from worker.engine.privacy.guarantee import CONTROL_VARIATES, Guarantee
 from worker.engine.registry import algorithm
 
 
@@ -41,6 +42,7 @@ class ScaffoldParams(Params):
 
 @algorithm("scaffold", params=ScaffoldParams, label="SCAFFOLD")
 class Scaffold(Algorithm):
+    privacy = Guarantee(CONTROL_VARIATES, CONTROL_VARIATES)
     state = ("c", "controls")
     footprint = Footprint(client_rows=1, vectors=1, round_rows=3)  # corrections, c_i⁺ − c_i
 

@@ -9,11 +9,13 @@ from torch import Tensor
 
 from worker.engine.algorithms.base import Algorithm, Footprint, Plan, Step
 from worker.engine.masks import Available
+from worker.engine.privacy.guarantee import CENTRAL_TRAINING, Guarantee
 from worker.engine.registry import algorithm
 
 
 @algorithm("sgd", label="centralised SGD")
 class CentralSgd(Algorithm):
+    privacy = Guarantee(CENTRAL_TRAINING, CENTRAL_TRAINING)
     footprint = Footprint(trainees="central")
 
     def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:

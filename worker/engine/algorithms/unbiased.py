@@ -13,6 +13,7 @@ from worker.engine.algorithms.base import Algorithm, Facts, Footprint, Plan, Ste
 from worker.engine.algorithms.estimators import AvailabilityEstimate, empty_counts, observe
 from worker.engine.masks import Available
 from worker.engine.params import Params
+from worker.engine.privacy.guarantee import WEIGHTED, Guarantee
 from worker.engine.registry import algorithm
 
 
@@ -25,6 +26,7 @@ class EstimateParams(Params):
 
 @algorithm("unbiased", params=EstimateParams, label="Unbiased")
 class Unbiased(Algorithm):
+    privacy = Guarantee(central=WEIGHTED, local=None)
     state = ("counts",)
     footprint = Footprint(trainees="available")
     params: EstimateParams

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 from torch import Tensor
@@ -50,14 +50,18 @@ class Availability(ABC):
 
     `lam` is the correlation λ_k (second eigenvalue of the client's chain) where the
     model defines one; `period` the number of rounds after which a periodic model's
-    pattern repeats (diurnal: E₀ + E₁), None for the others. Randomness for round t
-    comes from a generator derived from (seed, t) (`worker.engine.rng.torch_gen`), so
-    only models with memory (Markov) carry state across rounds, listed by `state_dict`.
+    pattern repeats (diurnal: E₀ + E₁), None for the others; `independent` whether each
+    client's availability in a round is drawn independently of its other rounds, with
+    probability π_k (the privacy accountant then amplifies by sampling at π_k).
+    Randomness for round t comes from a generator derived from (seed, t)
+    (`worker.engine.rng.torch_gen`), so only models with memory (Markov) carry state
+    across rounds, listed by `state_dict`.
     """
 
     pi: Tensor
     lam: Tensor | None = None
     period: int | None = None
+    independent: ClassVar[bool] = False
 
     @classmethod
     def from_params(cls, params: Any, facts: AvailabilityFacts) -> Availability:

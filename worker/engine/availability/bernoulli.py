@@ -101,6 +101,8 @@ def present_words(gen: np.random.Generator, split: SplitThresholds, n: int) -> n
 
 @availability("bernoulli", params=BernoulliParams, label="Bernoulli")
 class Bernoulli(Availability):
+    independent = True
+
     def __init__(self, p: Tensor, seed: int) -> None:
         self.pi = p
         self.lam = torch.zeros_like(p)

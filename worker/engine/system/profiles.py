@@ -16,10 +16,9 @@ import torch
 from pydantic import Field
 from torch import Tensor
 
-from worker.engine.params import Params, RunShape
+from worker.engine.params import Params, RunShape, applies
 from worker.engine.registry import system
 from worker.engine.rng import torch_gen
-from worker.engine.sections import applies
 from worker.engine.system.base import SystemFacts, SystemModel
 
 FIELD = "system.profiles"
