@@ -21,7 +21,9 @@ from worker.engine.data.partitions.iid import iid
 from worker.engine.data.partitions.natural import Natural, NaturalParams
 from worker.engine.data.partitions.pathological import pathological
 from worker.engine.data.view import MAX_SHOWN, partition_view, shown_clients
-from worker.engine.registry import RegistrationError, declared, partition, selected
+from worker.engine.facts import DatasetFacts
+from worker.engine.registry import RegistrationError, dataset, declared, partition, selected
+from worker.engine.resources import estimate
 from worker.engine.sections import DataSection
 
 DataConfig = current().section(DataSection)
@@ -250,3 +252,38 @@ def test_a_partition_cannot_take_a_datasets_name() -> None:
 
     with pytest.raises(RegistrationError, match="already registered"):
         builtin().include(*declared(start))
+
+
+def writers(params: Any, cfg: Any, rng: np.random.Generator) -> Grouped:
+    """A dataset whose samples belong to users and sites: `natural_pool`'s, with a site
+    column (users 3 and 7 at site 0, user 9 at site 1)."""
+    pool = natural_pool()
+    site = {"site": np.array([0, 0, 0, 0, 1])}
+    test_site = {"site": np.array([1, 0, 0, 1])}
+    return Grouped(pool.pool, {**pool.train_groups, **site}, {**pool.test_groups, **test_site})
+
+
+def test_a_dataset_with_users_is_split_by_them_by_default_or_by_a_column() -> None:
+    facts = DatasetFacts(
+        3, "vector", "generated", shape=(1,), train=5, test=4, users=True, columns=("site",)
+    )
+    start = len(declared())
+    dataset("writers", facts=facts)(writers)
+    run = {"rounds": 1, "algorithm": {"participation": 1}}
+
+    with using(builtin().include(*declared(start))):
+        by_user = build_config({**run, "data": {"dataset": "writers", "n_clients": 3}})
+        by_site = build_config(
+            {
+                **run,
+                "data": {"dataset": "writers", "n_clients": 2, "natural": {"by": "site"}},
+            }
+        )
+        users, sites = load_data(by_user.data, 0), load_data(by_site.data, 0)
+        largest = estimate(by_user)  # a natural client may hold every row
+
+    assert by_user.data.partition == "natural"
+    assert (users.sizes.tolist(), users.test_offsets.diff().tolist()) == ([2, 2, 1], [2, 0, 1])
+    # site 0: train rows 0–3, test rows 1, 2; site 1: train row 4, test rows 0, 3
+    assert (sites.sizes.tolist(), sites.x_test.flatten().tolist()) == ([4, 1], [11, 12, 10, 13])
+    assert largest.host_bytes > 0
