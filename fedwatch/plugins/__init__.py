@@ -3,10 +3,11 @@ register decorators and the helpers the built-in components use.
 
 A plug-in is a distribution with an entry point in one of the groups
 `fedwatch.algorithms`, `fedwatch.availability`, `fedwatch.systems`, `fedwatch.datasets`,
-`fedwatch.models`, `fedwatch.schedules`; the entry point's name is the component's name
-and its object the registered component. The API, the workers and the `fedwatch` command load every
-installed plug-in at start (`fedwatch plugins` lists them); one that fails to load is
-skipped with a one-line warning naming its entry point and the reason.
+`fedwatch.partitions`, `fedwatch.models`, `fedwatch.schedules`; the entry point's name
+is the component's name and its object the registered component. The API, the workers
+and the `fedwatch` command load every installed plug-in at start (`fedwatch plugins`
+lists them); one that fails to load is skipped with a one-line warning naming its entry
+point and the reason.
 
 A minimal algorithm, FedAvg over every available client with a damped server step::
 
@@ -76,6 +77,26 @@ with `@availability`. System models subclass `SystemModel` (per client `s_per_sa
 loader `load(params, data, rng)` returning a `Pool` (x, y, x_test, y_test, partitioned
 by `data.partition`) or a `FederatedData`, with `DatasetFacts`; models a builder
 `build(params, model, shape, n_classes)` returning an `nn.Module`, with `ModelFacts`.
+
+Partitions subclass `Partition` and register with `@partition`: most say which pool
+rows each client trains on (`rows(labels, n_clients, rng)`, every draw from `rng`), and
+the engine gives each client the test rows of its labels; one that does more overrides
+`split(pool, data, n_classes, rng) -> FederatedData`. A partition that puts every class
+on its own client::
+
+    # mypkg/solo.py
+    import numpy as np
+
+    from fedwatch.plugins import Partition, partition
+
+    @partition("solo", label="one class a client")
+    class Solo(Partition):
+        def rows(self, labels, n_clients, rng):
+            return [rng.permutation(np.flatnonzero(labels == k)) for k in range(n_clients)]
+
+with, in `pyproject.toml`, `solo = "mypkg.solo:Solo"` under
+`[project.entry-points."fedwatch.partitions"]`; then `data.partition=solo` is valid for
+every dataset that gives a pool, and the form lists it.
 """
 
 from __future__ import annotations
@@ -95,6 +116,7 @@ from worker.engine.algorithms.selection import oldest_first, uniform_sample
 from worker.engine.availability.base import Availability, AvailabilityFacts
 from worker.engine.components import current
 from worker.engine.data.federated import FederatedData
+from worker.engine.data.partitions.base import Grouped, Partition
 from worker.engine.data.vision import Pool
 from worker.engine.facts import DatasetFacts, ModelFacts
 from worker.engine.masks import Available
@@ -107,6 +129,7 @@ from worker.engine.registry import (
     availability,
     dataset,
     model,
+    partition,
     schedule,
     system,
 )
@@ -130,11 +153,13 @@ __all__ = [
     "Failed",
     "FederatedData",
     "Footprint",
+    "Grouped",
     "Loaded",
     "MetricSpec",
     "ModelFacts",
     "ModelSection",
     "Params",
+    "Partition",
     "Plan",
     "PluginReport",
     "Pool",
@@ -150,6 +175,7 @@ __all__ = [
     "dataset",
     "model",
     "oldest_first",
+    "partition",
     "renormalised",
     "report",
     "scatter",

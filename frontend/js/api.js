@@ -19,6 +19,8 @@
  *   a dataset's files on this server (`GET /api/datasets/{name}`): where the data root is, what data.root may be, the folders holding it
  * @typedef {{round: number[], last: (number|null)[], min: (number|null)[], max: (number|null)[]}} Series
  * @typedef {{clients: number[], rounds: number[], values: (number|null)[][]}} Matrix
+ * @typedef {{nClients: number, nClasses: number, clients: number[], sizes: number[], testSizes: number[],
+ *   counts: number[][], total: number, smallest: number, largest: number, sampled: boolean}} PartitionSummary
  * @typedef {{clients: number, keyLow: number, keyHigh: number, dataShare: number, aggregateShare: number, gap: number}} ParticipationBin
  * @typedef {{rounds: number, availableShare: number[], kept: number[], dropped: number[], stale: number[],
  *   aggregateShare: number[]|null, dataShare: number[], dataKnown: boolean, workS: number[]|null,
@@ -608,6 +610,19 @@ export const api = {
    */
   participation: async (id) => toParticipation(await request("GET", `/api/runs/${id}/participation`)),
   /**
+   * The run's partition: each client's train and test samples and its train samples of
+   * each class (every client up to 1000, an evenly spaced sample above).
+   * @param {number} id
+   * @returns {Promise<PartitionSummary>}
+   */
+  partition: async (id) => toPartition(await request("GET", `/api/runs/${id}/partition`)),
+  /**
+   * The partition a run of `config` would make, before it is launched.
+   * @param {Record<string, any>} config
+   * @returns {Promise<PartitionSummary>}
+   */
+  previewPartition: async (config) => toPartition(await request("POST", "/api/partition", { config })),
+  /**
    * Clients in simulated time, downsampled (empty for a run without a system model).
    * @param {number} id @param {{maxClients?: number, maxBuckets?: number}} [opts]
    * @returns {Promise<ClientTimeline>}
@@ -708,5 +723,21 @@ export function toParticipation(b) {
     participationTv: b.participation_tv ?? null,
     byAvailability: toBins(b.by_availability),
     byDeviceTime: toBins(b.by_device_time),
+  };
+}
+
+/** @param {any} b @returns {PartitionSummary} */
+export function toPartition(b) {
+  return {
+    nClients: b.n_clients,
+    nClasses: b.n_classes,
+    clients: b.clients,
+    sizes: b.sizes,
+    testSizes: b.test_sizes,
+    counts: b.counts,
+    total: b.total,
+    smallest: b.smallest,
+    largest: b.largest,
+    sampled: Boolean(b.sampled),
   };
 }

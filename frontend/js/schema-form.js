@@ -171,23 +171,25 @@ export function schemaForm(schema) {
   function objectFieldset(node, path, title) {
     const props = Object.entries(node.properties ?? {}).map(([key, sub]) => [key, resolve(schema, sub)]);
     const objectKeys = new Set(props.filter(([, sub]) => sub.type === "object").map(([key]) => key));
-    // A sibling enum whose values name object properties selects which of them is shown.
-    const selector = props.find(
+    // Sibling enums whose values name object properties select which of them is shown
+    // (data.dataset and data.partition each select their own).
+    const selectors = props.filter(
       ([, sub]) => Array.isArray(sub.enum) && sub.enum.some((/** @type {string} */ v) => objectKeys.has(v)),
     );
+    const selectorOf = (/** @type {string} */ key) => selectors.find(([, sub]) => sub.enum.includes(key));
     const fields = h("div", { class: "fields" });
     const nested = h("div", { class: "nested" });
     const error = h("div", { class: "field-error", role: "alert", hidden: true });
-    /** @type {[string, HTMLElement][]} */
+    /** @type {[string, HTMLElement, string][]} */
     const variants = [];
     for (const [key, sub] of props) {
       const subPath = path ? `${path}.${key}` : key;
       if (sub.type === "object") {
-        const isVariant = Boolean(selector && selector[1].enum.includes(key));
-        const fs = objectFieldset(sub, subPath, isVariant ? `${subPath} — ${key} parameters` : subPath);
-        if (isVariant) {
+        const selector = selectorOf(key);
+        const fs = objectFieldset(sub, subPath, selector ? `${subPath} — ${key} parameters` : subPath);
+        if (selector) {
           fs.classList.add("variant");
-          variants.push([key, fs]);
+          variants.push([key, fs, selector[0]]);
           fields.appendChild(fs);
         } else nested.appendChild(fs);
       } else {
@@ -196,15 +198,24 @@ export function schemaForm(schema) {
         fields.appendChild(l.wrap);
       }
     }
-    if (selector) {
-      const input = /** @type {HTMLSelectElement} */ (
-        leaves.find((l) => l.path === (path ? `${path}.${selector[0]}` : selector[0]))?.input
-      );
+    for (const [name, sub] of selectors) {
+      const control = (/** @type {string} */ key) => leaves.find((l) => l.path === (path ? `${path}.${key}` : key));
+      const input = /** @type {HTMLSelectElement} */ (control(name)?.input);
+      // `x-auto`: what "auto" means, by the value of another field (the dataset's own partition).
+      const autos = Object.entries(sub["x-auto"] ?? {}).map(([p, map]) => ({
+        leaf: leaves.find((l) => l.path === p),
+        map: /** @type {Record<string, string>} */ (map),
+      }));
+      const chosen = () => {
+        const auto = autos.find((a) => a.leaf && a.map[a.leaf.get()] !== undefined);
+        return input.value === "auto" && auto ? auto.map[auto.leaf?.get()] : input.value;
+      };
       const sync = () => {
-        for (const [key, fs] of variants) fs.dataset.unchosen = String(input.value !== key);
+        for (const [key, fs, by] of variants) if (by === name) fs.dataset.unchosen = String(chosen() !== key);
         showSections();
       };
       input.addEventListener("change", sync);
+      for (const a of autos) a.leaf?.input.addEventListener("change", sync);
       syncs.push(sync);
     }
     const fs = h(

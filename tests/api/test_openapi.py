@@ -13,7 +13,7 @@ VALIDATION_ERROR = "#/components/schemas/ValidationErrorPublic"
 CONFLICTS = {
     ("post", f"/api/runs/{{run_id}}/{action}")
     for action in ("cancel", "resume", "rounds", "finish", "model")
-}
+} | {("get", "/api/runs/{run_id}/partition")}  # an external run's data never came here
 
 
 def documented_errors(operation: dict[str, Any]) -> dict[int, str]:

@@ -171,9 +171,12 @@ def test_every_config_error_in_one_answer(client: TestClient) -> None:
     response = client.post("/api/runs", json={"config": config})
     assert [e["loc"][2:] for e in response.json()["detail"]] == [["data", "n_clients"]]
     # Every cross-field problem, not only the first.
-    config = {"data": {"n_clients": 4, "n_clusters": 9}, "algorithm": {"participation": 30}}
+    config = {
+        "data": {"n_clients": 4, "clusters": {"n_clusters": 9}},
+        "algorithm": {"participation": 30},
+    }
     response = client.post("/api/runs", json={"config": config})
     assert [e["loc"][2:] for e in response.json()["detail"]] == [
         ["algorithm", "participation"],
-        ["data", "n_clusters"],
+        ["data", "clusters", "n_clusters"],
     ]

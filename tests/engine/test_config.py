@@ -13,7 +13,9 @@ from worker.engine.presets import PRESETS, get_preset
     ("assignment", "field"),
     [
         ("algorithm.participation=30", "algorithm.participation"),
-        ("data.classes_per_client=11", "data.classes_per_client"),
+        # a moved key still loads; the error names where it lives now
+        ("data.classes_per_client=11", "data.by_class.classes_per_client"),
+        ("data.by_class.classes_per_client=11", "data.by_class.classes_per_client"),
         ("algorithm.name=fedmagic", "algorithm.name"),
         ("client.lr=-0.1", "client.lr"),
         ("data.n_clients=0", "data.n_clients"),

@@ -10,7 +10,10 @@ from worker.engine import DatasetMissing
 from worker.engine.components import current
 from worker.engine.data import load_data
 from worker.engine.data.federated import assign_test_by_label
-from worker.engine.data.partitions import by_class, dirichlet, iid, swap_permutation
+from worker.engine.data.partitions.by_class import by_class
+from worker.engine.data.partitions.dirichlet import dirichlet
+from worker.engine.data.partitions.iid import iid
+from worker.engine.data.partitions.label_swap import swap_permutation
 from worker.engine.sections import DataSection
 
 DataConfig = current().section(DataSection)
@@ -71,7 +74,14 @@ def test_test_rows_follow_each_clients_train_labels() -> None:
 
 
 def test_label_swap_dataset_swaps_the_second_cluster() -> None:
-    cfg = DataConfig(dataset="digits", n_clients=4, partition="label_swap", swap_pairs=1)
+    cfg = DataConfig.model_validate(
+        {
+            "dataset": "digits",
+            "n_clients": 4,
+            "partition": "label_swap",
+            "label_swap": {"swap_pairs": 1},
+        }
+    )
     plain = load_data(DataConfig(dataset="digits", n_clients=4, partition="iid"), seed=0)
 
     data = load_data(cfg, seed=0)

@@ -21,7 +21,8 @@ def test_fedar_mnist_is_the_papers_mnist_setup() -> None:
     config = preset.run_config()
 
     assert (config.data.dataset, config.data.n_clients) == ("mnist", 100)
-    assert (config.data.partition, config.data.classes_per_client) == ("by_class", 2)
+    by_class = selected(config.data, current().partitions)[1]
+    assert (config.data.partition, by_class.classes_per_client) == ("by_class", 2)
     assert config.model.name == "linear"  # logistic (softmax) regression
     bernoulli = selected(config.availability, current().availability)[1]
     assert (config.availability.kind, bernoulli.profile, bernoulli.p_min) == (

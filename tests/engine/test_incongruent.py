@@ -9,7 +9,12 @@ from torch.testing import assert_close
 
 from worker.engine.components import current
 from worker.engine.data import load_data
-from worker.engine.data.incongruent import incongruent, leaf_chunks, swap_labels
+from worker.engine.data.partitions.incongruent import (
+    IncongruentParams,
+    incongruent,
+    leaf_chunks,
+    swap_labels,
+)
 from worker.engine.data.vision import standardized
 from worker.engine.sections import DataSection
 
@@ -38,10 +43,10 @@ def test_rows_from_the_train_pool_train_and_the_others_test() -> None:
     n_train, n_test = 30, 10
     x = torch.arange(n_train + n_test, dtype=torch.float32).view(-1, 1)  # x = row number
     y = torch.zeros(n_train + n_test, dtype=torch.long)
-    cfg = DataConfig(n_clients=4, n_clusters=2, swap_pairs=1)
+    params = IncongruentParams(n_clusters=2, swap_pairs=1)
     pool = (x[:n_train], y[:n_train], x[n_train:], y[n_train:])
 
-    data = incongruent(pool, 10, cfg, np.random.default_rng(0))
+    data = incongruent(pool, 10, 4, params, np.random.default_rng(0))
 
     assert sorted(data.x_train.flatten().tolist()) == list(range(n_train))
     assert sorted(data.x_test.flatten().tolist()) == list(range(n_train, n_train + n_test))

@@ -25,6 +25,7 @@ from worker.engine.registry import (
     AVAILABILITY,
     DATASET,
     MODEL,
+    PARTITION,
     SCHEDULE,
     SYSTEM,
     Declaration,
@@ -206,6 +207,7 @@ def test_components_of_exactly_the_ones_a_test_wants() -> None:
                 (AVAILABILITY, "always"),
                 (SYSTEM, "none"),
                 (DATASET, "synthetic_clustered"),
+                (PARTITION, "clusters"),
                 (MODEL, "linear"),
                 (SCHEDULE, "every"),
             )

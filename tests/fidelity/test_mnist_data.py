@@ -14,7 +14,7 @@ import torch
 
 from tests.fidelity.real_data import data_root
 from worker.engine.data import FederatedData, load_data
-from worker.engine.data.incongruent import Split, draw_split
+from worker.engine.data.partitions.incongruent import Split, draw_split
 from worker.engine.data.vision import torchvision_pool
 from worker.engine.presets import get_preset
 from worker.engine.sections import DataSection
@@ -30,7 +30,8 @@ def config_data() -> DataSection:
 
 @pytest.fixture(scope="module")
 def split(config_data: DataSection) -> Split:
-    return draw_split(70_000, 10, config_data, np.random.default_rng(42))
+    params = config_data.incongruent  # type: ignore[attr-defined]
+    return draw_split(70_000, 10, config_data.n_clients, params, np.random.default_rng(42))
 
 
 @pytest.fixture(scope="module")

@@ -30,6 +30,7 @@ from worker.engine.registry import (
     AVAILABILITY,
     DATASET,
     MODEL,
+    PARTITION,
     SCHEDULE,
     SYSTEM,
     Declaration,
@@ -52,6 +53,7 @@ BUILTIN_HOMES = (
     "worker.engine.availability",
     "worker.engine.system",
     "worker.engine.data",
+    "worker.engine.data.partitions",
     "worker.engine.models",
     "worker.engine.schedules",
 )
@@ -67,6 +69,7 @@ class Components:
     availability: Registry = field(default_factory=lambda: Registry(AVAILABILITY))
     systems: Registry = field(default_factory=lambda: Registry(SYSTEM))
     datasets: Registry = field(default_factory=lambda: Registry(DATASET))
+    partitions: Registry = field(default_factory=lambda: Registry(PARTITION))
     models: Registry = field(default_factory=lambda: Registry(MODEL))
     schedules: Registry = field(default_factory=lambda: Registry(SCHEDULE))
     round_metrics: list[MetricSpec] = field(default_factory=list)
@@ -90,6 +93,7 @@ class Components:
             self.availability,
             self.systems,
             self.datasets,
+            self.partitions,
             self.models,
             self.schedules,
         )
@@ -102,10 +106,11 @@ class Components:
         name is taken or its metrics clash with the catalogue's."""
         target = self.registry(declaration.kind)
         name, where = declaration.name, declaration.where
-        if name in target:
-            raise RegistrationError(
-                f"{where}: the name is already registered by {target.get(name).source}"
-            )
+        for held in self._namesakes(declaration.kind):
+            if name in held:
+                raise RegistrationError(
+                    f"{where}: the name is already registered by {held.get(name).source}"
+                )
         specs = (
             metric_specs(declaration.component, where, self.round_metrics)
             if declaration.kind is ALGORITHM
@@ -127,6 +132,12 @@ class Components:
         self.round_metrics.extend(specs)
         self.__dict__.pop("run_config", None)  # built again from what is here now
         return entry
+
+    def _namesakes(self, kind: Kind) -> list[Registry]:
+        """The registries a component of `kind` must not share a name with: its own, and
+        those whose params live in the same section (`data.<name>`: datasets and
+        partitions)."""
+        return [r for r in self.registries if r.kind is kind or r.section == kind.section]
 
     @cached_property
     def run_config(self) -> type[RunConfig]:

@@ -33,12 +33,12 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from worker.engine.algorithms.asynchronous import runs_async
-from worker.engine.data.partitions import without_data
-from worker.engine.facts import POOL_PARTITIONS, DatasetFacts, ModelFacts
-from worker.engine.moved import moved
+from worker.engine.data.partitions.base import without_data
+from worker.engine.facts import DatasetFacts, ModelFacts
+from worker.engine.moved import moved, moved_section
 from worker.engine.params import Params, RunShape, applies
 from worker.engine.privacy.checks import privacy_checks
-from worker.engine.registry import Registry, selected
+from worker.engine.registry import PARTITION, Registry, selected
 from worker.engine.sections import (
     FROM_DATA_ROOT,
     MAX_SEED,
@@ -69,11 +69,16 @@ __all__ = [
 
 
 class _Data(DataSection):
+    @model_validator(mode="before")
+    @classmethod
+    def _moved(cls, data: Any) -> Any:
+        return moved_section("data", data)  # a data section given alone (tests, the engine)
+
     @model_validator(mode="after")
     def _resolve_partition(self) -> _Data:
         if self.partition == "auto" and self.dataset in self.components.datasets:
             facts: DatasetFacts = self.components.datasets.get(self.dataset).facts
-            object.__setattr__(self, "partition", facts.partitions[0])
+            object.__setattr__(self, "partition", facts.auto)
         return self
 
 
@@ -173,6 +178,7 @@ class RunConfig(RunSection):
             (self.availability, c.availability),
             (self.system, c.systems),
             (self.data, c.datasets),
+            (self.data, c.partitions),
             (self.model, c.models),
         ):
             entry, params = selected(section, registry)
@@ -255,7 +261,8 @@ def dataset_facts(c: RunConfig) -> DatasetFacts:
     """The dataset's facts, with a population where the partition draws one (CA-Fed's
     incongruent split)."""
     facts: DatasetFacts = c.components.datasets.get(c.data.dataset).facts
-    return replace(facts, population=True) if c.data.partition == "incongruent" else facts
+    split = c.components.partitions.get(c.data.partition).component
+    return replace(facts, population=True) if split.population else facts
 
 
 def _check_participation(c: RunConfig) -> None:
@@ -273,41 +280,36 @@ def _data_checks(c: RunConfig) -> list[tuple[tuple[str, ...], Callable[[], None]
     d = c.data
     datasets = c.components.datasets
 
-    def classes() -> None:
-        n_classes = datasets.get(d.dataset).facts.n_classes
-        if d.partition == "by_class" and d.classes_per_client > n_classes:
-            raise ValueError(
-                f"data.classes_per_client: {d.classes_per_client} exceeds the "
-                f"{n_classes} classes of {d.dataset}"
-            )
-
     def partition() -> None:
-        partitions = datasets.get(d.dataset).facts.partitions
-        if d.partition not in partitions:
-            raise ValueError(
-                f"data.partition: {d.dataset} supports {', '.join(map(repr, partitions))}, "
-                f"not {d.partition!r}"
-            )
-
-    def clusters() -> None:
-        if d.n_clusters > d.n_clients:
-            raise ValueError("data.n_clusters: more clusters than clients")
+        facts: DatasetFacts = datasets.get(d.dataset).facts
+        if d.partition in facts.partitions or (facts.pooled and _splits_pools(c, d.partition)):
+            return
+        names = facts.partitions or tuple(
+            e.name for e in c.components.partitions if e.component.pools
+        )
+        raise ValueError(
+            f"data.partition: {d.dataset} supports {', '.join(map(repr, names))}, "
+            f"not {d.partition!r}"
+        )
 
     def samples() -> None:
         # A pool of a known size, split among the clients: each needs a row at least.
         facts: DatasetFacts = datasets.get(d.dataset).facts
-        if facts.train is None or d.partition not in POOL_PARTITIONS:
+        if facts.train is None or not facts.pooled:
             return
         n_train = min(facts.train, d.max_train_samples or facts.train)
         if d.n_clients > n_train:
             raise ValueError(without_data(d.n_clients, n_train))
 
     return [
-        (("data.dataset", "data.partition", "data.classes_per_client"), classes),
         (("data.dataset", "data.partition"), partition),
-        (("data.n_clusters", "data.n_clients"), clusters),
         (("data.dataset", "data.partition", "data.n_clients", "data.max_train_samples"), samples),
     ]
+
+
+def _splits_pools(c: RunConfig, name: str) -> bool:
+    partitions = c.components.partitions
+    return name in partitions and bool(partitions.get(name).component.pools)
 
 
 def _time_checks(c: RunConfig) -> list[tuple[tuple[str, ...], Callable[[], None]]]:
@@ -392,30 +394,38 @@ def _check_model(c: RunConfig) -> None:
         )
 
 
-def _section(name: str, base: type[Params], registry: Registry, c: Components) -> Any:
-    """`base` with its selector narrowed to the registered names (their labels in the
-    schema's `x-labels`), plus one sub-object per component whose params have fields."""
+def _section(name: str, base: type[Params], c: Components, *registries: Registry) -> Any:
+    """`base` with the selector of each of `registries` narrowed to its registered names
+    (their labels in the schema's `x-labels`), plus one sub-object per component whose
+    params have fields."""
+    fields: dict[str, Any] = {}
+    for registry in registries:
+        fields.update(_selector(base, registry, c))
+        fields.update(
+            {
+                e.name: (e.params, Field(default_factory=e.params))  # type: ignore[arg-type]
+                for e in sorted(registry, key=lambda e: e.name)
+                if e.has_section
+            }
+        )
+    return _knowing(c, create_model(name, __base__=base, **_resolved(base, c), **fields))
+
+
+def _selector(base: type[Params], registry: Registry, c: Components) -> dict[str, Any]:
+    """The selector field of `registry` in `base`, narrowed to the registered names (and
+    `auto` first for partitions, with the one it means for each dataset in `x-auto`)."""
     selector = copy.copy(base.model_fields[registry.selector])
     labels: dict[str, Any] = {e.name: e.label for e in sorted(registry, key=lambda e: e.name)}
     extra = selector.json_schema_extra if isinstance(selector.json_schema_extra, dict) else {}
-    names = tuple(sorted(registry.names())) or ("",)  # a Literal needs one value at least
+    names = tuple(sorted(registry.names()))
+    if registry.kind is PARTITION:
+        names = ("auto", *names)
+        labels = {"auto": "the dataset's own", **labels}
+        extra = {**extra, "x-auto": {"data.dataset": {e.name: e.facts.auto for e in c.datasets}}}
+    names = names or ("",)  # a Literal needs one value at least
     # what the form shows; `enum` also where one name gives the schema a `const`
     selector.json_schema_extra = {**extra, "x-labels": labels, "enum": list(names)}
-    subs: dict[str, Any] = {
-        e.name: (e.params, Field(default_factory=e.params))  # type: ignore[arg-type]
-        for e in sorted(registry, key=lambda e: e.name)
-        if e.has_section
-    }
-    return _knowing(
-        c,
-        create_model(
-            name,
-            __base__=base,
-            **{registry.selector: (Literal[names], selector)},  # type: ignore[call-overload]
-            **_resolved(base, c),
-            **subs,
-        ),
-    )
+    return {registry.selector: (Literal[names], selector)}
 
 
 def _knowing(c: Components, cls: Any) -> Any:
@@ -446,12 +456,12 @@ def _resolved(base: type[Params], c: Components) -> dict[str, Any]:
 def build_run_config(c: Components) -> type[RunConfig]:
     """`RunConfig`'s class for the components `c` (`Components.run_config` keeps it)."""
     sections = {
-        "data": _section("DataConfig", _Data, c.datasets, c),
-        "model": _section("ModelConfig", ModelSection, c.models, c),
-        "availability": _section("AvailabilityConfig", AvailabilitySection, c.availability, c),
-        "system": _section("SystemConfig", SystemSection, c.systems, c),
-        "algorithm": _section("AlgorithmConfig", AlgorithmSection, c.algorithms, c),
-        "eval": _section("EvalConfig", EvalSection, c.schedules, c),
+        "data": _section("DataConfig", _Data, c, c.datasets, c.partitions),
+        "model": _section("ModelConfig", ModelSection, c, c.models),
+        "availability": _section("AvailabilityConfig", AvailabilitySection, c, c.availability),
+        "system": _section("SystemConfig", SystemSection, c, c.systems),
+        "algorithm": _section("AlgorithmConfig", AlgorithmSection, c, c.algorithms),
+        "eval": _section("EvalConfig", EvalSection, c, c.schedules),
         "client": create_model("ClientConfig", __base__=ClientConfig, **_resolved(ClientConfig, c)),
         "round": create_model("RoundConfig", __base__=RoundConfig, **_resolved(RoundConfig, c)),
     }

@@ -8,7 +8,6 @@ from typing import Literal
 
 DataKind = Literal["image", "vector", "regression"]
 DataSource = Literal["generated", "bundled", "data_root"]
-POOL_PARTITIONS = ("iid", "by_class", "dirichlet", "label_swap", "incongruent")
 
 
 @dataclass(frozen=True)
@@ -17,10 +16,15 @@ class DatasetFacts:
 
     `kind`: image (C, H, W) samples, flat feature vectors, or regression targets (one
     value per sample, FedLaAvg's mean estimation). `source`: generated from the seed,
-    bundled with a package, or read from `data.root`. `partitions`: the
-    `data.partition` values it supports, the first being what `auto` means. A loader
-    that returns a pool (x, y, x_test, y_test) is partitioned by the engine; one that
-    returns `FederatedData` partitions itself. `shape`, `train`, `test`: a sample's
+    bundled with a package, or read from `data.root`. `partitions`: the partitions
+    its loader makes itself, returning `FederatedData` (the first is what
+    `data.partition=auto` means); none: its loader returns a pool (x, y, x_test,
+    y_test), which every registered partition that splits pools may split (`auto`:
+    natural where it has users, iid otherwise). `users`: whether its samples belong to
+    users of its own (LEAF's writers, speaking roles), what a natural partition makes
+    its clients of; `columns`: other per-sample columns a natural partition may group
+    by. A pool loader of a dataset with users or columns returns a `Grouped` pool, the
+    samples' ids under each. `shape`, `train`, `test`: a sample's
     shape and the pool's sizes where they are fixed (the run's estimates use them).
     `population`: whether its `FederatedData` carries the clients' π and λ (a
     `Population`, which availability models may take with `population = dataset`).
@@ -29,11 +33,25 @@ class DatasetFacts:
     n_classes: int
     kind: DataKind
     source: DataSource
-    partitions: tuple[str, ...] = POOL_PARTITIONS
+    partitions: tuple[str, ...] = ()
     shape: tuple[int, ...] | None = None
     train: int | None = None
     test: int | None = None
     population: bool = False
+    users: bool = False
+    columns: tuple[str, ...] = ()
+
+    @property
+    def pooled(self) -> bool:
+        """Whether its loader returns a pool for a partition to split."""
+        return not self.partitions
+
+    @property
+    def auto(self) -> str:
+        """The partition `data.partition=auto` means."""
+        if self.partitions:
+            return self.partitions[0]
+        return "natural" if self.users else "iid"
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
 """Fields that moved, and the one place a config that still holds them is brought up to
 date.
 
-The built-in datasets' and models' own parameters were fields of the `data` and `model`
-sections (`data.dimension`, `model.hidden`), while a plug-in's are its sub-object
-(`data.<name>.<param>`). They are sub-objects now, for built-ins and plug-ins alike. A
+The built-in datasets', partitions' and models' own parameters were fields of the `data`
+and `model` sections (`data.dimension`, `data.dirichlet_alpha`, `model.hidden`), while a
+plug-in's are its sub-object (`data.<name>.<param>`). They are sub-objects now, for
+built-ins and plug-ins alike. A
 config stored before, or an assignment by the old path (`--set data.dimension=20`),
 still validates: `moved` writes each old field's value to where it lives now (over a
 value there: the old path was given explicitly) and drops the old field. A null value,
@@ -28,6 +29,18 @@ MOVED: dict[str, tuple[str, ...]] = {
     ),
     "data.means": ("data.mean_estimation.means",),
     "data.sigma": ("data.mean_estimation.sigma",),
+    "data.classes_per_client": ("data.by_class.classes_per_client",),
+    "data.sizes": ("data.by_class.sizes",),
+    "data.size_std": ("data.by_class.size_std",),
+    "data.dirichlet_alpha": ("data.dirichlet.alpha",),
+    "data.n_clusters": (
+        "data.clusters.n_clusters",
+        "data.label_swap.n_clusters",
+        "data.incongruent.n_clusters",
+    ),
+    "data.swap_pairs": ("data.label_swap.swap_pairs", "data.incongruent.swap_pairs"),
+    "data.population_g": ("data.incongruent.population_g",),
+    "data.population_nu": ("data.incongruent.population_nu",),
     "model.hidden": ("model.mlp.hidden",),
     "model.init": ("model.scalar.init",),
 }
@@ -56,3 +69,11 @@ def moved(data: Any) -> Any:
 def _holds(data: dict[str, Any], path: str) -> bool:
     section, _, key = path.partition(".")
     return isinstance(data.get(section), dict) and key in data[section]
+
+
+def moved_section(section: str, data: Any) -> Any:
+    """`data`, the config's section `section` as given alone, with its moved fields
+    where they live now."""
+    if not isinstance(data, dict):
+        return data
+    return moved({section: data})[section]

@@ -8,7 +8,7 @@ A distribution declares, in its `pyproject.toml`,
 The entry point's name is the component's name; loading its object imports the module,
 whose decorator (`fedwatch.plugins.algorithm("fedau", ...)`) declares it. Groups:
 `fedwatch.algorithms`, `fedwatch.availability`, `fedwatch.systems`, `fedwatch.datasets`,
-`fedwatch.models`, `fedwatch.schedules`.
+`fedwatch.partitions`, `fedwatch.models`, `fedwatch.schedules`.
 
 `load_plugins` takes them into a `Components` object (`components.installed()`, which
 the command line, the API and the workers call once at start-up). A plug-in that cannot

@@ -1,5 +1,5 @@
 """The kinds of component (algorithms, availability models, system models, datasets,
-models, evaluation schedules), the decorators that declare them, and the registry of one
+partitions, models, evaluation schedules), the decorators that declare them, and the registry of one
 kind.
 
 A component declares itself where it is defined:
@@ -93,9 +93,11 @@ AVAILABILITY = Kind(
 )
 SYSTEM = Kind("fedwatch.systems", "system", "kind", frozenset(SystemSection.model_fields))
 DATASET = Kind("fedwatch.datasets", "data", "dataset", frozenset(DataSection.model_fields))
+# Partitions share the data section with the datasets: their params are `data.<name>` too.
+PARTITION = Kind("fedwatch.partitions", "data", "partition", frozenset(DataSection.model_fields))
 MODEL = Kind("fedwatch.models", "model", "name", frozenset(ModelSection.model_fields))
 SCHEDULE = Kind("fedwatch.schedules", "eval", "schedule", frozenset(EvalSection.model_fields))
-KINDS = (ALGORITHM, AVAILABILITY, SYSTEM, DATASET, MODEL, SCHEDULE)
+KINDS = (ALGORITHM, AVAILABILITY, SYSTEM, DATASET, PARTITION, MODEL, SCHEDULE)
 
 
 @dataclass(frozen=True)
@@ -247,6 +249,8 @@ def declare(
     where = f"{source}: {kind.section} {name!r}"
     if not (isinstance(name, str) and name.isidentifier()):
         raise RegistrationError(f"{where}: a name must be a Python identifier (a config key)")
+    if name == "auto" and kind is PARTITION:
+        raise RegistrationError(f"{where}: auto is the dataset's own partition")
     if name in kind.reserved and params is not None and params.model_fields:
         # its params would be the sub-object `<section>.<name>`, where the field is
         raise RegistrationError(f"{where}: the name is a field of {kind.section}")
@@ -319,6 +323,14 @@ def dataset(
     """Register a loader `load(params, data, rng) -> FederatedData | Pool` as
     `data.dataset = name`, its params under `data.<name>`."""
     return _decorator(DATASET, name, _callable, params=params, label=label, facts=facts)
+
+
+def partition(
+    name: str, *, params: type[Params] | None = None, label: str | None = None
+) -> Callable[[T], T]:
+    """Register a `Partition` subclass as `data.partition = name`, its params under
+    `data.<name>`; the engine calls `cls().split(params, pool, data, n_classes, rng)`."""
+    return _decorator(PARTITION, name, _has("split"), params=params, label=label)
 
 
 def model(

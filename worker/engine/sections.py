@@ -17,9 +17,6 @@ if TYPE_CHECKING:
     from worker.engine.components import Components
 
 MAX_SEED = 2**31 - 1
-PartitionName = Literal[
-    "auto", "iid", "by_class", "dirichlet", "label_swap", "clusters", "incongruent"
-]
 
 
 # Form hints that depend on the components, resolved by `config.build_run_config`: the
@@ -49,7 +46,8 @@ class Built(Params):
 
 class DataSection(Built):
     """`data`: the dataset and how it is split, and the settings every dataset read from
-    `data.root` shares; a dataset's own parameters are its sub-object (`data.<name>`)."""
+    `data.root` shares; a dataset's and a partition's own parameters are their
+    sub-objects (`data.<name>`)."""
 
     dataset: str = Field("synthetic_clustered", description="Dataset to partition.")
     seed: int | None = Field(
@@ -60,64 +58,11 @@ class DataSection(Built):
         "every run seed; none: derived from the run seed.",
     )
     n_clients: int = Field(24, ge=1, le=1_000_000, description="Number of clients N.")
-    partition: PartitionName = Field(
+    partition: str = Field(
         "auto",
-        description="How data is split across clients (auto: the dataset's own, clusters "
-        "for synthetic_clustered, iid otherwise).",
-    )
-    classes_per_client: int = Field(
-        1,
-        ge=1,
-        json_schema_extra=applies("data.partition", "by_class"),
-        description="by_class: distinct labels held by each client.",
-    )
-    sizes: Literal["balanced", "normal"] = Field(
-        "balanced",
-        json_schema_extra=applies("data.partition", "by_class"),
-        description="by_class: equal shares or normal-distributed client sizes.",
-    )
-    size_std: float = Field(
-        0.5,
-        ge=0,
-        json_schema_extra=applies("data.partition", "by_class"),
-        description="by_class/normal: relative std of client sizes.",
-    )
-    dirichlet_alpha: float = Field(
-        0.5,
-        gt=0,
-        title="α",
-        json_schema_extra=applies("data.partition", "dirichlet"),
-        description="dirichlet: concentration α.",
-    )
-    n_clusters: int = Field(
-        2,
-        ge=1,
-        json_schema_extra=applies(
-            "data.partition", "label_swap", "clusters", "auto", "incongruent"
-        ),
-        description="label_swap/clusters/incongruent: number of client clusters.",
-    )
-    swap_pairs: int = Field(
-        2,
-        ge=1,
-        le=5,
-        json_schema_extra=applies("data.partition", "label_swap", "incongruent"),
-        description="label_swap: label pairs each further cluster swaps; incongruent: "
-        "label pairs each cluster draws and swaps.",
-    )
-    population_g: float = Field(
-        0.4,
-        ge=0,
-        lt=0.5,
-        json_schema_extra=applies("data.partition", "incongruent"),
-        description="incongruent: the population's π = ½ ± g for available / unavailable clients.",
-    )
-    population_nu: float = Field(
-        0.9,
-        ge=0,
-        lt=1,
-        json_schema_extra=applies("data.partition", "incongruent"),
-        description="incongruent: the population's λ of the stable clients (ν).",
+        description="How the data is split across clients (auto: the dataset's own: "
+        "clusters for synthetic_clustered, natural for a dataset with users, iid "
+        "otherwise); a partition's own parameters are its sub-object (`data.<name>`).",
     )
     root: str = Field(
         "data",

@@ -79,7 +79,7 @@ class RunRecord:
 class Vocabulary:
     """The names a label reads: the algorithms' display names and which run asynchronously,
     each component selector's labels (`availability.kind` → name → label), and the config
-    keys' display names where the schema gives one (`data.dirichlet_alpha` → "α")."""
+    keys' display names where the schema gives one (`data.dirichlet.alpha` → "α")."""
 
     algorithms: Mapping[str, str] = field(default_factory=dict)
     asynchronous: frozenset[str] = frozenset()

@@ -12,13 +12,17 @@ import { sweepMessages } from "../field-errors.js";
 import { methodCells, sweepEditor, sweepSize } from "../sweep.js";
 import { go, replaceQuery } from "../router.js";
 import { helpLink } from "../help.js";
+import { PartitionView } from "../partition.js";
 
 /** @type {import("../app.js").Mount} */
 export function mount(root, route) {
   let alive = true;
+  let closeView = () => {};
   replace(root, h("h1", {}, "New run"), loading("Loading the run-config schema…"));
   Promise.all([api.schema(), api.presets()])
-    .then(([schema, presets]) => alive && build(root, schema, presets, route.query))
+    .then(([schema, presets]) => {
+      if (alive) closeView = build(root, schema, presets, route.query);
+    })
     .catch(
       (err) =>
         alive &&
@@ -30,12 +34,14 @@ export function mount(root, route) {
     );
   return () => {
     alive = false;
+    closeView();
   };
 }
 
 /**
  * @param {HTMLElement} root @param {any} schema @param {import("../api.js").Preset[]} presets
  * @param {URLSearchParams} query
+ * @returns {() => void} what releases the page's plots
  */
 function build(root, schema, presets, query) {
   const form = schemaForm(schema);
@@ -94,6 +100,10 @@ function build(root, schema, presets, query) {
   const dataBox = h("div", { class: "data-status", role: "status", hidden: true });
   const submit = h("button", { type: "submit", class: "primary" }, "Start run");
   const rootField = rootHelp(form.leaves.find((l) => l.path === "data.root"));
+  // The partition the run would make: clients' sizes and clients × classes, on demand.
+  const partitionView = new PartitionView();
+  const partitionBox = h("div", { class: "partition-preview", hidden: true }, partitionView.element);
+  const previewBtn = h("button", { type: "button", on: { click: () => previewPartition() } }, "Show partition");
 
   presetSelect.addEventListener("change", () => loadPreset(presetSelect.value));
   variantSelect.addEventListener("change", () => {
@@ -134,7 +144,8 @@ function build(root, schema, presets, query) {
     notesBox,
     dataBox,
     errors,
-    h("div", { class: "submit-bar" }, submit),
+    h("div", { class: "submit-bar" }, previewBtn, submit),
+    partitionBox,
   );
   replace(root, h("div", { class: "page-head" }, h("h1", {}, "New run ", helpLink("newRun", "the form"))), formEl);
 
@@ -410,6 +421,23 @@ function build(root, schema, presets, query) {
     submit.textContent = `Launch ${n} run${n === 1 ? "" : "s"}`;
   }
 
+  async function previewPartition() {
+    form.clearErrors();
+    errors.hidden = true;
+    previewBtn.disabled = true;
+    try {
+      const shown = await api.previewPartition(form.value());
+      partitionBox.hidden = false;
+      partitionView.update({ status: "fulfilled", value: shown });
+    } catch (err) {
+      partitionView.close();
+      partitionBox.hidden = true;
+      showError(err);
+    } finally {
+      previewBtn.disabled = false;
+    }
+  }
+
   async function send() {
     form.clearErrors();
     sweep.clearErrors();
@@ -537,6 +565,7 @@ function build(root, schema, presets, query) {
     restoreSweep();
     setMode(page.mode);
   }
+  return () => partitionView.close();
 }
 
 /**

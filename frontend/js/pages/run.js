@@ -9,6 +9,7 @@ import { helpLink } from "../help.js";
 import { duration, label, num, seedText, when } from "../format.js";
 import { extendTraces, preloadPlotly, purge, react } from "../plot.js";
 import { ParticipationView } from "../participation.js";
+import { PartitionView } from "../partition.js";
 import { replaceQuery } from "../router.js";
 import { followEvents } from "../sse.js";
 import {
@@ -286,6 +287,10 @@ class RunView {
     );
     this.participation = new ParticipationView();
     this.plots.push(...this.participation.plots); // purged with the page's
+    this.partition = new PartitionView();
+    this.plots.push(...this.partition.plots);
+    /** @type {Promise<import("../api.js").PartitionSummary>|null} its data never change: fetched once */
+    this.partitionFetch = null;
     this.clientDivs = {
       ...(this.timed ? { timeline: this.plotDiv("timeline") } : {}),
       availability: this.plotDiv("availability"),
@@ -294,6 +299,7 @@ class RunView {
       stalenessHist: this.plotDiv("staleness-hist"),
       participation: this.participation.element,
       clientAcc: this.plotDiv("client-acc"),
+      ...(this.run.external ? {} : { partition: this.partition.element }),
     };
     this.showClientCards();
     this.renderHead();
@@ -311,7 +317,7 @@ class RunView {
       Object.entries(this.clientDivs).map(([k, d]) =>
         h(
           "div",
-          { class: k === "timeline" || k === "participation" ? "plot-card span-all" : "plot-card" },
+          { class: ["timeline", "participation", "partition"].includes(k) ? "plot-card span-all" : "plot-card" },
           d,
           k === "staleness" || k === "stalenessHist" ? definition(age, AGE_PANEL) : null,
         ),
@@ -672,6 +678,10 @@ class RunView {
       return;
     }
     if (!this.clientBox.querySelector(".plot-card")) this.showClientCards(); // it failed early, then was resumed
+    if (this.clientDivs.partition && !this.partitionFetch) {
+      this.partitionFetch = api.partition(id);
+      Promise.allSettled([this.partitionFetch]).then(([result]) => this.partition.update(result));
+    }
     const [avail, sel, stale, acc, spread, timeline, part] = await Promise.allSettled([
       api.matrix(id, "availability"),
       api.matrix(id, "selection"),

@@ -1,25 +1,25 @@
 """Datasets and partitions: `load_data(config, seed)` builds a `FederatedData`.
 
 Datasets are declared with `@dataset` (one loader each; `components.builtin()` imports
-every module of this package). A loader returns either a pool (x, y, x_test, y_test), which is then
-split among the clients by `data.partition`, or a `FederatedData` it partitioned
-itself (the generated datasets).
+every module of this package), partitions with `@partition` (`partitions/`). A loader
+returns either a pool (x, y, x_test, y_test, or a `Grouped` pool whose samples belong to
+users), which the partition `data.partition` then splits among the clients, or a
+`FederatedData` it partitioned itself (the generated datasets).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from worker.engine.data.federated import FederatedData, assemble
-from worker.engine.data.incongruent import incongruent
-from worker.engine.data.partitions import PartitionError, apply_label_swap, partition
+from worker.engine.data.federated import FederatedData
+from worker.engine.data.partitions.base import Grouped, PartitionError
 from worker.engine.data.vision import MEAN_STD, DatasetMissing, standardized, unit_scaled
 from worker.engine.facts import DatasetFacts
 from worker.engine.registry import selected
 from worker.engine.rng import numpy_gen
 from worker.engine.sections import DataSection
 
-__all__ = ["DatasetMissing", "FederatedData", "PartitionError", "load_data"]
+__all__ = ["DatasetMissing", "FederatedData", "Grouped", "PartitionError", "load_data"]
 
 
 def load_data(cfg: DataSection, seed: int) -> FederatedData:
@@ -31,19 +31,13 @@ def load_data(cfg: DataSection, seed: int) -> FederatedData:
     loaded = entry.component(params, cfg, rng)
     if isinstance(loaded, FederatedData):
         return loaded
-    x, y, xt, yt = loaded
+    pool = loaded if isinstance(loaded, Grouped) else Grouped(loaded)
+    x, y, xt, yt = pool.pool
     if cfg.normalization == "standard" and cfg.dataset in MEAN_STD:
         x, xt = standardized(cfg.dataset, x), standardized(cfg.dataset, xt)
     elif cfg.normalization == "unit" and entry.facts.source == "data_root":
         x, xt = unit_scaled(x), unit_scaled(xt)
+    pool = Grouped((x, y, xt, yt), pool.train_groups, pool.test_groups)
     facts: DatasetFacts = entry.facts
-    if cfg.partition == "incongruent":
-        return incongruent((x, y, xt, yt), facts.n_classes, cfg, rng)
-    if cfg.max_train_samples is not None and cfg.max_train_samples < len(y):
-        keep = rng.permutation(len(y))[: cfg.max_train_samples]
-        x, y = x[keep], y[keep]
-    rows = partition(y.numpy(), cfg, rng)
-    data = assemble(x, y, rows, xt, yt, facts.n_classes, rng)
-    if cfg.partition == "label_swap":
-        data = apply_label_swap(data, cfg.n_clusters, cfg.swap_pairs)
-    return data
+    split, split_params = selected(cfg, cfg.components.partitions)
+    return split.component(split_params).split(pool, cfg, facts.n_classes, rng)

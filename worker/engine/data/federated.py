@@ -95,10 +95,14 @@ def assemble(
     n_classes: int,
     rng: np.random.Generator,
     cluster: np.ndarray | None = None,
+    test_rows: list[np.ndarray] | None = None,
 ) -> FederatedData:
-    """Gather a labelled pool into per-client contiguous splits."""
+    """Gather a labelled pool into per-client contiguous splits; each client's test rows
+    are `test_rows` where given, drawn by its train labels otherwise
+    (`assign_test_by_label`)."""
     train_labels = [y_pool[rows].numpy() for rows in client_rows]
-    test_rows = assign_test_by_label(y_test_pool.numpy(), train_labels, rng)
+    if test_rows is None:
+        test_rows = assign_test_by_label(y_test_pool.numpy(), train_labels, rng)
     owned = np.concatenate(test_rows) if test_rows else np.zeros(0, dtype=int)
     rest = np.setdiff1d(np.arange(len(y_test_pool)), owned)
     train_index = torch.as_tensor(np.concatenate(client_rows), dtype=torch.long)

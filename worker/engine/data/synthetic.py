@@ -7,11 +7,11 @@ import torch
 from pydantic import Field
 
 from worker.engine.data.federated import FederatedData, offsets
-from worker.engine.data.partitions import contiguous_clusters
+from worker.engine.data.partitions.clusters import ClustersParams, contiguous_clusters
 from worker.engine.data.population import draw_cafed_population
 from worker.engine.facts import DatasetFacts
 from worker.engine.params import Params, RunShape
-from worker.engine.registry import dataset
+from worker.engine.registry import dataset, selected
 from worker.engine.sections import DataSection
 
 
@@ -56,8 +56,9 @@ def synthetic_clustered(
     then the train labels, then the test labels, y ~ Bernoulli(p) with p = σ(<w*, x>)
     in cluster 0 and p = h(1−σ) + (1−h)σ in the others; then the population
     (`population.draw_cafed_population`). Clusters are contiguous blocks of clients
-    (`contiguous_clusters`), so for N a multiple of `n_clusters` the draws in client
-    order are CA-Fed's (clusters, clients per cluster, ...) arrays, and with 2 clusters
+    (`contiguous_clusters`, `data.clusters.n_clusters` of them), so for N a multiple of
+    `n_clusters` the draws in client order are CA-Fed's (clusters, clients per cluster,
+    ...) arrays, and with 2 clusters
     the data and population are CA-Fed's exactly; other cluster counts (which CA-Fed
     does not support) make every cluster after the first equally noisy. The blocks line
     up with availability groups defined on client order (the Markov "halves"). Both
@@ -65,8 +66,9 @@ def synthetic_clustered(
     cluster (`client_class` = cluster id).
     """
     n, dim, h = cfg.n_clients, params.dimension, params.hetero
+    clusters: ClustersParams = selected(cfg, cfg.components.partitions)[1]
     w_star = rng.normal(size=dim)
-    cluster = contiguous_clusters(n, cfg.n_clusters)
+    cluster = contiguous_clusters(n, clusters.n_clusters)
     x_train = rng.normal(size=(n, params.train_per_client, dim))
     x_test = rng.normal(size=(n, params.test_per_client, dim))
     noisy = (cluster > 0)[:, None]

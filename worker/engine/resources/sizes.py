@@ -162,9 +162,10 @@ def run_sizes(config: RunConfig) -> RunSizes:
 def _largest_client(config: RunConfig, n_train: int) -> int:
     """Train samples of the client with the most, from above."""
     data = config.data
-    spread = 1.0
-    if data.partition == "by_class":
-        spread = 2 + 4 * data.size_std if data.sizes == "normal" else 2
-    elif data.partition == "dirichlet":
-        spread = 1 + 2 / data.dirichlet_alpha
-    return min(n_train, math.ceil(n_train / data.n_clients * spread))
+    split, params = selected(data, config.components.partitions)
+    spread = split.component(params).spread()
+    return (
+        n_train
+        if math.isinf(spread)
+        else min(n_train, math.ceil(n_train / data.n_clients * spread))
+    )

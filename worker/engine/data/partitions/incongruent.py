@@ -1,5 +1,5 @@
-"""CA-Fed's incongruent split of an image pool (its generator's `--incongruent_split`,
-which its MNIST and CIFAR-10 experiments use), draw for draw:
+"""`incongruent`: CA-Fed's incongruent split of an image pool (its generator's
+`--incongruent_split`, which its MNIST and CIFAR-10 experiments use), draw for draw:
 
 1. the train and test pools are joined (train rows first) and a permutation of all
    their rows is cut into N chunks (`leaf_chunks`); a client's rows below the train
@@ -20,16 +20,37 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from pydantic import Field
 from torch import Tensor
 
 from worker.engine.data.federated import FederatedData, Pool, offsets
+from worker.engine.data.partitions.base import Grouped, Partition, check_clusters
 from worker.engine.data.population import (
     CAFED_TYPES,
     Population,
     cafed_population,
     client_types,
 )
+from worker.engine.params import Params, RunShape
+from worker.engine.registry import partition
 from worker.engine.sections import DataSection
+
+
+class IncongruentParams(Params):
+    n_clusters: int = Field(2, ge=1, description="Number of client clusters.")
+    swap_pairs: int = Field(2, ge=1, le=5, description="Label pairs each cluster draws and swaps.")
+    population_g: float = Field(
+        0.4,
+        ge=0,
+        lt=0.5,
+        description="The population's π = ½ ± g for available / unavailable clients.",
+    )
+    population_nu: float = Field(
+        0.9, ge=0, lt=1, description="The population's λ of the stable clients (ν)."
+    )
+
+    def check_run(self, run: RunShape) -> None:
+        check_clusters("data.incongruent.n_clusters", self.n_clusters, run)
 
 
 def leaf_chunks(items: np.ndarray, g: int) -> list[np.ndarray]:
@@ -60,18 +81,19 @@ class Split:
     population: Population
 
 
-def draw_split(n_rows: int, n_classes: int, cfg: DataSection, rng: np.random.Generator) -> Split:
-    """The split of `n_rows` joined rows, drawn as the generator draws it."""
-    n = cfg.n_clients
+def draw_split(
+    n_rows: int, n_classes: int, n: int, params: IncongruentParams, rng: np.random.Generator
+) -> Split:
+    """The split of `n_rows` joined rows among `n` clients, drawn as the generator draws it."""
     rows = leaf_chunks(rng.permutation(n_rows), n)
-    groups = leaf_chunks(rng.permutation(n), cfg.n_clusters)
+    groups = leaf_chunks(rng.permutation(n), params.n_clusters)
     cluster = np.zeros(n, dtype=np.int64)
     pi, lam = np.zeros(n), np.zeros(n)
     label_map = np.zeros((n, n_classes), dtype=np.int64)
     for c, ids in enumerate(groups):
-        pairs = rng.choice(n_classes, size=(cfg.swap_pairs, 2), replace=False)
+        pairs = rng.choice(n_classes, size=(params.swap_pairs, 2), replace=False)
         types = client_types(len(ids), CAFED_TYPES, rng, deterministic=False)
-        population = cafed_population(types, cfg.population_g, cfg.population_nu, rng)
+        population = cafed_population(types, params.population_g, params.population_nu, rng)
         cluster[ids] = c
         pi[ids], lam[ids] = population.pi.numpy(), population.lam.numpy()
         label_map[ids] = swap_labels(pairs, n_classes)
@@ -79,14 +101,14 @@ def draw_split(n_rows: int, n_classes: int, cfg: DataSection, rng: np.random.Gen
 
 
 def incongruent(
-    pool: Pool, n_classes: int, cfg: DataSection, rng: np.random.Generator
+    pool: Pool, n_classes: int, n: int, params: IncongruentParams, rng: np.random.Generator
 ) -> FederatedData:
-    """The clients' data: `draw_split` over the joined pool."""
+    """The data of `n` clients: `draw_split` over the joined pool."""
     x_train, y_train, x_test, y_test = pool
     n_pool_train = len(y_train)
     x = torch.cat([x_train, x_test])
     y = torch.cat([y_train, y_test]).numpy()
-    split = draw_split(len(y), n_classes, cfg, rng)
+    split = draw_split(len(y), n_classes, n, params, rng)
 
     def gather(parts: list[np.ndarray]) -> tuple[Tensor, Tensor, Tensor]:
         rows = np.concatenate(parts)
@@ -109,3 +131,16 @@ def incongruent(
         cluster=cluster,
         population=split.population,
     )
+
+
+@partition("incongruent", params=IncongruentParams, label="incongruent (CA-Fed)")
+class Incongruent(Partition):
+    """The whole pool, train and test, is split (`data.max_train_samples` does not apply)."""
+
+    population = True
+    params: IncongruentParams
+
+    def split(
+        self, pool: Grouped, cfg: DataSection, n_classes: int, rng: np.random.Generator
+    ) -> FederatedData:
+        return incongruent(pool.pool, n_classes, cfg.n_clients, self.params, rng)

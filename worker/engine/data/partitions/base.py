@@ -1,0 +1,107 @@
+"""The partition contract: a `Partition` splits a dataset's pool (a `Grouped`) into the
+clients' `FederatedData`.
+
+Most partitions only say which pool rows each client trains on (`rows`); `split` then
+gives each client the test rows of its labels (`federated.assemble`). A partition that
+does more (swaps labels, joins the train and test pools) overrides `split`. Every random
+draw comes from the generator it is given, so the data seed fixes the split.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from worker.engine.data.federated import FederatedData, Pool, assemble
+from worker.engine.errors import ConfigError
+from worker.engine.params import RunShape
+from worker.engine.sections import DataSection
+
+
+class PartitionError(ConfigError):
+    pass
+
+
+def without_data(n_clients: int, samples: int) -> str:
+    """Why a partition of `samples` rows among `n_clients` clients cannot run."""
+    return (
+        f"data.n_clients: {n_clients} clients leave some without data ({samples} samples); "
+        "use fewer clients"
+    )
+
+
+def check_clusters(path: str, n_clusters: int, run: RunShape) -> None:
+    """A cluster needs a client at least."""
+    if n_clusters > run.n_clients:
+        raise ValueError(f"{path}: more clusters than clients")
+
+
+def check_classes(path: str, classes: int, run: RunShape) -> None:
+    """A client cannot hold more distinct classes than the dataset has."""
+    if classes > run.data.n_classes:
+        raise ValueError(
+            f"{path}: {classes} exceeds the {run.data.n_classes} classes of {run.dataset}"
+        )
+
+
+@dataclass(frozen=True)
+class Grouped:
+    """A dataset's labelled pool (x, y, x_test, y_test) and, where its samples belong to
+    groups (its users, a column), each train and test row's group id under each grouping
+    (`DatasetFacts.users`, `DatasetFacts.columns`)."""
+
+    pool: Pool
+    train_groups: Mapping[str, np.ndarray] = field(default_factory=dict)
+    test_groups: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def labels(self) -> np.ndarray:
+        return self.pool[1].numpy()
+
+    def kept(self, rows: np.ndarray) -> Grouped:
+        """The pool with these train rows only, in this order."""
+        x, y, xt, yt = self.pool
+        groups = {name: ids[rows] for name, ids in self.train_groups.items()}
+        return Grouped((x[rows], y[rows], xt, yt), groups, self.test_groups)
+
+
+class Partition:
+    """A way to split a dataset's pool among the clients, built with its validated
+    params (`@partition(name, params=...)`; None without). `pools`: it splits a pool (a
+    dataset that generates its clients' data declares the partitions it makes itself,
+    `DatasetFacts.partitions`); `population`: its `FederatedData` carries the clients'
+    π and λ."""
+
+    pools: ClassVar[bool] = True
+    population: ClassVar[bool] = False
+    params: Any
+
+    def __init__(self, params: Any = None) -> None:
+        self.params = params
+
+    def rows(
+        self, labels: np.ndarray, n_clients: int, rng: np.random.Generator
+    ) -> list[np.ndarray]:
+        """The pool rows each of the `n_clients` clients trains on."""
+        raise NotImplementedError(f"{type(self).__name__} defines neither rows() nor split()")
+
+    def spread(self) -> float:
+        """The largest client's rows over the mean, from above (the run's estimates)."""
+        return 1.0
+
+    def split(
+        self, pool: Grouped, cfg: DataSection, n_classes: int, rng: np.random.Generator
+    ) -> FederatedData:
+        """The clients' data: at most `data.max_train_samples` rows of the pool drawn,
+        then `rows`, then each client's test rows by its labels."""
+        n = len(pool.labels)
+        if cfg.max_train_samples is not None and cfg.max_train_samples < n:
+            pool = pool.kept(rng.permutation(n)[: cfg.max_train_samples])
+        rows = self.rows(pool.labels, cfg.n_clients, rng)
+        if min(len(r) for r in rows) == 0:
+            raise PartitionError(without_data(cfg.n_clients, len(pool.labels)))
+        x, y, xt, yt = pool.pool
+        return assemble(x, y, rows, xt, yt, n_classes, rng)
