@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from worker.engine.params import Params, applies
+from worker.engine.params import Params
 from worker.engine.paths import MAX_PATH_CHARS
 from worker.engine.privacy.section import PrivacySection
 from worker.engine.timespan import MAX_SECONDS, MIN_SECONDS
