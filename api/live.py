@@ -204,8 +204,7 @@ class LiveFeed:
         shown: tuple[str, int] | None = None
         try:
             while not self.closed:
-                changed = watch.changed
-                status = watch.status
+                changed, status, status_event = watch.changed, watch.status, watch.status_event
                 if watch.gone:
                     return
                 if status is None:
@@ -216,7 +215,7 @@ class LiveFeed:
                 if part is None:  # behind the cache: this stream reads its history
                     async with self.history:
                         rows = await anyio.to_thread.run_sync(self._read_history, run_id, after)
-                    part = joined(rows, after, watch.status_event if fresh else b"")
+                    part = joined(rows, after, status_event if fresh else b"")
                 if part.data:
                     yield part.data
                 after = part.last
