@@ -1,8 +1,8 @@
 """Admission: what this server refuses to run, with a 422 before anything is created or
 queued: a run whose estimated memory or work exceeds its limits (the error names the
 config field that drives the estimate), a dataset outside its data root, a download it
-does not allow, system-model files it cannot read as data. Errors in the format of
-`api/errors.py`."""
+does not allow, system-model files it cannot read as data (read in a process apart,
+under a memory cap). Errors in the format of `api/errors.py`."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ from db.settings import Settings
 from worker.data_root import data_folder
 from worker.engine import ConfigError, RunConfig
 from worker.engine.resources import Estimate, estimate, format_bytes, format_flops, largest
-from worker.engine.system import build_system
+from worker.engine.system import SystemSpec, system_spec
+from worker.engine.system.base import NONE
+from worker.system_check import check_systems
 
 # The recorder holds the rounds since its last hand-over and up to two batches that
 # wait for its writer. A checkpoint being written is held 5 times over (measured with
@@ -49,14 +51,32 @@ def refused(err: ConfigError) -> Refusal:
     return Refusal(tuple(path.split(".")) if path else (), msg, "value_error")
 
 
-def refusals(config: RunConfig, settings: Settings) -> list[Refusal]:
-    """Why this server refuses `config` (nothing: it may run)."""
-    try:
-        folder = data_folder(config, settings)
-        build_system(config, config.data.n_clients, str(folder))  # its files, read safely
-        found = run_estimate(config, settings)
-    except ConfigError as err:
-        return [refused(err)]
+def refusals(configs: Sequence[RunConfig], settings: Settings) -> list[list[Refusal]]:
+    """Why this server refuses each config (nothing: it may run). The configs' system
+    models are built in one process apart (`worker/system_check.py`): their files are
+    users' files, and reading one must not cost the API its memory."""
+    found: list[list[Refusal]] = []
+    specs: dict[int, SystemSpec] = {}
+    for i, config in enumerate(configs):
+        try:
+            folder = data_folder(config, settings)
+            spec = system_spec(config, config.data.n_clients, str(folder))
+            found.append(_limits(config, settings))
+        except ConfigError as err:
+            found.append([refused(err)])
+            continue
+        if spec.kind != NONE:
+            specs[i] = spec
+    verdicts = check_systems(list(specs.values()), settings.max_file_read_mb)
+    for i, why in zip(specs, verdicts, strict=True):
+        if why is not None:
+            found[i] = [refused(ConfigError(why))]
+    return found
+
+
+def _limits(config: RunConfig, settings: Settings) -> list[Refusal]:
+    """The refusals of a run estimated past this server's limits."""
+    found = run_estimate(config, settings)
     checks = (
         ("memory", found.host_bytes, found.host_terms, format_bytes, "max_run_memory_mb", 2**20),
         ("work", found.flops, found.work, format_flops, "max_run_gflop", 1e9),
@@ -77,19 +97,19 @@ def refusals(config: RunConfig, settings: Settings) -> list[Refusal]:
 
 def admit(config: RunConfig, settings: Settings, loc: Sequence[str] = ("body", "config")) -> None:
     """Raise a 422 for a config this server refuses."""
-    errors = [
-        {"loc": [*loc, *r.path], "msg": r.msg, "type": r.type} for r in refusals(config, settings)
-    ]
+    [found] = refusals([config], settings)
+    errors = [{"loc": [*loc, *r.path], "msg": r.msg, "type": r.type} for r in found]
     if errors:
         raise RequestValidationError(errors)
 
 
 def admit_sweep(cells: list[Cell], grid_keys: list[str], settings: Settings) -> None:
     """Raise a 422 listing every cell of a sweep this server refuses."""
+    found = refusals([cell.config for cell in cells], settings)
     errors = [
         {"loc": blame(r.path, grid_keys), "msg": cell.prefix + r.msg, "type": r.type}
-        for cell in cells
-        for r in refusals(cell.config, settings)
+        for cell, refusals_of_cell in zip(cells, found, strict=True)
+        for r in refusals_of_cell
     ]
     if errors:
         raise RequestValidationError(errors)

@@ -85,6 +85,14 @@ class Settings(BaseSettings):
         "start-up. The default lets a 24 GiB machine run three at once beside the API and "
         "the database; the presets need at most 4.2 GiB.",
     )
+    max_file_read_mb: int = Field(
+        1024,
+        ge=16,
+        description="Memory that reading a run's system-model files (FedScale's traces) may "
+        "take at admission, in MiB, in a process apart from the API's: a file that takes "
+        "more is refused (422 naming it). The largest trace admitted (2^22 values) takes "
+        "about 330 MiB.",
+    )
     keep_datasets_mb: int = Field(
         2048,
         ge=0,

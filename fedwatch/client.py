@@ -276,7 +276,7 @@ class Run:
         if self.model is not None:
             self._send_model(self.model)
         if ending is not None:
-            self.uploader.finish(ending["status"], ending["message"], ending["finished_at"])
+            self.uploader.finish(ending["status"], ending["message"])
             self.finished = True
 
 

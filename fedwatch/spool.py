@@ -11,8 +11,9 @@ Lines, in the order they were written:
   spool (`run.log_model`);
 - `{"kind": "finish", "status", "message", "finished_at"}`.
 
-The server is sent the times with the run and its end, so a run uploaded later keeps
-when it happened.
+An upload of the spool (`fedwatch sync`) sends the server these times with the run and
+its end, so a run uploaded later keeps when it happened; a live run sends none, and
+takes the server's.
 
 A line cut short by a killed process is ignored. Rounds are idempotent on the server, so
 a spool can be uploaded again, and after part of it was sent live.
@@ -101,10 +102,17 @@ def read_spool(path: Path) -> SpoolContents:
     return contents
 
 
+# The declaration's times, from the clock of the machine that ran the run.
+TIMES = ("created_at", "started_at")
+
+
 class Uploader:
     """Sends one run to one server: creates it (once), its rounds in batches (fewer at
     once after a 413; a refused batch is split to find the refused rounds, which are
-    reported to `refused` and skipped), then its end."""
+    reported to `refused` and skipped), then its end. `replay`: the run happened
+    earlier (`fedwatch sync`), so the server is sent its times, from the spool; a live
+    run's times are the server's own (a client whose clock runs ahead of the server's by
+    more than the skew it allows would be refused)."""
 
     def __init__(
         self,
@@ -113,12 +121,15 @@ class Uploader:
         run_id: int | None = None,
         batch_rounds: int = 200,
         refused: Callable[[dict[str, Any], Refused], None] | None = None,
+        *,
+        replay: bool = False,
     ) -> None:
         self.transport = transport
         self.declaration = declaration
         self.run_id = run_id
         self.batch_rounds = batch_rounds
         self.refused = refused or (lambda _record, err: None)
+        self.replay = replay
 
     @property
     def url(self) -> str:
@@ -128,7 +139,8 @@ class Uploader:
         """The run's id on this server, and whether it was created just now."""
         if self.run_id is not None:
             return self.run_id, False
-        body = {"source": "external", **self.declaration}
+        sent = {k: v for k, v in self.declaration.items() if self.replay or k not in TIMES}
+        body = {"source": "external", **sent}
         self.run_id = int(self.transport.post("/api/runs", body)["id"])
         return self.run_id, True
 
@@ -171,7 +183,7 @@ class Uploader:
         self, status: str, message: str | None, finished_at: str | None = None
     ) -> dict[str, Any]:
         body = {"status": status, "message": message}
-        if finished_at is not None:
+        if self.replay and finished_at is not None:
             body["finished_at"] = finished_at
         answer: dict[str, Any] = self.transport.post(f"/api/runs/{self.run_id}/finish", body)
         return answer
@@ -182,7 +194,11 @@ def sync(path: Path, transport: Transport, batch_rounds: int = 500) -> tuple[int
     server's id is appended to the spool, so a second upload finds the same run."""
     contents = read_spool(path)
     uploader = Uploader(
-        transport, contents.declaration, contents.run_ids.get(transport.url), batch_rounds
+        transport,
+        contents.declaration,
+        contents.run_ids.get(transport.url),
+        batch_rounds,
+        replay=True,
     )
     run_id, created = uploader.ensure_run()
     if created:

@@ -5,6 +5,12 @@ loop's clock (`clock.py`) times a round from them (`timing.py`)."""
 
 from __future__ import annotations
 
-from worker.engine.system.base import SystemFacts, SystemModel, build_system
+from worker.engine.system.base import (
+    SystemFacts,
+    SystemModel,
+    SystemSpec,
+    build_system,
+    system_spec,
+)
 
-__all__ = ["SystemFacts", "SystemModel", "build_system"]
+__all__ = ["SystemFacts", "SystemModel", "SystemSpec", "build_system", "system_spec"]

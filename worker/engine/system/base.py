@@ -55,22 +55,44 @@ class NoSystem(SystemModel):
         return None
 
 
+@dataclass(frozen=True)
+class SystemSpec:
+    """What builds a run's system model: its component, params and facts. It pickles (a
+    config's class, built from the components, does not), so that the service can build
+    the model in a process of its own, where the files it reads cannot take the
+    service's memory (`worker/system_check.py`)."""
+
+    kind: str
+    component: type[SystemModel]
+    params: Any
+    facts: SystemFacts
+
+    def build(self) -> SystemModel | None:
+        """The model (None: no clock); ConfigError for files it cannot use, and for a
+        client whose sample or byte would take the clock outside its range."""
+        model = self.component.from_params(self.params, self.facts)
+        if model is not None:
+            field = f"system.{self.kind}"
+            per_byte = {"downlink": model.down_bps, "uplink": model.up_bps}
+            _within_clock(field, "a training sample", model.s_per_sample)
+            for link, bps in per_byte.items():
+                with np.errstate(divide="ignore"):
+                    _within_clock(field, f"a byte on its {link}", 1 / bps.numpy())
+        return model
+
+
+def system_spec(config: RunSection, n_clients: int, root: str) -> SystemSpec:
+    """What builds the system model `config` selects for `n_clients` clients, its files
+    read from the data folder `root`."""
+    entry, params = selected(config.system, config.components.systems)
+    facts = SystemFacts(n_clients, config.seed, root)
+    return SystemSpec(config.system.kind, entry.component, params, facts)
+
+
 def build_system(config: RunSection, n_clients: int, root: str) -> SystemModel | None:
     """The system model `config` selects for `n_clients` clients, its files read from
-    the data folder `root` (None: no clock); ConfigError for files it cannot use, and
-    for a client whose sample or byte would take the clock outside its range."""
-    entry, params = selected(config.system, config.components.systems)
-    model: SystemModel | None = entry.component.from_params(
-        params, SystemFacts(n_clients, config.seed, root)
-    )
-    if model is not None:
-        field = f"system.{config.system.kind}"
-        per_byte = {"downlink": model.down_bps, "uplink": model.up_bps}
-        _within_clock(field, "a training sample", model.s_per_sample)
-        for link, bps in per_byte.items():
-            with np.errstate(divide="ignore"):
-                _within_clock(field, f"a byte on its {link}", 1 / bps.numpy())
-    return model
+    the data folder `root` (None: no clock; errors: `SystemSpec.build`)."""
+    return system_spec(config, n_clients, root).build()
 
 
 def _within_clock(field: str, what: str, seconds: Tensor | np.ndarray) -> None:

@@ -10,7 +10,6 @@ refused once loaded, naming the type.
 
 from __future__ import annotations
 
-import io
 import pickle
 from pathlib import Path
 from typing import Any
@@ -51,18 +50,22 @@ def load_data_pickle(path: Path, field: str, shown: str) -> Any:
     where = f"{field}: {shown}"
     try:
         size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise ConfigError(f"{where}: {size} bytes, more than the {MAX_BYTES} allowed")
-        raw = path.read_bytes()
     except OSError as err:
         raise ConfigError(f"{where}: cannot be read ({err.strerror or err})") from None
+    if size > MAX_BYTES:
+        raise ConfigError(f"{where}: {size} bytes, more than the {MAX_BYTES} allowed")
     try:
-        value = _Restricted(io.BytesIO(raw)).load()
+        with path.open("rb") as file:  # read as it is parsed: its bytes are not held
+            value = _Restricted(file).load()
+    except OSError as err:
+        raise ConfigError(f"{where}: cannot be read ({err.strerror or err})") from None
     except _Refused as refused:
         raise ConfigError(
             f"{where}: holds {refused.what}, which is not a dict, list, number or string "
             "(refused before it could run)"
         ) from None
+    except MemoryError as err:  # its objects outgrew the process's memory cap
+        raise ConfigError(f"{where}: ran out of memory while it was read") from err
     except Exception as err:  # a truncated or foreign file: any unpickling error
         raise ConfigError(f"{where}: not a readable pickle ({type(err).__name__})") from None
     foreign = _foreign(value)
