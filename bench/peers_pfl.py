@@ -15,7 +15,10 @@ Where it differs from pfl's benchmark, to do FedWatch's work:
 - a user's dataset yields `steps` batches drawn at random with replacement (pfl's
   `Dataset.iter` walks the rows in order, which stops after 2 batches of 32 in 50 rows);
 - the cohort is drawn by pfl's `minimize_reuse` sampler (every user once before any
-  twice, so a cohort of all N holds each user once) rather than `random`.
+  twice, so a cohort of all N holds each user once) rather than `random`;
+- pfl's evaluation of each trainee before and after its local training (in the
+  iterations `evaluation_frequency` names) is left to the warm-up iteration alone, as
+  FedWatch evaluates no trainee; the central evaluation runs every iteration.
 
 Writes the time after each central iteration's evaluation (the first: when training
 begins) and the final accuracy to `--out`.
@@ -53,12 +56,13 @@ def main() -> None:
     from pfl.aggregate.simulate import SimulatedBackend
     from pfl.aggregate.weighting import WeightByDatapoints
     from pfl.algorithm import FederatedAveraging, NNAlgorithmParams
-    from pfl.callback import CentralEvaluationCallback, TrainingProcessCallback
+    from pfl.callback.base import TrainingProcessCallback
+    from pfl.callback.central_evaluation import CentralEvaluationCallback
     from pfl.data import FederatedDataset
     from pfl.data.dataset import Dataset
     from pfl.data.sampling import get_user_sampler
     from pfl.hyperparam import NNEvalHyperParams, NNTrainHyperParams
-    from pfl.internal.ops.pytorch_ops import to_tensor
+    from pfl.internal.ops.pytorch_ops import get_default_device
     from pfl.metrics import Metrics, Weighted
     from pfl.model.pytorch import PyTorchModel
 
@@ -106,18 +110,20 @@ def main() -> None:
                 rows = rows.to(y.device)
                 yield [x[rows], y[rows]]
 
-    x = to_tensor(np.load(data / "x_train.npy"))
-    y = to_tensor(np.load(data / "y_train.npy"))
+    device = get_default_device()
+
+    def load(split: str) -> torch.Tensor:  # pfl's `to_tensor` would make labels floats
+        return torch.from_numpy(np.load(data / f"{split}.npy")).to(device)
+
+    x, y = load("x_train"), load("y_train")
     gen = torch.Generator().manual_seed(w.seed)
     shards = [slice(u * w.per_client, (u + 1) * w.per_client) for u in range(w.n_clients)]
     users = {u: Drawn(x[s], y[s], gen) for u, s in enumerate(shards)}
     sampler = get_user_sampler("minimize_reuse", list(range(w.n_clients)))
     training = FederatedDataset(lambda u: users[u], sampler)
-    central = Dataset(
-        raw_data=[to_tensor(np.load(data / "x_test.npy")), to_tensor(np.load(data / "y_test.npy"))]
-    )
+    central = Dataset(raw_data=[load("x_test"), load("y_test")])
 
-    module = Classifier().to(to_tensor(np.zeros(1)).device)
+    module = Classifier().to(device)
     params = [p for p in module.parameters() if p.requires_grad]
     model = PyTorchModel(
         model=module,
@@ -149,7 +155,9 @@ def main() -> None:
     FederatedAveraging().run(
         algorithm_params=NNAlgorithmParams(
             central_num_iterations=w.total_rounds,
-            evaluation_frequency=1,
+            # pfl evaluates each trainee before and after local training in the
+            # iterations it evaluates; FedWatch does not: only the warm-up does here.
+            evaluation_frequency=w.total_rounds + 1,
             train_cohort_size=w.k,
             val_cohort_size=0,
         ),
