@@ -436,11 +436,11 @@ def bench_workload(
     if "pfl" in peers:
         figures.sides["pfl"] = median_side(sides["pfl"])
     ours_side = figures.sides["FedWatch"]
-    for peer, side in figures.sides.items():
+    for peer, got in figures.sides.items():
         if peer != "FedWatch":
             print(
-                f"  {peer} ÷ FedWatch: per round {side.round_s / ours_side.round_s:.2f}x, per "
-                f"process {side.process_s / ours_side.process_s:.2f}x {side.note}",
+                f"  {peer} ÷ FedWatch: per round {got.round_s / ours_side.round_s:.2f}x, per "
+                f"process {got.process_s / ours_side.process_s:.2f}x {got.note}",
                 flush=True,
             )
     return figures

@@ -96,7 +96,7 @@ def main() -> None:
                 "accuracy": Weighted(float(correct), len(y)),
             }
 
-    class Drawn(Dataset):  # type: ignore[misc]
+    class Drawn(Dataset):
         """A user's rows, iterated as `steps` batches drawn with replacement."""
 
         def __init__(self, x: torch.Tensor, y: torch.Tensor, gen: torch.Generator) -> None:
@@ -137,7 +137,7 @@ def main() -> None:
     stamps: list[float] = []
     accs: list[float] = []
 
-    class Stopwatch(TrainingProcessCallback):  # type: ignore[misc]
+    class Stopwatch(TrainingProcessCallback):
         """Notes the time and central accuracy once the evaluation has run."""
 
         def on_train_begin(self, *, model: Any) -> Metrics:

@@ -117,14 +117,14 @@ def main() -> None:
     alg.select = timers.wrap("selection", alg.select)  # type: ignore[method-assign]
     sim.trainer.work = timers.wrap("selection", sim.trainer.work)  # type: ignore[method-assign]
     sim.trainer.train = timers.wrap("optimiser", sim.trainer.train)  # type: ignore[method-assign]
-    trainer.batch_indices = timers.wrap("batches", trainer.batch_indices, inside="optimiser")  # type: ignore[attr-defined]
+    trainer.batch_indices = timers.wrap("batches", trainer.batch_indices, inside="optimiser")
     make_step = local._grad_and_loss
 
     def timed_step(*a: Any) -> Any:
         return timers.wrap("arithmetic", make_step(*a), inside="optimiser")
 
-    local._grad_and_loss = timed_step  # type: ignore[assignment]
-    local.gather = timers.wrap("batches", local.gather, inside="arithmetic")  # type: ignore[assignment]
+    local._grad_and_loss = timed_step
+    local.gather = timers.wrap("batches", local.gather, inside="arithmetic")
     alg.aggregate = timers.wrap("aggregate", alg.aggregate)  # type: ignore[method-assign]
     sim.server.step = timers.wrap("aggregate", sim.server.step)  # type: ignore[method-assign]
     tracker = sim.tracker
