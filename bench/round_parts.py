@@ -16,8 +16,9 @@ The round's own methods are wrapped with timers (nothing else changes):
 
 Prints the median of each part over the timed rounds (after `--warmup` rounds), its
 share, and the round against the target of the issue: at most 2× (arithmetic +
-evaluation). `--clock cpu` times by the process's CPU time (less inflated by other
-processes on a busy machine). One thread, as `bench/peers.py --threads 1`.
+evaluation), and against the useful work at the core's matmul rate. `--clock cpu`
+times by the process's CPU time (less inflated by other processes on a busy machine).
+One thread, as `bench/peers.py --threads 1`.
 
     python bench/round_parts.py [--rounds 60] [--warmup 5] [--clock wall|cpu]
 """
@@ -161,6 +162,27 @@ def main() -> None:
         f"arithmetic + evaluation {floor * 1e3:.3f} ms; round ÷ that {med['round'] / floor:.2f} "
         f"(target ≤ 2); mean round {np.mean([r['round'] for r in timed]) * 1e3:.3f} ms"
     )
+    d, classes = int(np.prod(w.shape)), peers.N_CLASSES
+    flops = 2 * 2 * w.k * w.batch * d * classes + 2 * peers.TEST * d * classes
+    rate = matmul_rate(clock)
+    print(
+        f"useful work {flops / 1e6:.0f} MFLOP (logits and ∇W of K·B rows, the test logits); "
+        f"at this core's matmul rate ({rate / 1e9:.0f} GFLOP/s, 1024² `torch.mm`) "
+        f"{flops / rate * 1e3:.3f} ms; round ÷ that {med['round'] * rate / flops:.1f}"
+    )
+
+
+def matmul_rate(clock: Callable[[], float]) -> float:
+    """FLOP/s of a 1024² float32 `torch.mm` on this thread (the best of 5 after one)."""
+    import torch
+
+    a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
+    times = []
+    for _ in range(6):
+        began = clock()
+        torch.mm(a, b)
+        times.append(clock() - began)
+    return 2 * 1024**3 / min(times[1:])
 
 
 if __name__ == "__main__":
