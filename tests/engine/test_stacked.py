@@ -259,3 +259,36 @@ def test_only_a_softmax_regression_has_class_logits_equal_to_its_forward(name: s
         return
     assert stacked.one_linear
     assert_close(stacked.class_logits(theta, x), model.forward(theta, x), atol=1e-6, rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("steps", "momentum", "start", "delta", "kept"),
+    [
+        (1, 0.0, None, -0.2, None),  # θ = 1, g = 2θ = 2: Δ = −0.1·2
+        (2, 0.0, None, -0.36, None),  # then θ = 0.8, g = 1.6: θ = 0.64
+        (1, 0.5, 1.0, -0.25, 2.5),  # b = 0.5·1 + 2 = 2.5
+        (2, 0.5, 0.0, -0.46, 2.6),  # b = 2, θ = 0.8; b = 0.5·2 + 1.6 = 2.6, θ = 0.54
+    ],
+)
+def test_vmap_deltas_by_hand_leave_w_and_keep_the_buffers(
+    steps: int, momentum: float, start: float | None, delta: float, kept: float | None
+) -> None:
+    model = FlatModel(nn.Linear(1, 1, bias=False), "regression")  # loss (θx − y)²
+    w = torch.tensor([1.0])
+    x, y = torch.ones(1, 1), torch.zeros(1, 1)  # one row: ∇ = 2θ
+    buf = None if start is None else torch.full((2, 1), start)
+    spec = LocalSpec(
+        w=w,
+        batches=torch.zeros(2, steps, 1, dtype=torch.long),
+        mask=torch.ones(2, steps),
+        lr=0.1,
+        momentum=momentum,
+        buf=buf,
+    )
+
+    deltas, _ = train_vmap(model, x, y, spec)
+
+    assert_close(deltas, torch.full((2, 1), delta))
+    assert_close(w, torch.tensor([1.0]))  # every client started from it; none wrote it
+    if buf is not None and kept is not None:
+        assert_close(buf, torch.full((2, 1), kept))  # the last step's buffers, not deltas

