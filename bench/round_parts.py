@@ -121,8 +121,11 @@ def main() -> None:
     trainer.batch_indices = timers.wrap("batches", trainer.batch_indices, inside="optimiser")
     make_step = local._grad_and_loss
 
-    def timed_step(*a: Any) -> Any:
-        return timers.wrap("arithmetic", make_step(*a), inside="optimiser")
+    def timed_step(model: Any, x: Any, y: Any, theta: Any, batch: int) -> local.StepFn:
+        step: local.StepFn = timers.wrap(
+            "arithmetic", make_step(model, x, y, theta, batch), inside="optimiser"
+        )
+        return step
 
     local._grad_and_loss = timed_step
     local.gather = timers.wrap("batches", local.gather, inside="arithmetic")
