@@ -52,6 +52,15 @@ $(FLOWER)/.installed: $(CLIENT)
 		"torch==$$($(PY) -c 'from importlib.metadata import version; print(version("torch"))')"
 	touch $@
 
+# bench/peers.py's pfl-research side: `pfl[pytorch]` from the registry (its torch range
+# holds .venv's release, pinned as for Flower), nothing of FedWatch or Flower.
+.venv-pfl/.installed: $(STAMP)
+	test -x .venv-pfl/bin/python || python3 -m venv .venv-pfl
+	.venv-pfl/bin/python -m pip install -q --upgrade pip
+	.venv-pfl/bin/python -m pip install -q 'pfl[pytorch]' numpy \
+		"torch==$$($(PY) -c 'from importlib.metadata import version; print(version("torch"))')"
+	touch $@
+
 run: $(STAMP) docs
 	$(VENV)/bin/fedwatch serve --host $(HOST) --port $(PORT)
 
@@ -101,4 +110,4 @@ bench: $(STAMP)
 	$(PY) bench/engine.py
 
 clean:
-	rm -rf $(VENV) $(FLOWER) .venv-peers node_modules var .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(FLOWER) .venv-peers .venv-pfl node_modules var .mypy_cache .ruff_cache .pytest_cache

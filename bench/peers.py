@@ -1,4 +1,5 @@
-"""FedWatch and Flower side by side: the same FedAvg workloads, as whole processes.
+"""FedWatch, Flower and pfl-research side by side: the same FedAvg workloads, as whole
+processes.
 
 Workloads (fake data drawn with numpy from `--seed`, the same on both sides; the same
 initial weights, FedWatch's model built under `torch.manual_seed(0)`):
@@ -28,26 +29,40 @@ files that both sides read.
   `client_resources.num_cpus` of `--flower-cpus` (default 1 and 2; Ray's own CPU count
   is the machine's); Flower's figures are those of its best `num_cpus`, for the round
   time and for the process time each (the accuracy: that of the best round time).
+- pfl-research (`bench/peers_pfl.py`): `FederatedAveraging().run` on a
+  `SimulatedBackend`, written as pfl's own image-classification benchmark writes it, with
+  FedWatch's model (its graph exported here as `model.pt2`) and a central evaluation
+  every iteration; pfl trains the cohort one user after another in one process. What
+  differs from pfl's benchmark, to do the same work, is listed in that file.
 
 Both evaluate the global model on the whole test set every round, so a round is
-training, aggregation and one evaluation on either side. Per round: the median over
+training, aggregation and one evaluation on every side. Per round: the median over
 the rounds after a warm-up round (FedWatch: differences of the records' `wall_s`;
-Flower: time between successive `evaluate_fn` returns). Per process: wall clock from
+Flower: time between successive `evaluate_fn` returns; pfl: between successive
+`after_central_iteration` callbacks). Per process: wall clock from
 the child's start to its exit (imports, Ray's start-up and shutdown included). Each
-repeat runs FedWatch, then Flower with each `num_cpus`, interleaved, so a change in
-the machine's load falls on all alike. `--threads` sets OMP_NUM_THREADS, MKL's and
+repeat runs FedWatch, then Flower with each `num_cpus`, then pfl, interleaved, so a
+change in the machine's load falls on all alike. `--threads` sets OMP_NUM_THREADS, MKL's and
 `torch.set_num_threads` in every child (Flower's actors and server included): with 1,
 FedWatch computes on one core while Flower with `num_cpus=1` runs one actor per core.
 
-Prints each run, then per workload the medians, the ratios Flower ÷ FedWatch per round
-and per process, and both final test accuracies (close, not equal: the two draw their
-clients and batches from different generators), and a summary table.
+Prints each run, then per workload the medians, the ratios peer ÷ FedWatch per round
+and per process, and the final test accuracies (close, not equal: each side draws its
+clients and batches from its own generators), and a summary table of the three.
 FedWatch runs under this interpreter (`.venv`'s: the engine), Flower under
-`.venv-peers`'s (Flower's simulation engine and torch, a Flower user's environment; the
-bench makes it, `make .venv-peers/.installed`); the bench prints both torch versions.
+`.venv-peers`'s (Flower's simulation engine and torch, a Flower user's environment) and
+pfl under `.venv-pfl`'s (`pfl[pytorch]` and the same torch release); the bench makes
+them (`make .venv-peers/.installed .venv-pfl/.installed`) and prints the versions.
+
+`--device cuda` trains and evaluates every side on the GPU (Flower's actors each take
+a tenth of it). `--dry-run` shrinks every workload to 10 clients of 4 samples, K ≤ 5,
+1 timed round and 1 repeat, to check the bench end to end in seconds. `--peers` names
+the peers to run; with `--no-install` a peer whose environment is missing is reported
+as missing rather than installed.
 
     python bench/peers.py [--workloads W1-10,W1-100,W2] [--repeats 3] [--rounds R]
-        [--threads 1] [--flower-cpus 1,2] [--seed 0]
+        [--threads 1] [--flower-cpus 1,2] [--seed 0] [--peers flower,pfl]
+        [--device cpu|cuda] [--dry-run] [--no-install]
 """
 
 from __future__ import annotations
@@ -63,7 +78,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +86,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOWER_ENV = ROOT / ".venv-peers"
+PFL_ENV = ROOT / ".venv-pfl"
 DATASET = "bench_peers"
 N_CLASSES = 10
 TEST = 2000
@@ -97,6 +113,10 @@ class Workload:
     @property
     def total_rounds(self) -> int:
         return self.rounds + 1
+
+    def tiny(self) -> Workload:
+        """The same setting on 10 clients of 4 samples, for `--dry-run`."""
+        return replace(self, n_clients=10, per_client=4, k=min(self.k, 5), rounds=1)
 
 
 WORKLOADS = {
@@ -152,6 +172,11 @@ def write_workload(w: Workload, data: Path) -> int:
     module = build_module(w)
     flat = FlatModel(module, "classification")
     np.savez(data / "init.npz", **{k: v.detach().numpy() for k, v in module.state_dict().items()})
+    # The graph alone, for a side that cannot build FedWatch's models (pfl's).
+    example = (torch.zeros(2, *w.shape),)
+    batch = {0: torch.export.Dim("batch")}
+    program = torch.export.export(module, example, dynamic_shapes=(batch,))
+    torch.export.save(program, data / "model.pt2")
     (data / "meta.json").write_text(json.dumps(asdict(w)))
     return flat.dim
 
@@ -204,7 +229,7 @@ def fake_dataset(
 # --- the FedWatch child -------------------------------------------------------------
 
 
-def fedwatch_child(data: Path, out: Path, threads: int) -> None:
+def fedwatch_child(data: Path, out: Path, threads: int, device: str) -> None:
     import torch
 
     from worker.engine.allocator import keep_freed_memory
@@ -229,7 +254,7 @@ def fedwatch_child(data: Path, out: Path, threads: int) -> None:
             "name": f"peers-{w.name}",
             "seed": 0,
             "rounds": w.total_rounds,
-            "device": "cpu",
+            "device": device,
             "backend": "auto",
             "data": {"dataset": DATASET, "n_clients": w.n_clients, "seed": w.seed},
             "model": {"name": w.model},
@@ -265,7 +290,7 @@ def fedwatch_child(data: Path, out: Path, threads: int) -> None:
 
 @dataclass
 class Run:
-    side: str  # "FedWatch" or "Flower cpus=N"
+    side: str  # "FedWatch", "Flower cpus=N" or "pfl"
     process_s: float
     round_s: list[float]  # timed rounds (the warm-up round dropped)
     final_acc: float
@@ -313,25 +338,48 @@ def load_text() -> str:
 
 
 @dataclass
-class Figures:
-    """One workload's medians; Flower's at its best `num_cpus`, for each figure."""
+class Side:
+    """One system's medians on a workload (Flower's at its best `num_cpus`)."""
 
+    round_s: float
+    process_s: float
+    acc: float
+    note: str = ""
+
+
+@dataclass
+class Figures:
     workload: str
-    fedwatch_round: float
-    flower_round: float
-    round_cpus: int
-    fedwatch_process: float
-    flower_process: float
-    process_cpus: int
-    fedwatch_acc: float
-    flower_acc: float
+    sides: dict[str, Side]  # "FedWatch", "Flower", "pfl"
+
+
+def median_side(runs: list[Run], note: str = "") -> Side:
+    return Side(
+        statistics.median(r.per_round for r in runs),
+        statistics.median(r.process_s for r in runs),
+        statistics.median(r.final_acc for r in runs),
+        note,
+    )
 
 
 def bench_workload(
-    w: Workload, args: argparse.Namespace, cpus: list[int], env: dict[str, str]
+    w: Workload, args: argparse.Namespace, peers: list[str], cpus: list[int], env: dict[str, str]
 ) -> Figures:
-    ours: list[Run] = []
-    flower: dict[int, list[Run]] = {c: [] for c in cpus}
+    sides: dict[str, list[Run]] = {"FedWatch": []}
+    commands: dict[str, list[str]] = {}
+    if "flower" in peers:
+        flower_py = str(FLOWER_ENV / "bin" / "python")
+        for c in cpus:
+            commands[f"Flower cpus={c}"] = [
+                flower_py,
+                "-m",
+                "bench.peers_flower",
+                "--num-cpus",
+                str(c),
+            ]
+    if "pfl" in peers:
+        commands["pfl"] = [str(PFL_ENV / "bin" / "python"), "-m", "bench.peers_pfl"]
+    sides.update({name: [] for name in commands})
     with tempfile.TemporaryDirectory(prefix="peers-bench-") as name:
         tmp = Path(name)
         t0 = time.perf_counter()
@@ -339,81 +387,103 @@ def bench_workload(
         print(
             f"\n== {w.name}: {w.model} ({dim} parameters), {w.n_clients} clients × "
             f"{w.per_client} samples, K = {w.k}, {w.steps} step(s) × batch {w.batch}, "
-            f"lr {w.lr}; {w.rounds} timed rounds after 1 warm-up "
+            f"lr {w.lr}; {w.rounds} timed rounds after 1 warm-up on {args.device} "
             f"(data written in {time.perf_counter() - t0:.1f} s; load {load_text()})",
             flush=True,
         )
         out = tmp / "result.json"
-        py, flower_py = sys.executable, str(FLOWER_ENV / "bin" / "python")
         common = ["--data", str(tmp), "--out", str(out), "--threads", str(args.threads)]
+        common += ["--device", args.device]
+        ours = [sys.executable, "-m", "bench.peers", "--child-fedwatch", *common]
         for i in range(args.repeats):
-            cmd = [py, "-m", "bench.peers", "--child-fedwatch", *common]
-            run = run_child("FedWatch", cmd, out, env, tmp / f"fedwatch-{i}.log")
-            ours.append(run)
-            print(
-                f"  repeat {i + 1} {run.side:>14}: process {run.process_s:6.2f} s, "
-                f"{run.per_round:.3f} s/round, acc {run.final_acc:.4f} "
-                f"(backend {run.extra['backend']}, initial weights off by "
-                f"{run.extra['init_gap']:.1e})",
-                flush=True,
-            )
-            for c in cpus:
-                cmd = [flower_py, "-m", "bench.peers_flower", *common, "--num-cpus", str(c)]
-                run = run_child(f"Flower cpus={c}", cmd, out, env, tmp / f"flower-{c}-{i}.log")
-                flower[c].append(run)
+            for side, cmd in [
+                ("FedWatch", ours),
+                *((s, [*c, *common]) for s, c in commands.items()),
+            ]:
+                run = run_child(side, cmd, out, env, tmp / f"{side.replace(' ', '-')}-{i}.log")
+                sides[side].append(run)
+                extra = ""
+                if side == "FedWatch":
+                    extra = (
+                        f" (backend {run.extra['backend']}, initial weights off by "
+                        f"{run.extra['init_gap']:.1e})"
+                    )
                 print(
                     f"  repeat {i + 1} {run.side:>14}: process {run.process_s:6.2f} s, "
-                    f"{run.per_round:.3f} s/round, acc {run.final_acc:.4f}",
+                    f"{run.per_round:.3f} s/round, acc {run.final_acc:.4f}{extra}",
                     flush=True,
                 )
 
-    def med_round(runs: list[Run]) -> float:
-        return statistics.median(r.per_round for r in runs)
-
-    def med_process(runs: list[Run]) -> float:
-        return statistics.median(r.process_s for r in runs)
-
-    def med_acc(runs: list[Run]) -> float:
-        return statistics.median(r.final_acc for r in runs)
-
     print(f"  -- {w.name}: medians over {args.repeats} repeat(s); load now {load_text()}")
-    for runs in [ours, *flower.values()]:
+    for runs in sides.values():
         print(
             f"  {runs[0].side:>14}: round {spread([r.per_round for r in runs])}, "
-            f"process {spread([r.process_s for r in runs])}, final acc {med_acc(runs):.4f}"
+            f"process {spread([r.process_s for r in runs])}, final acc "
+            f"{statistics.median(r.final_acc for r in runs):.4f}"
         )
-    by_round = min(cpus, key=lambda c: med_round(flower[c]))
-    by_process = min(cpus, key=lambda c: med_process(flower[c]))
-    figures = Figures(
-        w.name,
-        med_round(ours),
-        med_round(flower[by_round]),
-        by_round,
-        med_process(ours),
-        med_process(flower[by_process]),
-        by_process,
-        med_acc(ours),
-        med_acc(flower[by_round]),
-    )
-    print(
-        f"  Flower ÷ FedWatch: per round {figures.flower_round / figures.fedwatch_round:.2f}x "
-        f"(num_cpus={by_round}), per process "
-        f"{figures.flower_process / figures.fedwatch_process:.2f}x (num_cpus={by_process})",
-        flush=True,
-    )
+    figures = Figures(w.name, {"FedWatch": median_side(sides["FedWatch"])})
+    if "flower" in peers:
+        flower = {c: median_side(sides[f"Flower cpus={c}"]) for c in cpus}
+        by_round = min(cpus, key=lambda c: flower[c].round_s)
+        by_process = min(cpus, key=lambda c: flower[c].process_s)
+        best = flower[by_round]
+        figures.sides["Flower"] = Side(
+            best.round_s,
+            flower[by_process].process_s,
+            best.acc,
+            f"num_cpus={by_round} per round, {by_process} per process",
+        )
+    if "pfl" in peers:
+        figures.sides["pfl"] = median_side(sides["pfl"])
+    ours_side = figures.sides["FedWatch"]
+    for peer, got in figures.sides.items():
+        if peer != "FedWatch":
+            print(
+                f"  {peer} ÷ FedWatch: per round {got.round_s / ours_side.round_s:.2f}x, per "
+                f"process {got.process_s / ours_side.process_s:.2f}x {got.note}",
+                flush=True,
+            )
     return figures
 
 
-def ensure_flower() -> str:
-    """Flower's environment for its side (made or brought up to date by `make`); its
-    Python, torch and flwr versions."""
-    subprocess.run(["make", "-C", str(ROOT), f"{FLOWER_ENV.name}/.installed"], check=True)
-    code = "import platform, flwr, torch; print(platform.python_version(), torch.__version__, "
-    code += "flwr.__version__)"
+def ensure(env: Path, module: str, install: bool) -> str | None:
+    """A peer's environment (made or brought up to date by `make` unless `install` is
+    false); its Python, torch and `module` versions, or None where it is missing."""
+    if install:
+        subprocess.run(["make", "-C", str(ROOT), f"{env.name}/.installed"], check=True)
+    elif not (env / ".installed").exists():
+        return None
+    code = "import platform, torch; from importlib.metadata import version; print("
+    code += f"platform.python_version(), torch.__version__, version({module!r}))"
     versions = subprocess.run(
-        [FLOWER_ENV / "bin" / "python", "-c", code], capture_output=True, text=True, check=True
+        [env / "bin" / "python", "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
-    return "python {}, torch {}, flwr {}".format(*versions)
+    return "python {}, torch {}, {} {}".format(*versions[:2], module, versions[2])
+
+
+def summary_table(results: list[Figures]) -> None:
+    print(f"\nsummary: medians; Flower at its best num_cpus; load now {load_text()}")
+    peers = [p for p in ("Flower", "pfl") if any(p in f.sides for f in results)]
+    head = f"{'workload':>8} {'FedWatch s/round':>16}"
+    for p in peers:
+        head += f" {p + ' s/round':>14} {p + ' ÷ FW':>10}"
+    head += f" {'FedWatch proc s':>15}"
+    for p in peers:
+        head += f" {p + ' proc s':>13} {p + ' ÷ FW':>10}"
+    head += f" {'acc FedWatch':>12}" + "".join(f" {'acc ' + p:>10}" for p in peers)
+    print(head)
+    for f in results:
+        ours = f.sides["FedWatch"]
+        line = f"{f.workload:>8} {ours.round_s:16.4f}"
+        for p in peers:
+            s = f.sides[p]
+            line += f" {s.round_s:14.4f} {s.round_s / ours.round_s:10.2f}"
+        line += f" {ours.process_s:15.2f}"
+        for p in peers:
+            s = f.sides[p]
+            line += f" {s.process_s:13.2f} {s.process_s / ours.process_s:10.2f}"
+        line += f" {ours.acc:12.4f}" + "".join(f" {f.sides[p].acc:10.4f}" for p in peers)
+        print(line)
 
 
 def main() -> None:
@@ -424,26 +494,41 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch/OMP threads, every child")
     parser.add_argument("--flower-cpus", default="1,2", help="client_resources.num_cpus to try")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fake data")
+    parser.add_argument("--peers", default="flower,pfl", help="comma-separated: flower, pfl")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument("--dry-run", action="store_true", help="tiny workloads, one repeat")
+    parser.add_argument("--no-install", action="store_true", help="skip missing peers")
     parser.add_argument("--child-fedwatch", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_fedwatch:
-        fedwatch_child(args.data, args.out, args.threads)
+        fedwatch_child(args.data, args.out, args.threads, args.device)
         return
-    flower = ensure_flower()
-    if str(ROOT) not in sys.path:  # this tree's `worker`, as the children import it
-        sys.path.insert(0, str(ROOT))
+    if args.dry_run:
+        args.repeats = 1
     names = [n.strip() for n in args.workloads.split(",") if n.strip()]
     if unknown := [n for n in names if n not in WORKLOADS]:
         parser.error(f"unknown workload(s) {unknown}; choose from {list(WORKLOADS)}")
+    asked = [p.strip() for p in args.peers.split(",") if p.strip()]
+    if unknown := [p for p in asked if p not in ("flower", "pfl")]:
+        parser.error(f"unknown peer(s) {unknown}; choose from ['flower', 'pfl']")
+    found = {
+        p: ensure(env, module, not args.no_install)
+        for p, env, module in [("flower", FLOWER_ENV, "flwr"), ("pfl", PFL_ENV, "pfl")]
+        if p in asked
+    }
+    peers = [p for p, versions in found.items() if versions is not None]
+    if str(ROOT) not in sys.path:  # this tree's `worker`, as the children import it
+        sys.path.insert(0, str(ROOT))
     cpus = [int(c) for c in args.flower_cpus.split(",")]
 
     import torch
 
+    described = "; ".join(f"{p}: {v or 'not installed, skipped'}" for p, v in found.items())
     print(
         f"FedWatch: python {platform.python_version()} ({sys.executable}), torch "
-        f"{torch.__version__}; Flower: {flower} ({FLOWER_ENV.name}); {os.cpu_count()} CPUs; "
+        f"{torch.__version__}; {described}; {os.cpu_count()} CPUs; device {args.device}; "
         f"threads {args.threads} per process; Flower num_cpus {cpus}; {args.repeats} "
         f"interleaved repeat(s); load {load_text()}",
         flush=True,
@@ -453,22 +538,9 @@ def main() -> None:
     for name in names:
         w = WORKLOADS[name]
         rounds = args.rounds if args.rounds is not None else w.rounds
-        w = Workload(**{**asdict(w), "rounds": rounds, "seed": args.seed})
-        results.append(bench_workload(w, args, cpus, env))
-    print(f"\nsummary: medians; Flower at its best num_cpus (cpus); load now {load_text()}")
-    print(
-        f"{'workload':>8} {'FedWatch s/round':>16} {'Flower s/round':>14} {'ratio':>6} "
-        f"{'cpus':>4} {'FedWatch proc s':>15} {'Flower proc s':>13} {'ratio':>6} {'cpus':>4} "
-        f"{'acc FedWatch':>12} {'acc Flower':>10}"
-    )
-    for f in results:
-        print(
-            f"{f.workload:>8} {f.fedwatch_round:16.3f} {f.flower_round:14.3f} "
-            f"{f.flower_round / f.fedwatch_round:6.2f} {f.round_cpus:4d} "
-            f"{f.fedwatch_process:15.2f} {f.flower_process:13.2f} "
-            f"{f.flower_process / f.fedwatch_process:6.2f} {f.process_cpus:4d} "
-            f"{f.fedwatch_acc:12.4f} {f.flower_acc:10.4f}"
-        )
+        w = replace(w, rounds=rounds, seed=args.seed)
+        results.append(bench_workload(w.tiny() if args.dry_run else w, args, peers, cpus, env))
+    summary_table(results)
 
 
 if __name__ == "__main__":

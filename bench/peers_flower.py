@@ -10,6 +10,10 @@ clients need travels in the train config. Writes the time after each `evaluate_f
 call and the final accuracy to `--out`.
 
     python -m bench.peers_flower --data DIR --out FILE [--threads 1] [--num-cpus 1]
+        [--device cpu|cuda]
+
+On `cuda` the clients and the central evaluation run on the GPU, each actor taking a
+tenth of it (`num_gpus` 0.1).
 
 (`DIR` as `bench/peers.py` writes it: the `.npy` arrays, `init.npz`, `meta.json`.)
 """
@@ -64,12 +68,13 @@ def workload(data: str) -> Workload:
     return read_workload(Path(data))
 
 
-def load_shard(data: str, partition: int, per_client: int) -> tuple[torch.Tensor, torch.Tensor]:
+def load_shard(
+    data: str, partition: int, per_client: int, device: str
+) -> tuple[torch.Tensor, torch.Tensor]:
     a = arrays(data)
     rows = slice(partition * per_client, (partition + 1) * per_client)
-    return torch.from_numpy(np.array(a["x_train"][rows])), torch.from_numpy(
-        np.array(a["y_train"][rows])
-    )
+    x = torch.from_numpy(np.array(a["x_train"][rows]))
+    return x.to(device), torch.from_numpy(np.array(a["y_train"][rows])).to(device)
 
 
 def train_fn(
@@ -87,7 +92,7 @@ def train_fn(
     criterion = nn.CrossEntropyLoss()
     total = 0.0
     for _ in range(steps):
-        rows = torch.randint(0, len(y), (batch,), generator=gen)
+        rows = torch.randint(0, len(y), (batch,), generator=gen).to(y.device)
         optimizer.zero_grad()
         loss = criterion(model(x[rows]), y[rows])
         loss.backward()
@@ -102,27 +107,29 @@ def train(msg: Message, context: Context) -> Message:
     torch.set_num_threads(int(config["threads"]))
     data = str(config["data"])
     w = workload(data)
+    device = str(config["device"])
     model = build_module(w)
     model.load_state_dict(msg.content["arrays"].to_torch_state_dict())
+    model.to(device)
     partition = int(context.node_config["partition-id"])
-    x, y = load_shard(data, partition, w.per_client)
+    x, y = load_shard(data, partition, w.per_client, device)
     seed = int(config["seed"]) * 1_000_003 + int(config["server-round"]) * 10_007 + partition
     gen = torch.Generator().manual_seed(seed)
     loss = train_fn(model, x, y, w.steps, w.batch, float(config["lr"]), gen)
     metrics: dict[str, MetricRecordValues] = {"train_loss": loss, "num-examples": len(y)}
     content = RecordDict(
-        {"arrays": ArrayRecord(model.state_dict()), "metrics": MetricRecord(metrics)}
+        {"arrays": ArrayRecord(model.cpu().state_dict()), "metrics": MetricRecord(metrics)}
     )
     return Message(content=content, reply_to=msg)
 
 
-def accuracy(model: nn.Module, x: np.ndarray, y: np.ndarray) -> float:
+def accuracy(model: nn.Module, x: np.ndarray, y: np.ndarray, device: str) -> float:
     model.eval()
     correct = 0
     with torch.no_grad():
         for start in range(0, len(y), EVAL_BATCH):
-            xb = torch.from_numpy(np.array(x[start : start + EVAL_BATCH]))
-            yb = torch.from_numpy(np.array(y[start : start + EVAL_BATCH]))
+            xb = torch.from_numpy(np.array(x[start : start + EVAL_BATCH])).to(device)
+            yb = torch.from_numpy(np.array(y[start : start + EVAL_BATCH])).to(device)
             correct += int((model(xb).argmax(dim=1) == yb).sum())
     return correct / len(y)
 
@@ -143,9 +150,12 @@ def main_server(grid: Grid, context: Context) -> None:
         replies.append(len(records))  # a client that failed sends no reply
         return aggregate_metricrecords(records, key)
 
+    device = str(SETTINGS["device"])
+    model.to(device)
+
     def central(server_round: int, record: ArrayRecord) -> MetricRecord:
         model.load_state_dict(record.to_torch_state_dict())
-        accs.append(accuracy(model, test["x_test"], test["y_test"]))
+        accs.append(accuracy(model, test["x_test"], test["y_test"], device))
         stamps.append(time.perf_counter())
         values: dict[str, MetricRecordValues] = {"accuracy": accs[-1]}
         return MetricRecord(values)
@@ -162,10 +172,11 @@ def main_server(grid: Grid, context: Context) -> None:
         "lr": w.lr,
         "threads": int(SETTINGS["threads"]),
         "seed": w.seed,
+        "device": device,
     }
     strategy.start(
         grid=grid,
-        initial_arrays=ArrayRecord(model.state_dict()),
+        initial_arrays=ArrayRecord({k: v.cpu() for k, v in model.state_dict().items()}),
         num_rounds=w.total_rounds,
         train_config=ConfigRecord(train_config),
         evaluate_fn=central,
@@ -186,11 +197,13 @@ def main() -> None:
     parser.add_argument("--out", required=True)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--num-cpus", type=float, default=1)
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    SETTINGS.update(data=args.data, out=args.out, threads=args.threads)
+    SETTINGS.update(data=args.data, out=args.out, threads=args.threads, device=args.device)
     w = read_workload(Path(args.data))
-    resources: dict[str, ConfigRecordValues] = {"num_cpus": args.num_cpus, "num_gpus": 0.0}
+    gpus = 0.1 if args.device == "cuda" else 0.0
+    resources: dict[str, ConfigRecordValues] = {"num_cpus": args.num_cpus, "num_gpus": gpus}
     init_args: dict[str, ConfigRecordValues] = {"logging_level": "ERROR", "log_to_driver": False}
     backend = {"client_resources": resources, "init_args": init_args}
     run_simulation(server_app, client_app, num_supernodes=w.n_clients, backend_config=backend)

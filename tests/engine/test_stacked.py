@@ -226,3 +226,69 @@ def test_training_in_tiles_gives_each_clients_own_update(
 
     assert stacked.tile(5, 4) < 5  # 1536 bytes a sample, batch 4
     assert_backends_agree(model, clients=5, steps=3, batch=4)
+
+
+def test_class_logits_are_w_x_plus_b_by_hand() -> None:
+    linear = nn.Linear(2, 2)
+    with torch.no_grad():
+        linear.weight.copy_(torch.tensor([[1.0, 2.0], [-1.0, 0.5]]))
+        linear.bias.copy_(torch.tensor([0.5, -1.0]))
+    model = FlatModel(nn.Sequential(nn.Flatten(), linear), "classification")
+    stacked = stack(model, (2,))
+    assert stacked is not None and stacked.one_linear
+    x = torch.tensor([[1.0, 1.0], [2.0, -2.0], [0.0, 0.0]])
+
+    logits = stacked.class_logits(model.initial(), x)
+
+    # (1·1 + 2·1 + 0.5, −1·1 + 0.5·1 − 1), (1·2 − 2·2 + 0.5, −1·2 − 0.5·2 − 1), (b)
+    assert_close(logits, torch.tensor([[3.5, -1.5], [-1.5, -4.0], [0.5, -1.0]]))
+
+
+@pytest.mark.parametrize("name", ["linear", "cnn"])
+def test_only_a_softmax_regression_has_class_logits_equal_to_its_forward(name: str) -> None:
+    model = zoo_model(name)
+    stacked = stack(model, (1, 8, 8))
+    assert stacked is not None
+    theta = model.initial()
+    x = torch.randn(5, 1, 8, 8, generator=torch.Generator().manual_seed(0))
+
+    if name == "cnn":
+        assert not stacked.one_linear
+        with pytest.raises(AssertionError, match="not a softmax regression"):
+            stacked.class_logits(theta, x)
+        return
+    assert stacked.one_linear
+    assert_close(stacked.class_logits(theta, x), model.forward(theta, x), atol=1e-6, rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("steps", "momentum", "start", "delta", "kept"),
+    [
+        (1, 0.0, None, -0.2, None),  # θ = 1, g = 2θ = 2: Δ = −0.1·2
+        (2, 0.0, None, -0.36, None),  # then θ = 0.8, g = 1.6: θ = 0.64
+        (1, 0.5, 1.0, -0.25, 2.5),  # b = 0.5·1 + 2 = 2.5
+        (2, 0.5, 0.0, -0.46, 2.6),  # b = 2, θ = 0.8; b = 0.5·2 + 1.6 = 2.6, θ = 0.54
+    ],
+)
+def test_vmap_deltas_by_hand_leave_w_and_keep_the_buffers(
+    steps: int, momentum: float, start: float | None, delta: float, kept: float | None
+) -> None:
+    model = FlatModel(nn.Linear(1, 1, bias=False), "regression")  # loss (θx − y)²
+    w = torch.tensor([1.0])
+    x, y = torch.ones(1, 1), torch.zeros(1, 1)  # one row: ∇ = 2θ
+    buf = None if start is None else torch.full((2, 1), start)
+    spec = LocalSpec(
+        w=w,
+        batches=torch.zeros(2, steps, 1, dtype=torch.long),
+        mask=torch.ones(2, steps),
+        lr=0.1,
+        momentum=momentum,
+        buf=buf,
+    )
+
+    deltas, _ = train_vmap(model, x, y, spec)
+
+    assert_close(deltas, torch.full((2, 1), delta))
+    assert_close(w, torch.tensor([1.0]))  # every client started from it; none wrote it
+    if buf is not None and kept is not None:
+        assert_close(buf, torch.full((2, 1), kept))  # the last step's buffers, not deltas

@@ -100,6 +100,8 @@ def _forward(
     stacked = model.stacked(sample_shape)
     if stacked is None:
         return partial(model.forward, theta), batch
+    if stacked.one_linear:
+        return partial(stacked.class_logits, theta), batch  # one product, no copies
     params = model.unflatten(theta.expand(EVAL_GROUPS, -1))
     batch = max(EVAL_GROUPS, batch - batch % EVAL_GROUPS)
 

@@ -88,7 +88,8 @@ class StackedModel:
         """Per-client gradients, written into `out` (K, d), and losses (K,) at
         parameters θ (K, d), on each client's batch x (K, B, ...) with labels y (K, B)
         and row weights (K, B) where given (see `losses`)."""
-        if self.softmax_regression is not None and self.flat_input:
+        if self.one_linear:
+            assert self.softmax_regression is not None
             return self._softmax_regression(self.softmax_regression, theta, x, y, weights, out)
         leaves = {n: p.detach().requires_grad_() for n, p in self.flat.unflatten(theta).items()}
         losses = self.losses(leaves, x, y, weights)
@@ -136,6 +137,25 @@ class StackedModel:
         if bias is not None:
             torch.sum(residual, dim=2, out=slots[f"{name}.bias"]).mul_(scale)
         return out, loss
+
+    @property
+    def one_linear(self) -> bool:
+        """Whether the model is one linear layer on the flattened input under
+        cross-entropy (a softmax regression: `_softmax_regression`, `class_logits`)."""
+        return self.softmax_regression is not None and self.flat_input
+
+    def class_logits(self, theta: Tensor, x: Tensor) -> Tensor:
+        """A softmax regression's (`one_linear`) outputs (B, classes) at parameters θ
+        (d,) on inputs x (B, ...), computed as W xᵀ + b, laid out (classes, B) as
+        `_softmax_regression` lays them (the product with 10 output columns, x Wᵀ, takes
+        1.8× as long on a CPU core: 6.7 ms against 3.7 on 2000 rows of 3×32×32)."""
+        name = self.softmax_regression
+        assert name is not None and self.flat_input, "class_logits: not a softmax regression"
+        params = self.flat.unflatten(theta)
+        weight, bias = params[f"{name}.weight"], params.get(f"{name}.bias")
+        rows = x.reshape(len(x), -1).t()
+        logits = weight @ rows if bias is None else torch.addmm(bias[:, None], weight, rows)
+        return logits.t()
 
     def losses(
         self, params: dict[str, Tensor], x: Tensor, y: Tensor, weights: Tensor | None = None
