@@ -97,6 +97,9 @@ on its own client::
 with, in `pyproject.toml`, `solo = "mypkg.solo:Solo"` under
 `[project.entry-points."fedwatch.partitions"]`; then `data.partition=solo` is valid for
 every dataset that gives a pool, and the form lists it.
+
+The manual's plug-in page (`docs/plugins.md`) has a worked example of every kind, each
+run by a test.
 """
 
 from __future__ import annotations
