@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 MAX_SEED = 2**31 - 1
 PartitionName = Literal[
-    "auto", "iid", "by_class", "dirichlet", "label_swap", "clusters", "incongruent"
+    "auto", "iid", "by_class", "dirichlet", "label_swap", "clusters", "incongruent", "natural"
 ]
 
 
@@ -64,11 +64,19 @@ class DataSection(Built):
         description="Seed of the data alone (generation and partition), the same for "
         "every run seed; none: derived from the run seed.",
     )
-    n_clients: int = Field(24, ge=1, le=1_000_000, description="Number of clients N.")
+    n_clients: int = Field(
+        24,
+        ge=1,
+        le=1_000_000,
+        description="Number of clients N. A dataset with users of its own (femnist, "
+        "shakespeare: LEAF's writers and speaking roles) fixes it: one client per user "
+        "found under data.root, and a run with another N fails naming the number.",
+    )
     partition: PartitionName = Field(
         "auto",
         description="How data is split across clients (auto: the dataset's own, clusters "
-        "for synthetic_clustered, iid otherwise).",
+        "for synthetic_clustered, natural (one client per user) for femnist and "
+        "shakespeare, iid otherwise).",
     )
     classes_per_client: int = Field(
         1,
