@@ -122,8 +122,10 @@ def shakespeare_user(text: str) -> dict[str, list[str]]:
 
 
 def tiny_shakespeare(root: Path) -> tuple[str, str]:
-    hamlet = "To be, or not to be: that is the question:\nWhether 'tis nobler in the mind to suffer"
-    juliet = "O Romeo, Romeo! wherefore art thou Romeo? Deny thy father and refuse thy name; [Aside]"
+    hamlet = "To be, or not to be: that is the question:\nWhether 'tis nobler in the mind to "
+    hamlet += "suffer"
+    juliet = "O Romeo, Romeo! wherefore art thou Romeo? Deny thy father and refuse thy name; "
+    juliet += "[Aside]"
     write(root, "shakespeare", "train", "all.json", {"HAMLET": shakespeare_user(hamlet[:83])})
     write(root, "shakespeare", "train", "more.json", {"JULIET": shakespeare_user(juliet[:82])})
     test = {"HAMLET": shakespeare_user(hamlet[1:82]), "JULIET": shakespeare_user(juliet[2:83])}

@@ -25,9 +25,7 @@ from worker.engine.sections import DataSection
 
 PIXELS = 28 * 28
 SEQUENCE = 80  # LEAF's Shakespeare samples: 80 characters, then the one to predict
-ALPHABET = (
-    "\n !\"&'(),-.0123456789:;>?ABCDEFGHIJKLMNOPQRSTUVWXYZ[]abcdefghijklmnopqrstuvwxyz}"
-)
+ALPHABET = "\n !\"&'(),-.0123456789:;>?ABCDEFGHIJKLMNOPQRSTUVWXYZ[]abcdefghijklmnopqrstuvwxyz}"
 UNKNOWN = 255
 _CODES = np.full(128, UNKNOWN, dtype=np.uint8)
 _CODES[[ord(c) for c in ALPHABET]] = np.arange(len(ALPHABET), dtype=np.uint8)

@@ -113,9 +113,7 @@ class TransformerClassifier(nn.Module):
         return self.fc(self.norm(h).mean(dim=1))
 
 
-@model(
-    "transformer", facts=TEXT, params=TransformerParams, label="transformer text classifier"
-)
+@model("transformer", facts=TEXT, params=TransformerParams, label="transformer text classifier")
 def transformer(
     params: TransformerParams, cfg: ModelSection, shape: tuple[int, ...], n_classes: int
 ) -> nn.Module:
