@@ -69,6 +69,21 @@ def test_femnist_gives_one_client_per_writer_with_its_own_rows(tmp_path: Path) -
     assert data.client_class.tolist() == [5, 0]
 
 
+def test_a_later_load_maps_the_cache_until_a_file_changes(tmp_path: Path) -> None:
+    tiny_femnist(tmp_path)
+    first = load_data(femnist_config(tmp_path), seed=0)
+    cache = tmp_path / ".fedwatch-cache"
+
+    again = load_data(femnist_config(tmp_path), seed=0)
+    write(tmp_path, "femnist", "train", "b.json", {"w2": {"x": images(1), "y": [4]}})
+    changed = load_data(femnist_config(tmp_path), seed=0)
+
+    assert (cache / "leaf-femnist-train-x.npy").is_file()
+    assert (cache / "leaf-femnist-test-users-x.npy").is_file()
+    assert torch.equal(again.x_train, first.x_train) and torch.equal(again.y_test, first.y_test)
+    assert changed.y_train.tolist() == [5, 61, 4]
+
+
 def test_femnist_fixes_the_number_of_clients(tmp_path: Path) -> None:
     tiny_femnist(tmp_path)
 

@@ -9,7 +9,8 @@ that have no train rows belong to no client but count for the global test metric
 
 Samples are decoded file by file into compact numpy arrays (a FEMNIST image as 784
 bytes, a Shakespeare sequence as 80 bytes), so only one file's JSON is held as Python
-objects at a time.
+objects at a time. The decoded split is kept in the data root's cache (`cache.py`,
+keyed by the JSON files' sizes and times), so later runs map it instead of parsing.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from worker.engine.data.cache import cached
 from worker.engine.errors import ConfigError, DatasetMissing
 
 SPLITS = ("train", "test")
@@ -67,6 +69,25 @@ def split_files(root: Path, name: str, split: str) -> list[Path]:
     return files
 
 
+def load_split(root: Path, name: str, split: str, decode_x: Decode, decode_y: Decode) -> Split:
+    """The split under `root`, from the cache where it holds, else parsed (`read_split`)."""
+    files = split_files(root, name, split)
+    sources = [str(f.relative_to(root)) for f in files]
+    parsed: list[Split] = []
+
+    def parse() -> Split:
+        if not parsed:
+            parsed.append(read_split(files, decode_x, decode_y))
+        return parsed[0]
+
+    entry = f"leaf-{name}-{split}"
+    x, y = cached(root, entry, sources, lambda: (parse().x, parse().y))
+    sizes, users = cached(
+        root, f"{entry}-users", sources, lambda: (parse().sizes, np.asarray(parse().users))
+    )
+    return Split([str(u) for u in users], np.asarray(sizes), x, y)
+
+
 def read_split(files: list[Path], decode_x: Decode, decode_y: Decode) -> Split:
     """Every user of the files, decoded; `ConfigError` naming the file and the key of
     the first thing that is not as LEAF writes it."""
@@ -95,6 +116,8 @@ def read_split(files: list[Path], decode_x: Decode, decode_y: Decode) -> Split:
             xs.append(x)
             ys.append(y)
         del doc
+    if not users:
+        raise ConfigError(f"data.root: {files[0].parent} lists no users")
     return Split(users, np.asarray(sizes, dtype=np.int64), np.concatenate(xs), np.concatenate(ys))
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from worker.engine.data.federated import FederatedData, offsets
-from worker.engine.data.leaf import Decode, read_split, split_files, test_order
+from worker.engine.data.leaf import Decode, load_split, test_order
 from worker.engine.errors import ConfigError
 from worker.engine.facts import DatasetFacts
 from worker.engine.registry import dataset
@@ -94,9 +94,8 @@ def natural(
             "with LEAF's preprocessing (--sf) instead"
         )
     root = Path(cfg.root)
-    files = {split: split_files(root, name, split) for split in ("train", "test")}
-    train = read_split(files["train"], decode_x, decode_y)
-    test = read_split(files["test"], decode_x, decode_y)
+    train = load_split(root, name, "train", decode_x, decode_y)
+    test = load_split(root, name, "test", decode_x, decode_y)
     n = len(train.users)
     if cfg.n_clients != n:
         raise ConfigError(
@@ -111,7 +110,7 @@ def natural(
     smallest = np.minimum.reduceat(train.y, train_offsets[:-1].numpy())
     data = FederatedData(
         x_train=torch.empty(0),
-        y_train=torch.from_numpy(train.y),
+        y_train=torch.from_numpy(np.array(train.y)),
         train_offsets=train_offsets,
         x_test=torch.empty(0),
         y_test=torch.from_numpy(test.y[rows]),
@@ -133,7 +132,7 @@ def femnist(params: Any, cfg: DataSection, rng: np.random.Generator) -> Federate
 
 
 def _images(pixels: np.ndarray) -> torch.Tensor:
-    return torch.from_numpy(pixels).float().div_(255).view(-1, 1, 28, 28)
+    return torch.from_numpy(pixels.astype(np.float32)).div_(255).view(-1, 1, 28, 28)
 
 
 @dataset("shakespeare", facts=SHAKESPEARE, label="Shakespeare (LEAF, one client per role)")
@@ -141,5 +140,5 @@ def shakespeare(params: Any, cfg: DataSection, rng: np.random.Generator) -> Fede
     """LEAF's Shakespeare from `data.root`: 80 token ids a sample (uint8), the next
     character's id the label (80 classes)."""
     data, x, xt = natural("shakespeare", cfg, SHAKESPEARE.n_classes, sequences, next_characters)
-    data.x_train, data.x_test = torch.from_numpy(x), torch.from_numpy(xt)
+    data.x_train, data.x_test = torch.from_numpy(np.array(x)), torch.from_numpy(xt)
     return data
