@@ -23,6 +23,7 @@ No comparison with Flower here: it needs Flower's environment (`.venv-peers`, wh
 
     python bench/datasets.py [--users 3550] [--samples 805263] [--round-users 200]
         [--rounds 3] [--steps 5] [--threads 2] [--seed 0] [--skip-load] [--skip-rounds]
+        [--ks 10,100]
 """
 
 from __future__ import annotations
@@ -183,6 +184,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-load", action="store_true")
     parser.add_argument("--skip-rounds", action="store_true")
+    parser.add_argument("--ks", default="10,100", help="the CNN's K values ('' : none)")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory(prefix="fedwatch-leaf-") as tmp:
@@ -211,7 +213,7 @@ def main() -> None:
         write_femnist(small, args.round_users, 226 * args.round_users, args.seed)
         write_shakespeare(small, 10, 40, args.seed)
         extra = json.dumps([args.rounds, args.steps, args.threads])
-        for k in (k for k in (10, 100) if k <= args.round_users):
+        for k in (int(k) for k in args.ks.split(",") if k and int(k) <= args.round_users):
             got = child(
                 "--round-child",
                 str(small),
