@@ -15,8 +15,8 @@
    steps and the batch, not on the writers who do not train): LEAF's batch 10,
    `--steps` local steps, the median round after a warm-up round (records' `wall_s`),
    with `backend` auto (the stacked vmap form). Then LEAF's Shakespeare LSTM at K = 10,
-   vmap (through torch.func's fallback for LSTM kernels) against sequential, the
-   measurement behind `backend: auto` training recurrent models sequentially.
+   vmap (through torch.func's fallback for LSTM kernels) against sequential in CPU
+   time, the measurement behind `backend: auto` training recurrent models sequentially.
 
 No comparison with Flower here: it needs Flower's environment (`.venv-peers`, which
 `bench/peers.py` uses); run `bench/peers.py` for that.
@@ -122,13 +122,12 @@ def round_child(root: str, users: int, model: str, k: int, backend: str, args: s
     keep_freed_memory()
     rounds, steps, threads = json.loads(args)
     torch.set_num_threads(threads)
-    dataset = "femnist" if model == "leaf_cnn" else "shakespeare"
     config = build_config(
         {
             "rounds": rounds + 1,
             "device": "cpu",
             "backend": backend,
-            "data": {"dataset": dataset, "root": root, "n_clients": users},
+            "data": {"dataset": "femnist", "root": root, "n_clients": users},
             "model": {"name": model},
             "algorithm": {"name": "fedavg", "participation": k},
             "client": {"local_steps": steps, "unit": "steps", "batch_size": 10, "lr": 0.004},
@@ -153,24 +152,41 @@ def child(*argv: str) -> dict[str, Any]:
     return result
 
 
-def write_shakespeare(root: Path, users: int, per_user: int, seed: int) -> None:
-    """Roles of `per_user` random 80-character samples over LEAF's alphabet."""
-    from worker.engine.data.leaf_datasets import ALPHABET
+def lstm_backends(threads: int, k: int = 10, repeats: int = 3) -> None:
+    """LEAF's LSTM trained by both backends on the same batches (K clients, 2 steps ×
+    batch 10 of 80 token ids): the CPU time of each, the median of `repeats`
+    interleaved runs after a warm-up of each (CPU time, which a busy machine
+    stretches less than wall time)."""
+    import torch
 
-    rng = np.random.default_rng(seed)
-    letters = np.array(list(ALPHABET))
-    for split, n in (("train", per_user), ("test", max(1, per_user // 9))):
-        folder = root / "shakespeare" / "data" / split
-        folder.mkdir(parents=True, exist_ok=True)
-        data = {
-            f"ROLE_{u}": {
-                "x": ["".join(s) for s in letters[rng.integers(0, 80, (n, 80))].tolist()],
-                "y": letters[rng.integers(0, 80, n)].tolist(),
-            }
-            for u in range(users)
-        }
-        doc = {"users": list(data), "num_samples": [n] * users, "user_data": data}
-        (folder / "all_data_0.json").write_text(json.dumps(doc))
+    from worker.engine.components import current
+    from worker.engine.models import build_model
+    from worker.engine.sections import ModelSection
+    from worker.engine.training.batches import batch_indices
+    from worker.engine.training.flat import FlatModel
+    from worker.engine.training.local import BACKENDS, LocalSpec
+
+    torch.set_num_threads(threads)
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randint(0, 80, (k * 20, 80), generator=gen, dtype=torch.uint8)
+    y = torch.randint(0, 80, (k * 20,), generator=gen)
+    built = build_model(current().section(ModelSection)(name="leaf_lstm"), (80,), 80)
+    model = FlatModel(built, "classification")
+    rows = batch_indices(torch.arange(k) * 20, torch.full((k,), 20), 2, "steps", 10, gen)
+    spec = LocalSpec(w=model.initial(), batches=rows.rows, mask=rows.mask, lr=0.1)
+    cpu: dict[str, list[float]] = {"vmap": [], "sequential": []}
+    for repeat in range(repeats + 1):
+        for name, train in BACKENDS.items():
+            start = time.process_time()
+            train(model, x, y, spec)
+            if repeat:
+                cpu[name].append(time.process_time() - start)
+    vmap, seq = (statistics.median(cpu[n]) for n in ("vmap", "sequential"))
+    print(
+        f"Shakespeare LSTM, K = {k}, 2 steps × batch 10, {threads} threads: vmap "
+        f"(torch.func's fallback) {vmap:.2f} s of CPU, sequential {seq:.2f} s: "
+        f"vmap/sequential {vmap / seq:.1f}×"
+    )
 
 
 def main() -> None:
@@ -211,7 +227,6 @@ def main() -> None:
             return
         small = Path(tmp) / "small"
         write_femnist(small, args.round_users, 226 * args.round_users, args.seed)
-        write_shakespeare(small, 10, 40, args.seed)
         extra = json.dumps([args.rounds, args.steps, args.threads])
         for k in (int(k) for k in args.ks.split(",") if k and int(k) <= args.round_users):
             got = child(
@@ -227,12 +242,7 @@ def main() -> None:
                 f"FEMNIST CNN, K = {k}, {args.steps} steps × batch 10, "
                 f"{args.threads} threads: {got['round_s']:.2f} s a round ({got['backend']})"
             )
-        for backend in ("vmap", "sequential"):
-            got = child("--round-child", str(small), "10", "leaf_lstm", "10", backend, extra)
-            print(
-                f"Shakespeare LSTM, K = 10, {args.steps} steps × batch 10, {backend}: "
-                f"{got['round_s']:.2f} s a round"
-            )
+        lstm_backends(args.threads)
 
 
 if __name__ == "__main__":
