@@ -13,7 +13,8 @@
 3. Times FedAvg rounds of LEAF's CNN (`leaf_cnn`) at K = 10 and 100 on a second, smaller
    folder of the same data (`--round-users` writers; a round's cost depends on K, the
    steps and the batch, not on the writers who do not train): LEAF's batch 10,
-   `--steps` local steps, the median round after a warm-up round (records' `wall_s`),
+   `--steps` local steps, the median round after a warm-up round (records' `wall_s`;
+   not the last round, which evaluates the model),
    with `backend` auto (the stacked vmap form). Then LEAF's Shakespeare LSTM at K = 10,
    vmap (through torch.func's fallback for LSTM kernels) against sequential in CPU
    time, the measurement behind `backend: auto` training recurrent models sequentially.
@@ -111,7 +112,8 @@ def load_child(root: str, users: int) -> None:
 
 
 def round_child(root: str, users: int, model: str, k: int, backend: str, args: str) -> None:
-    """Median seconds of a FedAvg round (after a warm-up round) on the folder's writers."""
+    """Median seconds of a FedAvg round on the folder's writers: the rounds between a
+    warm-up round and the last one (which evaluates the model on the test rows)."""
     import torch
 
     from worker.engine.allocator import keep_freed_memory
@@ -124,7 +126,7 @@ def round_child(root: str, users: int, model: str, k: int, backend: str, args: s
     torch.set_num_threads(threads)
     config = build_config(
         {
-            "rounds": rounds + 1,
+            "rounds": rounds + 2,
             "device": "cpu",
             "backend": backend,
             "data": {"dataset": "femnist", "root": root, "n_clients": users},
@@ -138,7 +140,7 @@ def round_child(root: str, users: int, model: str, k: int, backend: str, args: s
     sim = Simulation(config)
     sink = ListSink()
     sim.run(sink)
-    walls = [r.wall_s for r in sink.records]
+    walls = [r.wall_s for r in sink.records][:-1]  # the last round evaluates the model
     per_round = statistics.median([b - a for a, b in itertools.pairwise(walls)])
     print(json.dumps({"round_s": per_round, "backend": sim.backend}))
 
