@@ -277,3 +277,28 @@ def test_files_failing_the_checksums_are_named_in_one_line(tmp_path: Path) -> No
     assert "fail their checksums: cifar-10-batches-py/data_batch_1" in message
     assert "test_batch" in message and "data.download=true" in message
     assert "download=True" not in message
+
+
+def test_cifar100_reads_torchvisions_layout_with_its_fine_labels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from torchvision.datasets import cifar
+
+    folder = tmp_path / "cifar-100-python"
+    folder.mkdir()
+    pixels = np.arange(4 * 3072, dtype=np.uint32).reshape(4, 3072) % 256
+    for name, labels in (("train", [0, 99, 42, 7]), ("test", [3, 3, 50, 99])):
+        batch = {"data": pixels.astype(np.uint8), "fine_labels": labels, "coarse_labels": [0] * 4}
+        (folder / name).write_bytes(pickle.dumps(batch))
+    (folder / "meta").write_bytes(pickle.dumps({"fine_label_names": [str(i) for i in range(100)]}))
+    monkeypatch.setattr(cifar, "check_integrity", lambda *_: True)  # not the original files
+    cfg = DataConfig(dataset="cifar100", root=str(tmp_path), partition="iid", n_clients=2)
+
+    data = load_data(cfg, seed=0)
+
+    assert data.n_classes == 100 and data.input_shape == (3, 32, 32)
+    assert sorted(data.y_train.tolist()) == [0, 7, 42, 99]
+    assert sorted(data.y_test.tolist()) == [3, 3, 50, 99]
+    # pixel byte p as p/127.5 − 1; the first image's first row of red is bytes 0..31
+    first = data.x_train[data.y_train.tolist().index(0)]
+    assert first[0, 0, :3].tolist() == pytest.approx([-1.0, 1 / 127.5 - 1, 2 / 127.5 - 1])

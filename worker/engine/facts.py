@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-DataKind = Literal["image", "vector", "regression"]
+DataKind = Literal["image", "vector", "regression", "text"]
 DataSource = Literal["generated", "bundled", "data_root"]
 
 
@@ -28,6 +28,9 @@ class DatasetFacts:
     shape and the pool's sizes where they are fixed (the run's estimates use them).
     `population`: whether its `FederatedData` carries the clients' π and λ (a
     `Population`, which availability models may take with `population = dataset`).
+    `users`: the dataset has users of its own (LEAF's writers, speaking roles), one
+    client each: it fixes `data.n_clients` to their number and is split by them
+    (the `natural` partition).
     """
 
     n_classes: int

@@ -24,7 +24,7 @@ from worker.engine.config import RunConfig
 from worker.engine.data import FederatedData, load_data
 from worker.engine.errors import ConfigError
 from worker.engine.masks import Available
-from worker.engine.models import build_model, has_buffers, objective
+from worker.engine.models import build_model, has_buffers, objective, recurrent
 from worker.engine.privacy.run import run_privacy
 from worker.engine.records import ClientFacts, ClientTimeline, RoundRecord, Summary
 from worker.engine.registry import selected
@@ -57,12 +57,13 @@ def resolve_device(name: str) -> torch.device:
 
 
 def resolve_backend(name: str, module: torch.nn.Module) -> str:
-    """`auto` picks vmap unless the model carries buffers (batch norm)."""
+    """`auto` picks vmap unless the model carries buffers (batch norm) or recurrent
+    layers (`models.recurrent`)."""
     if name == "vmap" and has_buffers(module):
         raise ConfigError("backend: vmap cannot train models with buffers; use sequential")
     if name != "auto":
         return name
-    return "sequential" if has_buffers(module) else "vmap"
+    return "sequential" if has_buffers(module) or recurrent(module) else "vmap"
 
 
 def build_availability(config: RunConfig, data: FederatedData) -> Availability:

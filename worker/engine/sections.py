@@ -57,12 +57,20 @@ class DataSection(Built):
         description="Seed of the data alone (generation and partition), the same for "
         "every run seed; none: derived from the run seed.",
     )
-    n_clients: int = Field(24, ge=1, le=1_000_000, description="Number of clients N.")
+    n_clients: int = Field(
+        24,
+        ge=1,
+        le=1_000_000,
+        description="Number of clients N. A dataset with users of its own (femnist, "
+        "shakespeare: LEAF's writers and speaking roles) fixes it: one client per user "
+        "found under data.root, and a run with another N fails naming the number.",
+    )
     partition: str = Field(
         "auto",
         description="How the data is split across clients (auto: the dataset's own: "
-        "clusters for synthetic_clustered, natural for a dataset with users, iid "
-        "otherwise); a partition's own parameters are its sub-object (`data.<name>`).",
+        "clusters for synthetic_clustered, natural (one client per user) for a dataset "
+        "with users, iid otherwise); a partition's own parameters are its sub-object "
+        "(`data.<name>`).",
     )
     root: str = Field(
         "data",

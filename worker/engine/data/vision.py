@@ -34,6 +34,7 @@ POOL_SIZES: dict[str, PoolSize] = {
     "mnist": PoolSize(60_000, 10_000, (1, 28, 28)),
     "fashion_mnist": PoolSize(60_000, 10_000, (1, 28, 28)),
     "cifar10": PoolSize(50_000, 10_000, (3, 32, 32)),
+    "cifar100": PoolSize(50_000, 10_000, (3, 32, 32)),
     "svhn": PoolSize(73_257, 26_032, (3, 32, 32)),
 }
 
@@ -69,8 +70,10 @@ EXPECTED_FILES: dict[str, list[str]] = {
             "batches.meta",
         )
     ],
+    "cifar100": [f"cifar-100-python/{f}" for f in ("train", "test", "meta")],
     "svhn": ["train_32x32.mat", "test_32x32.mat"],
 }
+CLASSES = {"cifar100": 100}  # the others have 10
 
 
 # The per-channel mean and std of pixels in [0, 1] that `data.normalization = standard`
@@ -78,6 +81,7 @@ EXPECTED_FILES: dict[str, list[str]] = {
 MEAN_STD: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
     "mnist": ((0.1307,), (0.3081,)),
     "cifar10": ((0.4914, 0.4822, 0.4465), (0.2023, 0.1994, 0.2010)),
+    "cifar100": ((0.5071, 0.4865, 0.4409), (0.2673, 0.2564, 0.2762)),
 }
 
 
@@ -96,7 +100,9 @@ def standardized(name: str, images: Tensor) -> Tensor:
 
 def _facts(name: str, source: DataSource) -> DatasetFacts:
     size = POOL_SIZES[name]
-    return DatasetFacts(10, "image", source, shape=size.shape, train=size.train, test=size.test)
+    return DatasetFacts(
+        CLASSES.get(name, 10), "image", source, shape=size.shape, train=size.train, test=size.test
+    )
 
 
 @dataset("digits", facts=_facts("digits", "bundled"), label="digits (scikit-learn, 8×8)")
@@ -169,12 +175,13 @@ def unreadable(name: str, root: Path, err: BaseException) -> DatasetMissing:
     """One line naming the files that fail torchvision's checksums (CIFAR-10, SVHN) or,
     where it keeps none, the error, and what to do (torchvision's own message offers
     `download=True`, of no use offline)."""
-    from torchvision.datasets import CIFAR10, SVHN
+    from torchvision.datasets import CIFAR10, CIFAR100, SVHN
     from torchvision.datasets.utils import check_integrity
 
-    if name == "cifar10":
-        folder = root / CIFAR10.base_folder
-        sums = [(folder / f, md5) for f, md5 in [*CIFAR10.train_list, *CIFAR10.test_list]]
+    if name in ("cifar10", "cifar100"):
+        cifar = CIFAR10 if name == "cifar10" else CIFAR100
+        folder = root / cifar.base_folder
+        sums = [(folder / f, md5) for f, md5 in [*cifar.train_list, *cifar.test_list]]
     elif name == "svhn":
         sums = [(root / f, md5) for _, f, md5 in SVHN.split_list.values() if (root / f).exists()]
     else:
@@ -205,8 +212,9 @@ def _read(name: str, root: Path, train: bool, download: bool) -> tuple[np.ndarra
         cls = datasets.MNIST if name == "mnist" else datasets.FashionMNIST
         ds = cls(str(root), train=train, download=download)
         return ds.data.unsqueeze(1).numpy(), np.asarray(ds.targets, dtype=np.int64)
-    if name == "cifar10":
-        cds = datasets.CIFAR10(str(root), train=train, download=download)
+    if name in ("cifar10", "cifar100"):
+        cifar = datasets.CIFAR10 if name == "cifar10" else datasets.CIFAR100
+        cds = cifar(str(root), train=train, download=download)
         return cds.data.transpose(0, 3, 1, 2).copy(), np.asarray(cds.targets, dtype=np.int64)
     sds = datasets.SVHN(str(root), split="train" if train else "test", download=download)
     return sds.data, np.asarray(sds.labels, dtype=np.int64)

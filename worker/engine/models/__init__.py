@@ -29,3 +29,10 @@ def objective(cfg: ModelSection, task: Task) -> Objective:
 def has_buffers(model: nn.Module) -> bool:
     """Models with buffers (batch norm) train only on the sequential backend."""
     return any(True for _ in model.buffers())
+
+
+def recurrent(model: nn.Module) -> bool:
+    """Models with recurrent layers (LSTM, GRU): torch.func has no batching rule for
+    their kernels, so `vmap` would run them one client at a time through its fallback,
+    slower than the sequential backend (`bench/datasets.py`); `auto` picks sequential."""
+    return any(isinstance(m, nn.RNNBase) for m in model.modules())

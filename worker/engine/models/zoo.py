@@ -146,3 +146,28 @@ def tutorial_cnn(
 @model("lenet5", facts=IMAGES, label="LeNet-5")
 def lenet(params: Any, cfg: ModelSection, shape: tuple[int, ...], n_classes: int) -> nn.Module:
     return lenet5(image_shape("lenet5", shape), n_classes)
+
+
+class LeafCnn(nn.Module):
+    """LEAF's FEMNIST CNN (Caldas et al. 2018, `models/femnist/cnn.py`): two 5×5
+    same-padded convolutions of 32 and 64 channels, each with ReLU and 2×2 max-pooling,
+    a dense layer of 2048 units, and the class logits (6 603 710 parameters on FEMNIST)."""
+
+    def __init__(self, channels: int, size: int, n_classes: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, 32, 5, padding=2)
+        self.conv2 = nn.Conv2d(32, 64, 5, padding=2)
+        self.pool = nn.MaxPool2d(2, 2)
+        self.fc1 = nn.Linear(64 * (size // 4) ** 2, 2048)
+        self.fc2 = nn.Linear(2048, n_classes)
+
+    def forward(self, inputs: Tensor) -> Tensor:
+        h = self.pool(torch.relu(self.conv1(inputs)))
+        h = self.pool(torch.relu(self.conv2(h)))
+        return self.fc2(torch.relu(self.fc1(h.flatten(1))))
+
+
+@model("leaf_cnn", facts=IMAGES, label="LEAF's FEMNIST CNN")
+def leaf_cnn(params: Any, cfg: ModelSection, shape: tuple[int, ...], n_classes: int) -> nn.Module:
+    channels, size = image_shape("leaf_cnn", shape)[:2]
+    return LeafCnn(channels, size, n_classes)

@@ -1,0 +1,144 @@
+"""LEAF's FEMNIST and Shakespeare, read from LEAF's JSON (`leaf.py`), one client per user.
+
+FEMNIST: 28×28 handwritten characters of 3 550 writers, 62 classes (digits, upper and
+lower case letters); LEAF stores a pixel as a float k/255, kept here as the byte k and
+handed to the model as float32 k/255, LEAF's values. Shakespeare: next-character
+prediction for 1 129 speaking roles; a sample is 80 characters, its label the next
+one, each encoded as its index in LEAF's 80-character alphabet (`ALPHABET`, LEAF's
+`ALL_LETTERS`), so a sample is 80 byte-sized token ids and 80 is the number of classes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from worker.engine.data.federated import FederatedData, offsets
+from worker.engine.data.leaf import Decode, load_split, test_order
+from worker.engine.errors import ConfigError
+from worker.engine.facts import DatasetFacts
+from worker.engine.registry import dataset
+from worker.engine.sections import DataSection
+
+PIXELS = 28 * 28
+SEQUENCE = 80  # LEAF's Shakespeare samples: 80 characters, then the one to predict
+ALPHABET = "\n !\"&'(),-.0123456789:;>?ABCDEFGHIJKLMNOPQRSTUVWXYZ[]abcdefghijklmnopqrstuvwxyz}"
+UNKNOWN = 255
+_CODES = np.full(128, UNKNOWN, dtype=np.uint8)
+_CODES[[ord(c) for c in ALPHABET]] = np.arange(len(ALPHABET), dtype=np.uint8)
+
+# The whole datasets' sizes (LEAF paper, Table 1: 805 263 and 4 226 158 samples) cut
+# 9:1 as LEAF's default `--tf 0.9`: what the run's estimates assume; a run reads what
+# is on disk.
+FEMNIST = DatasetFacts(
+    62, "image", "data_root", ("natural",), (1, 28, 28), 724_736, 80_527, users=True
+)
+SHAKESPEARE = DatasetFacts(
+    len(ALPHABET), "text", "data_root", ("natural",), (SEQUENCE,), 3_803_542, 422_616, users=True
+)
+
+
+def pixels(x: list[Any], where: str) -> np.ndarray:
+    """A user's images (n, 784) of floats k/255 as bytes k."""
+    if not x:
+        return np.zeros((0, PIXELS), dtype=np.uint8)
+    values = np.asarray(x, dtype=np.float32)
+    if values.ndim != 2 or values.shape[1] != PIXELS:
+        raise ConfigError(f"data.root: {where}: images of {PIXELS} pixels expected")
+    return np.rint(values * 255).astype(np.uint8)
+
+
+def labels(y: list[Any], where: str) -> np.ndarray:
+    if not y:
+        return np.zeros(0, dtype=np.int64)
+    values = np.asarray(y)
+    if values.ndim != 1 or not np.issubdtype(values.dtype, np.integer):
+        raise ConfigError(f"data.root: {where}: integer class labels expected")
+    if len(values) and (values.min() < 0 or values.max() >= FEMNIST.n_classes):
+        raise ConfigError(f"data.root: {where}: labels outside 0..{FEMNIST.n_classes - 1}")
+    return values.astype(np.int64)
+
+
+def encode(text: list[Any], length: int, where: str) -> np.ndarray:
+    """Strings of `length` characters as their indices in `ALPHABET` (n, length)."""
+    if not all(isinstance(s, str) and len(s) == length for s in text):
+        raise ConfigError(f"data.root: {where}: strings of {length} characters expected")
+    codes = np.frombuffer("".join(text).encode("utf-32-le"), dtype=np.uint32)
+    ids = _CODES[np.minimum(codes, 127)]
+    bad = (codes > 127) | (ids == UNKNOWN)
+    if bad.any():
+        char = chr(int(codes[np.argmax(bad)]))
+        raise ConfigError(f"data.root: {where}: {char!r} is not in LEAF's 80-character alphabet")
+    return ids.reshape(len(text), length)
+
+
+def sequences(x: list[Any], where: str) -> np.ndarray:
+    return encode(x, SEQUENCE, where)
+
+
+def next_characters(y: list[Any], where: str) -> np.ndarray:
+    return encode(y, 1, where).reshape(-1).astype(np.int64)
+
+
+def natural(
+    name: str, cfg: DataSection, n_classes: int, decode_x: Decode, decode_y: Decode
+) -> tuple[FederatedData, np.ndarray, np.ndarray]:
+    """The clients' data, one client per user of the train split, with the samples as
+    decoded (the callers turn them into the model's inputs)."""
+    if cfg.max_train_samples is not None:
+        raise ConfigError(
+            f"data.max_train_samples: {name} keeps each user's data whole; sample users "
+            "with LEAF's preprocessing (--sf) instead"
+        )
+    root = Path(cfg.root)
+    train = load_split(root, name, "train", decode_x, decode_y)
+    test = load_split(root, name, "test", decode_x, decode_y)
+    n = len(train.users)
+    if cfg.n_clients != n:
+        raise ConfigError(
+            f"data.n_clients: {name} under {root.resolve()} has {n} users, one client each; "
+            f"set data.n_clients={n}"
+        )
+    if (train.sizes == 0).any():
+        user = train.users[int(np.argmax(train.sizes == 0))]
+        raise ConfigError(f"data.root: {name} train split: user_data.{user} holds no samples")
+    rows, held = test_order(train.users, test)
+    train_offsets = offsets(train.sizes)
+    smallest = np.minimum.reduceat(train.y, train_offsets[:-1].numpy())
+    data = FederatedData(
+        x_train=torch.empty(0),
+        y_train=torch.from_numpy(np.array(train.y)),
+        train_offsets=train_offsets,
+        x_test=torch.empty(0),
+        y_test=torch.from_numpy(test.y[rows]),
+        test_offsets=offsets(held),
+        n_classes=n_classes,
+        task="classification",
+        client_class=torch.from_numpy(smallest),
+        cluster=torch.zeros(n, dtype=torch.long),
+    )
+    return data, train.x, test.x[rows]
+
+
+@dataset("femnist", facts=FEMNIST, label="FEMNIST (LEAF, one client per writer)")
+def femnist(params: Any, cfg: DataSection, rng: np.random.Generator) -> FederatedData:
+    """LEAF's FEMNIST from `data.root`: images (1, 28, 28) in [0, 1], 62 classes."""
+    data, x, xt = natural("femnist", cfg, FEMNIST.n_classes, pixels, labels)
+    data.x_train, data.x_test = _images(x), _images(xt)
+    return data
+
+
+def _images(pixels: np.ndarray) -> torch.Tensor:
+    return torch.from_numpy(pixels.astype(np.float32)).div_(255).view(-1, 1, 28, 28)
+
+
+@dataset("shakespeare", facts=SHAKESPEARE, label="Shakespeare (LEAF, one client per role)")
+def shakespeare(params: Any, cfg: DataSection, rng: np.random.Generator) -> FederatedData:
+    """LEAF's Shakespeare from `data.root`: 80 token ids a sample (uint8), the next
+    character's id the label (80 classes)."""
+    data, x, xt = natural("shakespeare", cfg, SHAKESPEARE.n_classes, sequences, next_characters)
+    data.x_train, data.x_test = torch.from_numpy(np.array(x)), torch.from_numpy(xt)
+    return data
