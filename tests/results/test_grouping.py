@@ -24,7 +24,7 @@ WORDS = Vocabulary(
     algorithms={"fedavg": "FedAvg", "fedlaavg": "FedLaAvg", "fedbuff": "FedBuff (async)"},
     asynchronous=frozenset({"fedbuff"}),
     selectors={"algorithm.name": {"fedavg": "FedAvg", "fedlaavg": "FedLaAvg"}},
-    titles={"data.dirichlet_alpha": "α"},
+    titles={"data.dirichlet.alpha": "α"},
 )
 
 
@@ -84,6 +84,20 @@ def test_mixed_configs_name_the_differing_keys() -> None:
 
     assert (warning.kind, warning.keys, warning.runs) == ("mixed_configs", ["client.lr"], [1, 2, 3])
     assert "client.lr" in warning.message and warning.message.startswith("FedAvg: mixed configs")
+
+
+def test_a_run_stored_before_a_field_moved_is_not_a_different_config() -> None:
+    old = {"partition": "dirichlet", "dirichlet_alpha": 0.1}  # data.dirichlet_alpha, moved
+    new = {"partition": "dirichlet", "dirichlet": {"alpha": 0.1}}
+    runs = [
+        record(1, "fedavg", 0, config=config("fedavg", 0, data=old)),
+        record(2, "fedavg", 1, config=config("fedavg", 1, data=new)),
+    ]
+
+    assert group_runs(runs, WORDS).warnings == []
+    other = record(3, "fedavg", 2, config=config("fedavg", 2, data={**old, "dirichlet_alpha": 1}))
+    (warning,) = group_runs([*runs, other], WORDS).warnings
+    assert warning.keys == ["data.dirichlet.alpha"]
 
 
 def test_a_warning_names_five_differing_keys_then_counts_the_rest() -> None:
@@ -211,7 +225,8 @@ def test_the_vocabulary_reads_the_registry() -> None:
 
     assert words.algorithm("fedavg") == "FedAvg" and words.algorithm("fedlaavg") == "FedLaAvg"
     assert {"fedbuff", "fedasync"} <= words.asynchronous and "fedavg" not in words.asynchronous
-    assert words.setting("data.dirichlet_alpha", 0.1) == "α = 0.1"
+    assert words.setting("data.dirichlet.alpha", 0.1) == "α = 0.1"
+    assert words.setting("data.dirichlet_alpha", 0.1) == "α = 0.1"  # an old sweep's label
     assert words.setting("client.lr", 0.01) == "lr = 0.01"
     assert words.setting("algorithm.name", "mifa") == "MIFA"
 

@@ -26,6 +26,7 @@ from typing import Any, Literal
 from worker.engine import metrics
 from worker.engine.algorithms.asynchronous import runs_async
 from worker.engine.components import Components
+from worker.engine.moved import MOVED, moved
 from worker.engine.presets import PRESETS, Preset
 from worker.results.table import TableNotes
 
@@ -74,6 +75,11 @@ class RunRecord:
     preset: str | None = None
     variant: str = ""
 
+    def __post_init__(self) -> None:
+        # A run stored before a field moved (`data.dirichlet_alpha`) reads as one stored
+        # after (`data.dirichlet.alpha`): the same setting is never a difference.
+        object.__setattr__(self, "config", moved(self.config))
+
 
 @dataclass(frozen=True)
 class Vocabulary:
@@ -99,7 +105,9 @@ class Vocabulary:
         return name
 
     def key(self, dotted: str) -> str:
-        """A config key as a table heading writes it: its title, or its last name."""
+        """A config key as a table heading writes it: its title, or its last name; a key
+        that moved (an old sweep's cell label) by where it lives now."""
+        dotted = MOVED.get(dotted, (dotted,))[0]
         return self.titles.get(dotted) or dotted.rsplit(".", 1)[-1].replace("_", " ")
 
     def setting(self, dotted: str, value: Any) -> str:
@@ -348,6 +356,7 @@ def _cell_label(cell: str, run: RunRecord, vocabulary: Vocabulary) -> tuple[str,
     named: list[str] = []
     for part in cell.split(", "):
         key, eq, _ = part.partition("=")
+        key = next((k for k in MOVED.get(key, ()) if k in flat), key)  # an old sweep's
         if eq and key in flat:
             parts.append(vocabulary.setting(key, flat[key]))
             values.append(written(flat[key]))
