@@ -1,0 +1,241 @@
+"""`hf`: any Hugging Face dataset, read by the `datasets` library and split among the
+clients by Flower Datasets' partitioners (the `hf` extra: `pip install 'fedwatch[hf]'`).
+
+`data.hf.path` is a folder or parquet files under `data.root` (`Dataset.save_to_disk`
+or `DatasetDict.save_to_disk` output; `<split>.parquet`, `<split>-*.parquet` or
+`<split>/*.parquet`), else a hub id (`uoft-cs/cifar10`), fetched into the `datasets`
+cache (`HF_DATASETS_CACHE`, under `HF_HOME`) where the network is reachable. The train
+split is partitioned; the test split is evaluated centrally (it belongs to no client).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import torch
+from pydantic import Field
+from torch import Tensor
+
+from worker.engine.data.federated import FederatedData, assemble
+from worker.engine.errors import ConfigError
+from worker.engine.facts import DatasetFacts
+from worker.engine.params import Params
+from worker.engine.paths import inside, shown
+from worker.engine.registry import dataset
+from worker.engine.sections import DataSection
+
+EXTRA = (
+    "data.dataset: hf needs the `hf` extra (datasets, flwr-datasets): pip install 'fedwatch[hf]'"
+)
+ROW = "__fedwatch_row"  # the column that carries a train row's index through a partitioner
+SEED_BOUND = 2**31  # flwr-datasets seeds numpy's legacy generator: below 2^32
+Partitioner = Literal["iid", "dirichlet", "pathological", "natural", "linear"]
+BY_LABEL = ("dirichlet", "pathological")
+
+
+class HfParams(Params):
+    path: str = Field(
+        "",
+        max_length=1024,
+        description="A folder or parquet files under data.root (save_to_disk output, "
+        "<split>.parquet), else a hub id (uoft-cs/cifar10) where the network is reachable.",
+    )
+    train_split: str = Field("train", min_length=1, description="Split the clients train on.")
+    test_split: str = Field("test", min_length=1, description="Split evaluated centrally.")
+    features: str = Field("image", min_length=1, description="Column of the samples.")
+    label: str = Field("label", min_length=1, description="Column of the class labels.")
+    partitioner: Partitioner = Field(
+        "iid",
+        description="Flower Datasets' partitioner: iid (IidPartitioner), dirichlet, "
+        "pathological (n classes a client), natural (NaturalIdPartitioner: one client per "
+        "value of partition_by), linear (LinearPartitioner: client k holds ∝ k samples).",
+    )
+    partition_by: str = Field(
+        "",
+        max_length=64,
+        description="Column grouped by (natural) or split by (dirichlet, pathological); "
+        "empty: the label column.",
+    )
+    alpha: float = Field(0.5, gt=0, title="α", description="Dirichlet concentration α.")
+    min_partition_size: int = Field(
+        0, ge=0, description="Dirichlet: redraw until every client holds this many samples."
+    )
+    classes_per_client: int = Field(
+        2, ge=1, description="Pathological: distinct classes each client holds."
+    )
+    dimension: int = Field(
+        784, ge=1, description="Features of a sample, for the run's estimates before loading."
+    )
+
+
+@dataset(
+    "hf",
+    facts=DatasetFacts(10, "image", "data_root", partitions=("flower",)),
+    params=HfParams,
+    label="Hugging Face dataset (Flower Datasets)",
+)
+def hf(params: HfParams, cfg: DataSection, rng: np.random.Generator) -> FederatedData:
+    splits = read_splits(params, Path(cfg.root))
+    train, test = splits[params.train_split], splits[params.test_split]
+    for column in (params.features, params.label, params.partition_by):
+        if column and column not in train.column_names:
+            raise ConfigError(missing_column(params, column, train.column_names))
+    if cfg.max_train_samples is not None and cfg.max_train_samples < len(train):
+        train = train.shuffle(seed=flower_seed(rng)).select(range(cfg.max_train_samples))
+    rows = client_rows(params, train, cfg.n_clients, flower_seed(rng))
+    classes, y, y_test = encoded_labels(train, test, params.label)
+    x, x_test = samples(train, params.features), samples(test, params.features)
+    no_client = [np.zeros(0, dtype=np.int64)] * len(rows)
+    return assemble(x, y, rows, x_test, y_test, classes, rng, test_rows=no_client)
+
+
+def flower_seed(rng: np.random.Generator) -> int:
+    """The seed a Flower partitioner (or a shuffle) is given, drawn from the data's
+    generator so that `data.seed` fixes the split."""
+    return int(rng.integers(SEED_BOUND))
+
+
+def missing_column(params: HfParams, column: str, columns: list[str]) -> str:
+    key = next(k for k in ("features", "label", "partition_by") if getattr(params, k) == column)
+    return (
+        f"data.hf.{key}: {shown(params.path)} has no column {column!r} in its "
+        f"{params.train_split} split (its columns: {', '.join(map(repr, columns))})"
+    )
+
+
+def read_splits(params: HfParams, root: Path) -> Any:
+    """The dataset's splits (a `DatasetDict`); `ConfigError` naming the key at fault."""
+    try:
+        import datasets
+    except ImportError:
+        raise ConfigError(EXTRA) from None
+    if not params.path:
+        raise ConfigError("data.hf.path: name a folder under data.root or a hub id")
+    local = inside(root, params.path)
+    if local is not None and local.exists():
+        splits = local_splits(datasets, local, params)
+    elif params.path.startswith(("/", ".")) or local is None:
+        raise ConfigError(f"data.hf.path: {shown(params.path)} is not under data.root")
+    else:
+        try:
+            splits = datasets.load_dataset(params.path)
+        except Exception as err:  # no network, no such id: the library's own words
+            why = f"data.hf.path: {shown(params.path)} could not be read ({err})"
+            raise ConfigError(why) from None
+    for key in ("train_split", "test_split"):
+        if getattr(params, key) not in splits:
+            raise ConfigError(
+                f"data.hf.{key}: {shown(params.path)} has no split {getattr(params, key)!r} "
+                f"(its splits: {', '.join(map(repr, splits))})"
+            )
+    return splits
+
+
+def local_splits(datasets: Any, folder: Path, params: HfParams) -> Any:
+    """A `save_to_disk` folder, else the parquet files of each split in `folder`."""
+    if folder.is_dir() and any((folder / f).exists() for f in ("dataset_dict.json", "state.json")):
+        loaded = datasets.load_from_disk(str(folder))
+        return loaded if isinstance(loaded, datasets.DatasetDict) else {"train": loaded}
+    files = {}
+    for split in (params.train_split, params.test_split):
+        found = sorted(folder.glob(f"{split}.parquet")) + sorted(folder.glob(f"{split}-*.parquet"))
+        found += sorted(folder.glob(f"{split}/*.parquet"))
+        if found:
+            files[split] = [str(f) for f in found]
+    if not files:
+        raise ConfigError(
+            f"data.hf.path: {shown(params.path)} holds neither save_to_disk output nor "
+            f"{params.train_split}.parquet"
+        )
+    return datasets.load_dataset("parquet", data_files=files)
+
+
+def client_rows(params: HfParams, train: Any, n_clients: int, seed: int) -> list[np.ndarray]:
+    """Each client's train rows, as the Flower partitioner `data.hf.partitioner` splits
+    `train` (iid and linear, which draw nothing, split it shuffled by `seed`)."""
+    import flwr_datasets.partitioner as fp
+
+    by = params.partition_by or params.label
+    kind = params.partitioner
+    ds = train.add_column(ROW, list(range(len(train))))
+    if kind in ("iid", "linear"):
+        ds = ds.shuffle(seed=seed)
+    if kind == "natural":
+        split: Any = fp.NaturalIdPartitioner(partition_by=by)
+    elif kind == "dirichlet":
+        split = fp.DirichletPartitioner(
+            n_clients, by, params.alpha, params.min_partition_size, seed=seed
+        )
+    elif kind == "pathological":
+        split = pathological(params, ds, by, n_clients, seed)
+    elif kind == "linear":
+        split = fp.LinearPartitioner(n_clients)
+    else:
+        split = fp.IidPartitioner(n_clients)
+    split.dataset = ds
+    try:
+        count = split.num_partitions
+    except ValueError as err:  # Dirichlet's redraws gave up: the library's words
+        raise ConfigError(f"data.hf.min_partition_size: {err}") from None
+    if count != n_clients:
+        raise ConfigError(
+            f"data.n_clients: {shown(params.path)} has {count} values of {by!r}, one client "
+            f"each; set data.n_clients={count}"
+        )
+    rows = [np.asarray(split.load_partition(k)[ROW], dtype=np.int64) for k in range(count)]
+    if min(len(r) for r in rows) == 0:
+        raise ConfigError(
+            f"data.n_clients: {n_clients} clients leave some without data ({len(train)} "
+            "samples); use fewer clients"
+        )
+    return rows
+
+
+def pathological(params: HfParams, ds: Any, by: str, n_clients: int, seed: int) -> Any:
+    import flwr_datasets.partitioner as fp
+
+    distinct = len(ds.unique(by))
+    if params.classes_per_client > distinct:
+        raise ConfigError(
+            f"data.hf.classes_per_client: {params.classes_per_client} exceeds the "
+            f"{distinct} values of {by!r}"
+        )
+    return fp.PathologicalPartitioner(
+        n_clients, by, params.classes_per_client, "first-deterministic", seed=seed
+    )
+
+
+def encoded_labels(train: Any, test: Any, column: str) -> tuple[int, Tensor, Tensor]:
+    """The number of classes and each split's labels as 0…C−1: a `ClassLabel` column's
+    own ids, otherwise the index of each value among the sorted values of both splits."""
+    names = getattr(train.features[column], "num_classes", None)
+    a, b = np.asarray(train[column]), np.asarray(test[column])
+    if names is not None:
+        return (
+            int(names),
+            torch.as_tensor(a, dtype=torch.long),
+            torch.as_tensor(b, dtype=torch.long),
+        )
+    values = np.unique(np.concatenate([a, b]))
+    ids = [torch.as_tensor(np.searchsorted(values, v), dtype=torch.long) for v in (a, b)]
+    return len(values), ids[0], ids[1]
+
+
+def samples(split: Any, column: str) -> Tensor:
+    """A split's samples as float32: images (an `Image` column) as (C, H, W) pixels
+    scaled to [-1, 1], numbers and arrays as they are."""
+    import datasets
+
+    if isinstance(split.features[column], datasets.Image):
+        pixels = np.stack([np.asarray(im, dtype=np.float32) for im in split[column]])
+        pixels = pixels[:, None] if pixels.ndim == 3 else pixels.transpose(0, 3, 1, 2)
+        return torch.as_tensor(pixels / 127.5 - 1.0)
+    try:
+        values = np.asarray(split.with_format("numpy")[column], dtype=np.float32)
+    except (TypeError, ValueError):
+        raise ConfigError(
+            f"data.hf.features: column {column!r} holds neither images nor numbers"
+        ) from None
+    return torch.as_tensor(values if values.ndim > 1 else values[:, None])
