@@ -10,7 +10,7 @@ import torch
 datasets = pytest.importorskip("datasets", reason="the hf extra is not installed")
 from flwr_datasets.partitioner import DirichletPartitioner  # noqa: E402
 
-from worker.engine import ConfigError  # noqa: E402
+from worker.engine import ConfigError, ListSink, build_config, simulate  # noqa: E402
 from worker.engine.components import current  # noqa: E402
 from worker.engine.data import load_data  # noqa: E402
 from worker.engine.data.federated import FederatedData  # noqa: E402
@@ -166,3 +166,24 @@ def test_bad_input_names_the_key(tmp_path: Path, hf: dict, key: str) -> None:
 
     with pytest.raises(ConfigError, match="^" + re.escape(key) + ": "):
         load_data(cfg, seed=0)
+
+
+def test_a_run_trains_on_it_and_evaluates_the_test_split_centrally(tmp_path: Path) -> None:
+    write_disk(tmp_path)
+    data = {"dataset": "hf", "root": str(tmp_path), "n_clients": 4, "seed": 3}
+    hf = {"path": "tiny", "features": "x", "partitioner": "dirichlet", "alpha": 1.0}
+    config = build_config(
+        {
+            "rounds": 2,
+            "device": "cpu",
+            "algorithm": {"participation": 2},
+            "model": {"name": "mlp"},
+            "data": {**data, "hf": hf},
+        }
+    )
+
+    summary = simulate(config, ListSink()).to_dict()
+
+    assert config.data.partition == "flower"
+    assert summary["rounds_done"] == 2 and 0.0 <= summary["final_test_acc"] <= 1.0
+    assert summary["final_client_acc_mean"] is None  # the test split is no client's
