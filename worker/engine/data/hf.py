@@ -70,25 +70,48 @@ class HfParams(Params):
     )
 
 
-@dataset(
+class HfDataset:
+    """The loader of `data.dataset = hf`, and its check of a local dataset's splits and
+    columns before any run is created (`data.check_dataset`)."""
+
+    def __call__(
+        self, params: HfParams, cfg: DataSection, rng: np.random.Generator
+    ) -> FederatedData:
+        splits = read_splits(params, Path(cfg.root))
+        check_columns(params, {name: split.column_names for name, split in splits.items()})
+        train, test = splits[params.train_split], splits[params.test_split]
+        if cfg.max_train_samples is not None and cfg.max_train_samples < len(train):
+            train = train.shuffle(seed=flower_seed(rng)).select(range(cfg.max_train_samples))
+        rows = client_rows(params, train, cfg.n_clients, flower_seed(rng))
+        classes, y, y_test = encoded_labels(train, test, params.label)
+        x, x_test = samples(train, params.features), samples(test, params.features)
+        no_client = [np.zeros(0, dtype=np.int64)] * len(rows)
+        return assemble(x, y, rows, x_test, y_test, classes, rng, test_rows=no_client)
+
+    def check(self, params: HfParams, cfg: DataSection) -> None:
+        """A local dataset's splits and columns, read from its metadata alone (a hub
+        id is checked when the run reads it)."""
+        folder = local_folder(params, Path(cfg.root))
+        if folder is None:
+            return
+        datasets = library()
+        if saved(folder):
+            loaded = datasets.load_from_disk(str(folder))
+            names = {k: v.column_names for k, v in as_splits(datasets, loaded).items()}
+        else:
+            import pyarrow.parquet as pq
+
+            files = parquet_files(folder, params)
+            names = {k: pq.read_schema(v[0]).names for k, v in files.items()}
+        check_columns(params, names)
+
+
+hf = dataset(
     "hf",
     facts=DatasetFacts(10, "image", "data_root", partitions=("flower",)),
     params=HfParams,
     label="Hugging Face dataset (Flower Datasets)",
-)
-def hf(params: HfParams, cfg: DataSection, rng: np.random.Generator) -> FederatedData:
-    splits = read_splits(params, Path(cfg.root))
-    train, test = splits[params.train_split], splits[params.test_split]
-    for column in (params.features, params.label, params.partition_by):
-        if column and column not in train.column_names:
-            raise ConfigError(missing_column(params, column, train.column_names))
-    if cfg.max_train_samples is not None and cfg.max_train_samples < len(train):
-        train = train.shuffle(seed=flower_seed(rng)).select(range(cfg.max_train_samples))
-    rows = client_rows(params, train, cfg.n_clients, flower_seed(rng))
-    classes, y, y_test = encoded_labels(train, test, params.label)
-    x, x_test = samples(train, params.features), samples(test, params.features)
-    no_client = [np.zeros(0, dtype=np.int64)] * len(rows)
-    return assemble(x, y, rows, x_test, y_test, classes, rng, test_rows=no_client)
+)(HfDataset())
 
 
 def flower_seed(rng: np.random.Generator) -> int:
@@ -97,47 +120,74 @@ def flower_seed(rng: np.random.Generator) -> int:
     return int(rng.integers(SEED_BOUND))
 
 
-def missing_column(params: HfParams, column: str, columns: list[str]) -> str:
-    key = next(k for k in ("features", "label", "partition_by") if getattr(params, k) == column)
-    return (
-        f"data.hf.{key}: {shown(params.path)} has no column {column!r} in its "
-        f"{params.train_split} split (its columns: {', '.join(map(repr, columns))})"
-    )
-
-
-def read_splits(params: HfParams, root: Path) -> Any:
-    """The dataset's splits (a `DatasetDict`); `ConfigError` naming the key at fault."""
+def library() -> Any:
+    """The `datasets` module; `ConfigError` naming the extra where it is not installed."""
     try:
         import datasets
     except ImportError:
         raise ConfigError(EXTRA) from None
+    return datasets
+
+
+def check_columns(params: HfParams, columns: dict[str, list[str]]) -> None:
+    """`ConfigError` naming the key of a split or a column the dataset lacks."""
+    for key in ("train_split", "test_split"):
+        if getattr(params, key) not in columns:
+            raise ConfigError(
+                f"data.hf.{key}: {shown(params.path)} has no split {getattr(params, key)!r} "
+                f"(its splits: {', '.join(map(repr, columns))})"
+            )
+    names = columns[params.train_split]
+    for key in ("features", "label", "partition_by"):
+        column = getattr(params, key)
+        if column and column not in names:
+            raise ConfigError(
+                f"data.hf.{key}: {shown(params.path)} has no column {column!r} in its "
+                f"{params.train_split} split (its columns: {', '.join(map(repr, names))})"
+            )
+
+
+def local_folder(params: HfParams, root: Path) -> Path | None:
+    """`data.hf.path` under `root` where it is there, None for a hub id; `ConfigError`
+    for a path that is neither or leads outside."""
     if not params.path:
         raise ConfigError("data.hf.path: name a folder under data.root or a hub id")
     local = inside(root, params.path)
     if local is not None and local.exists():
-        splits = local_splits(datasets, local, params)
-    elif params.path.startswith(("/", ".")) or local is None:
+        return local
+    if params.path.startswith(("/", ".")) or local is None or params.path.endswith("/"):
         raise ConfigError(f"data.hf.path: {shown(params.path)} is not under data.root")
-    else:
+    return None
+
+
+def read_splits(params: HfParams, root: Path) -> Any:
+    """The dataset's splits (a `DatasetDict`); `ConfigError` naming the key at fault."""
+    datasets = library()
+    folder = local_folder(params, root)
+    if folder is None:
         try:
-            splits = datasets.load_dataset(params.path)
+            return datasets.load_dataset(params.path)
         except Exception as err:  # no network, no such id: the library's own words
             why = f"data.hf.path: {shown(params.path)} could not be read ({err})"
             raise ConfigError(why) from None
-    for key in ("train_split", "test_split"):
-        if getattr(params, key) not in splits:
-            raise ConfigError(
-                f"data.hf.{key}: {shown(params.path)} has no split {getattr(params, key)!r} "
-                f"(its splits: {', '.join(map(repr, splits))})"
-            )
-    return splits
+    if saved(folder):
+        return as_splits(datasets, datasets.load_from_disk(str(folder)))
+    return datasets.load_dataset("parquet", data_files=parquet_files(folder, params))
 
 
-def local_splits(datasets: Any, folder: Path, params: HfParams) -> Any:
-    """A `save_to_disk` folder, else the parquet files of each split in `folder`."""
-    if folder.is_dir() and any((folder / f).exists() for f in ("dataset_dict.json", "state.json")):
-        loaded = datasets.load_from_disk(str(folder))
-        return loaded if isinstance(loaded, datasets.DatasetDict) else {"train": loaded}
+def saved(folder: Path) -> bool:
+    """Whether `folder` holds `save_to_disk` output (of a `DatasetDict` or a `Dataset`)."""
+    return any((folder / f).is_file() for f in ("dataset_dict.json", "state.json"))
+
+
+def as_splits(datasets: Any, loaded: Any) -> Any:
+    """A loaded `DatasetDict` as it is; a lone `Dataset` as the split `train`."""
+    return loaded if isinstance(loaded, datasets.DatasetDict) else {"train": loaded}
+
+
+def parquet_files(folder: Path, params: HfParams) -> dict[str, list[str]]:
+    """Each split's parquet files in `folder` (`<split>.parquet`, `<split>-*.parquet`,
+    `<split>/*.parquet`); `ConfigError` where there are none."""
     files = {}
     for split in (params.train_split, params.test_split):
         found = sorted(folder.glob(f"{split}.parquet")) + sorted(folder.glob(f"{split}-*.parquet"))
@@ -149,7 +199,7 @@ def local_splits(datasets: Any, folder: Path, params: HfParams) -> Any:
             f"data.hf.path: {shown(params.path)} holds neither save_to_disk output nor "
             f"{params.train_split}.parquet"
         )
-    return datasets.load_dataset("parquet", data_files=files)
+    return files
 
 
 def client_rows(params: HfParams, train: Any, n_clients: int, seed: int) -> list[np.ndarray]:
