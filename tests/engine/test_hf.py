@@ -20,6 +20,12 @@ from worker.engine.sections import DataSection  # noqa: E402
 DataConfig = current().section(DataSection)
 
 
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The library's cache (parquet converted to Arrow) in the test's folder, not ~/.cache."""
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-cache")
+
+
 def tiny(n: int) -> dict[str, list]:
     """n samples of 3 features; sample i is (i, 2i, 3i) with label i mod 4 and writer
     i mod 5."""
@@ -136,6 +142,20 @@ def test_dirichlet_is_flower_datasets_own_split_on_the_same_seed(tmp_path: Path)
         assert data.x_train[a:b, 0].tolist() == theirs
 
 
+def test_a_lone_saved_split_holds_out_test_fraction_for_the_central_test(
+    tmp_path: Path,
+) -> None:
+    datasets.Dataset.from_dict(tiny(40)).save_to_disk(str(tmp_path / "lone"))
+
+    data = load_data(config(tmp_path, "lone", test_fraction=0.25), seed=0)
+
+    assert len(data.y_train) == 30 and len(data.y_test) == 10
+    rows = sorted(data.x_train[:, 0].tolist() + data.x_test[:, 0].tolist())
+    assert rows == [float(i) for i in range(40)]  # every sample once, in one split or the other
+    with pytest.raises(ConfigError, match=r"^data\.hf\.test_split: .*data\.hf\.test_fraction"):
+        load_data(config(tmp_path, "lone"), seed=0)
+
+
 def test_image_columns_become_channels_first_pixels_in_minus_one_one(tmp_path: Path) -> None:
     gray = [np.full((4, 5), 255 * (i % 2), dtype=np.uint8) for i in range(6)]
     image = datasets.Features({"img": datasets.Image(), "label": datasets.ClassLabel(3)})
@@ -158,6 +178,7 @@ def test_image_columns_become_channels_first_pixels_in_minus_one_one(tmp_path: P
         ({"partitioner": "pathological", "classes_per_client": 5}, "data.hf.classes_per_client"),
         ({"path": "../outside"}, "data.hf.path"),
         ({"path": "nothing-here/"}, "data.hf.path"),
+        ({"path": "uoft-cs/cifar10"}, "data.hf.path"),  # a hub id, data.download off
     ],
 )
 def test_bad_input_names_the_key(tmp_path: Path, hf: dict, key: str) -> None:

@@ -44,6 +44,13 @@ class HfParams(Params):
     )
     train_split: str = Field("train", min_length=1, description="Split the clients train on.")
     test_split: str = Field("test", min_length=1, description="Split evaluated centrally.")
+    test_fraction: float = Field(
+        0.0,
+        ge=0,
+        lt=1,
+        description="Where the dataset has no test split (flwrlabs/femnist): this fraction "
+        "of the train split, drawn by the data seed, is held out and evaluated centrally.",
+    )
     features: str = Field("image", min_length=1, description="Column of the samples.")
     label: str = Field("label", min_length=1, description="Column of the class labels.")
     partitioner: Partitioner = Field(
@@ -77,9 +84,9 @@ class HfDataset:
     def __call__(
         self, params: HfParams, cfg: DataSection, rng: np.random.Generator
     ) -> FederatedData:
-        splits = read_splits(params, Path(cfg.root))
+        splits = read_splits(params, cfg)
         check_columns(params, {name: split.column_names for name, split in splits.items()})
-        train, test = splits[params.train_split], splits[params.test_split]
+        train, test = train_and_test(params, splits, rng)
         if cfg.max_train_samples is not None and cfg.max_train_samples < len(train):
             train = train.shuffle(seed=flower_seed(rng)).select(range(cfg.max_train_samples))
         rows = client_rows(params, train, cfg.n_clients, flower_seed(rng))
@@ -114,6 +121,16 @@ hf = dataset(
 )(HfDataset())
 
 
+def train_and_test(params: HfParams, splits: Any, rng: np.random.Generator) -> tuple[Any, Any]:
+    """The train split and the test split: the dataset's own, or `test_fraction` of the
+    train split held out where it has none."""
+    train = splits[params.train_split]
+    if params.test_split in splits:
+        return train, splits[params.test_split]
+    held = train.train_test_split(test_size=params.test_fraction, seed=flower_seed(rng))
+    return held["train"], held["test"]
+
+
 def flower_seed(rng: np.random.Generator) -> int:
     """The seed a Flower partitioner (or a shuffle) is given, drawn from the data's
     generator so that `data.seed` fixes the split."""
@@ -131,11 +148,17 @@ def library() -> Any:
 
 def check_columns(params: HfParams, columns: dict[str, list[str]]) -> None:
     """`ConfigError` naming the key of a split or a column the dataset lacks."""
-    for key in ("train_split", "test_split"):
+    needed = ("train_split",) if params.test_fraction > 0 else ("train_split", "test_split")
+    for key in needed:
         if getattr(params, key) not in columns:
             raise ConfigError(
                 f"data.hf.{key}: {shown(params.path)} has no split {getattr(params, key)!r} "
                 f"(its splits: {', '.join(map(repr, columns))})"
+                + (
+                    "; or set data.hf.test_fraction to hold out part of the train split"
+                    if key == "test_split"
+                    else ""
+                )
             )
     names = columns[params.train_split]
     for key in ("features", "label", "partition_by"):
@@ -160,11 +183,17 @@ def local_folder(params: HfParams, root: Path) -> Path | None:
     return None
 
 
-def read_splits(params: HfParams, root: Path) -> Any:
-    """The dataset's splits (a `DatasetDict`); `ConfigError` naming the key at fault."""
+def read_splits(params: HfParams, cfg: DataSection) -> Any:
+    """The dataset's splits (a `DatasetDict`): from `data.root`, or from the hub where
+    `data.download` lets the run fetch it; `ConfigError` naming the key at fault."""
     datasets = library()
-    folder = local_folder(params, root)
+    folder = local_folder(params, Path(cfg.root))
     if folder is None:
+        if not cfg.download:
+            raise ConfigError(
+                f"data.hf.path: {shown(params.path)} is not under data.root; set "
+                "data.download=true to fetch it from the hub where the network is reachable"
+            )
         try:
             return datasets.load_dataset(params.path)
         except Exception as err:  # no network, no such id: the library's own words
