@@ -53,3 +53,12 @@ def test_a_missing_column_is_a_422_naming_the_key_on_both_routes(
         assert error["loc"] == ["body", "config", "data", "hf", "label"]
         assert "'digit'" in error["msg"] and "'label'" in error["msg"]
     assert client.get("/api/runs").json()["count"] == before
+
+
+def test_a_hub_id_without_download_is_a_422_at_the_path(client: TestClient, tiny: str) -> None:
+    got = client.post("/api/runs", json={"config": config("uoft-cs/cifar10")})
+
+    assert got.status_code == 422, got.text
+    [error] = got.json()["detail"]
+    assert error["loc"] == ["body", "config", "data", "hf", "path"]
+    assert "data.download=true" in error["msg"]

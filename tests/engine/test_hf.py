@@ -90,7 +90,9 @@ def test_parquet_natural_makes_one_client_per_writer(tmp_path: Path) -> None:
         seed=0,
     )
 
-    assert client_sizes(data) == [8] * 5
+    assert client_sizes(data) == [8] * 5 and data.n_classes == 4
+    assert data.x_train.shape == (40, 3) and data.x_test.shape == (12, 3)
+    assert torch.equal(data.y_train, data.x_train[:, 0].long() % 4)
     for k in range(5):  # writer w_k holds the samples i with i mod 5 = k, in some order
         a, b = data.train_offsets[k], data.train_offsets[k + 1]
         writers = {int(v) % 5 for v in data.x_train[a:b, 0].tolist()}

@@ -79,7 +79,7 @@ class HfParams(Params):
 
 class HfDataset:
     """The loader of `data.dataset = hf`, and its check of a local dataset's splits and
-    columns before any run is created (`data.check_dataset`)."""
+    columns before any run is created (`check_dataset` in `worker/engine/data`)."""
 
     def __call__(
         self, params: HfParams, cfg: DataSection, rng: np.random.Generator
@@ -98,10 +98,11 @@ class HfDataset:
     def check(self, params: HfParams, cfg: DataSection) -> None:
         """A local dataset's splits and columns, read from its metadata alone (a hub
         id is checked when the run reads it)."""
+        datasets = library()
         folder = local_folder(params, Path(cfg.root))
         if folder is None:
+            fetched(params, cfg)
             return
-        datasets = library()
         if saved(folder):
             loaded = datasets.load_from_disk(str(folder))
             names = {k: v.column_names for k, v in as_splits(datasets, loaded).items()}
@@ -189,11 +190,7 @@ def read_splits(params: HfParams, cfg: DataSection) -> Any:
     datasets = library()
     folder = local_folder(params, Path(cfg.root))
     if folder is None:
-        if not cfg.download:
-            raise ConfigError(
-                f"data.hf.path: {shown(params.path)} is not under data.root; set "
-                "data.download=true to fetch it from the hub where the network is reachable"
-            )
+        fetched(params, cfg)
         try:
             return datasets.load_dataset(params.path)
         except Exception as err:  # no network, no such id: the library's own words
@@ -202,6 +199,16 @@ def read_splits(params: HfParams, cfg: DataSection) -> Any:
     if saved(folder):
         return as_splits(datasets, datasets.load_from_disk(str(folder)))
     return datasets.load_dataset("parquet", data_files=parquet_files(folder, params))
+
+
+def fetched(params: HfParams, cfg: DataSection) -> None:
+    """`ConfigError` where `data.hf.path` names no local data and the run may not fetch
+    it from the hub (`data.download` off)."""
+    if not cfg.download:
+        raise ConfigError(
+            f"data.hf.path: {shown(params.path)} is not under data.root; set "
+            "data.download=true to fetch it from the hub where the network is reachable"
+        )
 
 
 def saved(folder: Path) -> bool:
