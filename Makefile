@@ -28,7 +28,7 @@ $(STAMP): pyproject.toml $(CLIENT) examples/fedau/pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip uninstall -q -y fedwatch
-	$(PY) -m pip install -q -e ./client -e '.[dev]'
+	$(PY) -m pip install -q -e ./client -e '.[dev,hf]'
 	$(PY) -m pip install -q --no-deps -e examples/fedau
 	touch $(STAMP)
 

@@ -1,8 +1,9 @@
 """Admission: what this server refuses to run, with a 422 before anything is created or
 queued: a run whose estimated memory or work exceeds its limits (the error names the
 config field that drives the estimate), a dataset outside its data root, a download it
-does not allow, system-model files it cannot read as data (read in a process apart,
-under a memory cap). Errors in the format of `api/errors.py`."""
+does not allow, a dataset whose own check of its files fails (an `hf` column missing),
+system-model files it cannot read as data (read in a process apart, under a memory cap).
+Errors in the format of `api/errors.py`."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from fastapi.exceptions import RequestValidationError
 from api.errors import PATH_PREFIX
 from api.sweep import Cell, blame
 from db.settings import Settings
-from worker.data_root import data_folder
+from worker.data_root import data_folder, reading
 from worker.engine import ConfigError, RunConfig
+from worker.engine.data import check_dataset
 from worker.engine.resources import Estimate, estimate, format_bytes, format_flops, largest
 from worker.engine.system import SystemSpec, system_spec
 from worker.engine.system.base import NONE
@@ -60,6 +62,7 @@ def refusals(configs: Sequence[RunConfig], settings: Settings) -> list[list[Refu
     for i, config in enumerate(configs):
         try:
             folder = data_folder(config, settings)
+            check_dataset(reading(config, folder).data)
             spec = system_spec(config, config.data.n_clients, str(folder))
             found.append(_limits(config, settings))
         except ConfigError as err:

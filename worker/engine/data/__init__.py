@@ -19,7 +19,24 @@ from worker.engine.registry import selected
 from worker.engine.rng import numpy_gen
 from worker.engine.sections import DataSection
 
-__all__ = ["DatasetMissing", "FederatedData", "Grouped", "PartitionError", "load_data"]
+__all__ = [
+    "DatasetMissing",
+    "FederatedData",
+    "Grouped",
+    "PartitionError",
+    "check_dataset",
+    "load_data",
+]
+
+
+def check_dataset(cfg: DataSection) -> None:
+    """The dataset's own check of its files before any run is created, where its loader
+    has one (`check(params, data)`, as the `hf` dataset's columns): `ConfigError` naming
+    the key."""
+    entry, params = selected(cfg, cfg.components.datasets)
+    check = getattr(entry.component, "check", None)
+    if check is not None:
+        check(params, cfg)
 
 
 def load_data(cfg: DataSection, seed: int) -> FederatedData:
