@@ -119,9 +119,25 @@ def test_used_params_keeps_the_selected_components_and_unknown_keys() -> None:
         "data": {"dataset": "digits", "n_clients": 5, "mean_estimation": {"sigma": 0.0}},
         "lr": 0.1,
     }
+    # a config stored before partitions resolved `auto`: the dataset's own (clusters)
+    clustered = {"dataset": "synthetic_clustered", "partition": "auto", "iid": {},
+                 "clusters": {"n_clusters": 3}, "dirichlet": {"alpha": 0.5}}  # fmt: skip
+    assert used_params({"data": clustered}, current())["data"] == {
+        "dataset": "synthetic_clustered",
+        "partition": "auto",
+        "clusters": {"n_clusters": 3},
+    }
 
     assert used_params(config, current()) == {
         "algorithm": {"name": "mifa", "mifa": {"init": "zero"}, "mine": {"x": 1}},
         "data": {"dataset": "digits", "n_clients": 5},
         "lr": 0.1,
+    }
+    # a config stored before partitions resolved `auto`: the dataset's own (clusters)
+    clustered = {"dataset": "synthetic_clustered", "partition": "auto", "iid": {},
+                 "clusters": {"n_clusters": 3}, "dirichlet": {"alpha": 0.5}}  # fmt: skip
+    assert used_params({"data": clustered}, current())["data"] == {
+        "dataset": "synthetic_clustered",
+        "partition": "auto",
+        "clusters": {"n_clusters": 3},
     }

@@ -15,11 +15,13 @@ def used_params(config: Mapping[str, Any], components: Components) -> dict[str, 
     """`config` without the sub-objects of the components `components` registers that
     it did not select; anything else (an external run's own keys) as it is."""
     out = dict(config)
-    for registry in components.registries:
-        section = config.get(registry.section)
+    for registry in components.registries:  # `data` selects twice: dataset, partition
+        section = out.get(registry.section)
         if not isinstance(section, Mapping):
             continue
         chosen = section.get(registry.selector)
+        if chosen == "auto" and section.get("dataset") in components.datasets:
+            chosen = components.datasets.get(section["dataset"]).facts.auto  # stored before
         out[registry.section] = {
             k: v for k, v in section.items() if k == chosen or k not in registry
         }
