@@ -304,6 +304,7 @@ def test_meta_lists_the_statuses_with_their_flags(client: TestClient) -> None:
         "title": "Test accuracy",
         "y_title": "accuracy",
         "log": False,
+        "description": "",  # a panel whose title says it all
     }
     in_catalogue = {
         m["panel"] for m in client.get("/api/metrics/catalog").json() if m["kind"] == "round"
