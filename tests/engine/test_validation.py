@@ -64,8 +64,10 @@ def test_the_engine_records_validation_values() -> None:
     summary = simulate(with_val, sink)
     plain = simulate(without, ListSink())
 
-    assert 0 <= summary.values["final_val_acc"] <= 1
-    assert summary.values["final_val_loss"] == pytest.approx(sink.records[-1].metrics["val_loss"])
+    last = sink.records[-1].metrics
+    assert 0 <= last["val_acc"] <= 1
+    assert summary.values["final_val_acc"] == pytest.approx(last["val_acc"])
+    assert summary.values["final_val_loss"] == pytest.approx(last["val_loss"])
     assert plain.values["final_val_acc"] is None
     with pytest.raises(ConfigError, match=r"eval\.validation"):
         preset.run_config(["eval.validation=1"])
