@@ -24,6 +24,9 @@ Pruner = Literal["median", "hyperband", "none"]
 SAMPLERS: tuple[Sampler, ...] = ("tpe", "random", "grid")
 PRUNERS: tuple[Pruner, ...] = ("median", "hyperband", "none")
 FINISHED = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
+FAILURES = (ConfigError, ValueError, RuntimeError)
+"""What fails a trial (recorded in its `error`) rather than the tune: a refused config,
+a run that breaks."""
 
 ConfigOf = Callable[[list[str]], RunConfig]
 """A method's config with the given `--set` assignments applied (seed included)."""
@@ -87,8 +90,19 @@ class ReportingSink(ListSink):
 
 def trial_value(trial: optuna.Trial, spec: TuneSpec, config_of: ConfigOf) -> float:
     """Run the trial's settings on every tuning seed; the mean objective, or
-    `optuna.TrialPruned` (the round it stopped at in the trial's `pruned_at_round`)."""
+    `optuna.TrialPruned` (the round it stopped at in the trial's `pruned_at_round`); a
+    failure's message is kept in the trial's `error`."""
     params = {d.key: d.suggest(trial) for d in spec.space}
+    try:
+        return _mean_value(trial, params, spec, config_of)
+    except FAILURES as err:
+        trial.set_user_attr("error", str(err))
+        raise
+
+
+def _mean_value(
+    trial: optuna.Trial, params: dict[str, Any], spec: TuneSpec, config_of: ConfigOf
+) -> float:
     values = []
     for i, seed in enumerate(spec.seeds):
         config = config_of([*assignments(params), f"seed={seed}"])
@@ -124,7 +138,7 @@ def tune_method(spec: TuneSpec, config_of: ConfigOf, storage: str, study_name: s
         study.optimize(
             lambda trial: trial_value(trial, spec, config_of),
             n_trials=1,
-            catch=(ConfigError, ValueError, RuntimeError),
+            catch=FAILURES,
         )
 
 
