@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     storage = f"sqlite:///{(out / 'tune.db').resolve()}"
     chosen = [tune_one(preset, m, spec, args, storage) for m in preset.compare]
     finals = final_jobs(preset, chosen, spec, args, out)
-    results = run_finals(finals, preset.name)
+    results = run_finals(finals, preset.name, args.jobs)
     text = write_all(preset, spec, chosen, finals, results, out, args)
     print(text)
     print(f"tune took {time.perf_counter() - started:.0f} s", file=sys.stderr)
@@ -210,13 +210,13 @@ def final_jobs(
     return jobs
 
 
-def run_finals(jobs: list[Job], name: str) -> list[dict[str, Any]]:
+def run_finals(jobs: list[Job], name: str, processes: int | None) -> list[dict[str, Any]]:
     from worker.engine.presets import get_preset
 
     if not jobs:
         raise CliError("no method completed a trial: nothing to compare")
     preset = get_preset(name)
-    workers = max(1, min(os.cpu_count() or 1, len(jobs)))
+    workers = max(1, min(processes or os.cpu_count() or 1, len(jobs)))
     total = sum(preset.run_config(list(j.assignments)).rounds for j in jobs)
     return run_all(jobs, workers, threads_per_process(workers), total, f"{name} (final)")
 
