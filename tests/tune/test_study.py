@@ -105,3 +105,14 @@ def test_a_refused_trial_fails_and_is_replaced(tmp_path: Path) -> None:
     assert states[0] == optuna.trial.TrialState.FAIL
     assert "client.lr" in study.trials[0].user_attrs["error"]
     assert finished_trials(study) == 3 and len(states) == 4
+
+
+@pytest.mark.parametrize("pruner", ["median", "hyperband"])
+def test_each_pruner_spends_the_whole_budget(tmp_path: Path, pruner: str) -> None:
+    tune = spec("client.lr=log:1e-3:1", 8, sampler="random", pruner=pruner, prune_after=2)
+
+    study = tune_method(tune, convex(4), storage(tmp_path), pruner)
+
+    assert finished_trials(study) == 8 == len(study.trials)
+    pruned = [t for t in study.trials if t.state == optuna.trial.TrialState.PRUNED]
+    assert pruned and all(0 <= t.user_attrs["pruned_at_round"] < 4 for t in pruned)
