@@ -19,6 +19,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         reproduce_cmd,
         serve_cmd,
         simulate_cmd,
+        tune_cmd,
         worker_cmd,
     )
     from worker.engine import components
@@ -32,6 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         serve_cmd,
         worker_cmd,
         compare_cmd,
+        tune_cmd,
         plot_cmd,
         reproduce_cmd,
         import_cmd,

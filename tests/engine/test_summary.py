@@ -49,6 +49,8 @@ ROUNDS: list[tuple[int, dict[str, float]]] = [
             "n_selected": 2,
             "test_acc": 0.5,
             "test_loss": 0.6,
+            "val_acc": 0.55,
+            "val_loss": 0.65,
             "param": -0.5,
             "opt_gap": 0.25,
             "sim_time_s": 9.0,
@@ -110,6 +112,7 @@ def test_summary_by_hand() -> None:
     assert s["time_to_target_s"] == 7.5  # round 2's simulated time
     assert s["sim_time_total_s"] == 9.0 and s["total_bytes"] == 1100.0
     assert s["round_time_s_avg"] == 2.0
+    assert (s["final_val_acc"], s["final_val_loss"]) == (0.55, 0.65)
 
 
 def test_no_clock_no_simulated_time() -> None:

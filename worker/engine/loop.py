@@ -22,6 +22,7 @@ from worker.engine.availability import Availability, AvailabilityFacts
 from worker.engine.clock import process_age_s
 from worker.engine.config import RunConfig
 from worker.engine.data import FederatedData, load_data
+from worker.engine.data.validation import Validation, hold_out
 from worker.engine.errors import ConfigError
 from worker.engine.masks import Available
 from worker.engine.models import build_model, has_buffers, objective, recurrent
@@ -29,7 +30,7 @@ from worker.engine.privacy.run import run_privacy
 from worker.engine.records import ClientFacts, ClientTimeline, RoundRecord, Summary
 from worker.engine.registry import selected
 from worker.engine.ring import VersionRing
-from worker.engine.rng import torch_gen
+from worker.engine.rng import numpy_gen, torch_gen
 from worker.engine.sections import EvalSection
 from worker.engine.server import ServerOptimizer
 from worker.engine.sink import Sink
@@ -126,10 +127,19 @@ class Simulation:
         self.config = config
         torch.manual_seed(config.seed)
         self.device = resolve_device(config.device)
-        data = load_data(config.data, config.seed)
+        data, validation = hold_out(
+            load_data(config.data, config.seed),
+            config.eval.validation,
+            numpy_gen(config.seed, "validation"),
+        )
         module = build_model(config.model, data.input_shape, data.n_classes)
         self.backend = resolve_backend(config.backend, module)
         self.data = data.to(self.device)
+        self.validation = (
+            None
+            if validation is None
+            else Validation(validation.x.to(self.device), validation.y.to(self.device))
+        )
         self.model = FlatModel(module, objective(config.model, data.task)).to(self.device)
         self.eval_rows = evaluation_rows(
             config.eval.batch_size,
@@ -416,6 +426,7 @@ class Simulation:
             metrics["opt_gap"] = (float(self.w[0]) - self.data.optimum) ** 2
         if not (last or evaluated(ev, t)):
             return None
+        self.evaluate_validation(metrics)
         result = evaluate(self.model, self.w, self.data.x_test, self.data.y_test, self.eval_rows)
         metrics["test_loss"] = result.loss
         if result.acc is None or result.correct is None:
@@ -433,6 +444,15 @@ class Simulation:
                 metrics["client_acc_best10"] = float(ordered[-tail:].mean())
             return acc.tolist()
         return None
+
+    def evaluate_validation(self, metrics: dict[str, float]) -> None:
+        """The global model on the held-out split (`eval.validation`), where there is one."""
+        if self.validation is None or not len(self.validation.y):
+            return
+        result = evaluate(self.model, self.w, self.validation.x, self.validation.y, self.eval_rows)
+        metrics["val_loss"] = result.loss
+        if result.acc is not None:
+            metrics["val_acc"] = result.acc
 
     def evaluate_initial(self, metrics: dict[str, float]) -> None:
         """The model before round 0, where the schedule evaluates it (`initial_test_acc`

@@ -148,6 +148,10 @@ PERCENT = {"unit": "%", "scale": 100.0, "domain": UNIT_INTERVAL}
 COUNT = {"domain": NON_NEGATIVE}
 TIMED = "Recorded by runs with a system model (system.kind other than none)."
 GAP = {"unit": "pp", "scale": 100.0, "domain": (-1.0, 1.0), "compare": True}
+VALIDATION = {
+    "description": "The global model on the held-out validation split (eval.validation > 0), "
+    "in the rounds the test set is evaluated; what a tune's objective reads."
+}
 EXTERNAL_ALPHA = "An external run's data shares are not known: each client's is taken as 1 / N."
 
 # The clock's round metrics (`worker/engine/system/clock.py`, `tracker.py`).
@@ -310,6 +314,8 @@ ROUND_METRICS: tuple[MetricSpec, ...] = (
         **PERCENT,
     ),
     _round("test_loss", "test loss", "loss", better="lower", **COUNT),
+    _round("val_acc", "validation accuracy", "accuracy", better="higher", **VALIDATION, **PERCENT),
+    _round("val_loss", "validation loss", "loss", better="lower", **VALIDATION, **COUNT),
     _round("train_loss", "train loss", "loss", better="lower", **COUNT),
     _round("n_available", "available clients", "clients", unit="clients"),
     _round("n_selected", "selected clients", "clients", unit="clients"),
@@ -386,6 +392,8 @@ SUMMARY_VALUES: tuple[MetricSpec, ...] = (
         **RANKED,
     ),
     _summary("final_test_loss", "final test loss", short="loss", rank=True, **LOWER, **COUNT),
+    _summary("final_val_acc", "final validation accuracy", short="val acc", **HIGHER, **PERCENT),
+    _summary("final_val_loss", "final validation loss", short="val loss", **LOWER, **COUNT),
     _summary("final_client_acc_mean", "client mean", **HIGHER, **TABLE, **PERCENT),
     _summary(
         "final_client_acc_var",

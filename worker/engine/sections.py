@@ -219,6 +219,13 @@ class EvalSection(Built):
         "a core's cache on a CPU).",
     )
     checkpoint_every: int = Field(25, ge=1, description="Checkpoint every this many rounds.")
+    validation: float = Field(
+        0.0,
+        ge=0,
+        lt=1,
+        description="Share of each client's training data held out as a validation split "
+        "(what a tune's objective reads: val_acc, val_loss); 0 = none.",
+    )
 
 
 class RunSection(Built):

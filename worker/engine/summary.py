@@ -20,6 +20,8 @@ SummaryValue = float | int | None
 # Summary values that are the last recorded value of a round metric.
 LAST_VALUES: dict[str, str] = {
     "final_test_loss": "test_loss",
+    "final_val_acc": "val_acc",
+    "final_val_loss": "val_loss",
     "final_client_acc_mean": "client_acc_mean",
     "final_client_acc_var": "client_acc_var",
     "final_client_acc_worst10": "client_acc_worst10",
