@@ -176,7 +176,7 @@ def test_a_character_outside_leafs_alphabet_is_named(tmp_path: Path) -> None:
 
 
 def test_a_natural_partition_of_a_pool_without_users_is_refused() -> None:
-    with pytest.raises(ValueError, match=r"data\.partition: digits supports .* not 'natural'"):
+    with pytest.raises(ValueError, match=r"data\.natural\.by: digits has no users"):
         build_config({"data": {"dataset": "digits", "partition": "natural"}}, [])
 
 
