@@ -1,7 +1,8 @@
 """Admission: what this server refuses to run, with a 422 before anything is created or
 queued: a run whose estimated memory or work exceeds its limits (the error names the
 config field that drives the estimate), a dataset outside its data root, a download it
-does not allow, system-model files it cannot read as data (read in a process apart,
+does not allow, a dataset whose files are not laid out as it reads them (its cheap
+`layout` check: a LEAF split without JSON files), system-model files it cannot read as data (read in a process apart,
 under a memory cap). Errors in the format of `api/errors.py`."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from api.errors import PATH_PREFIX
 from api.sweep import Cell, blame
 from db.settings import Settings
 from worker.data_root import data_folder
+from worker.engine.data import check_files
 from worker.engine import ConfigError, RunConfig
 from worker.engine.resources import Estimate, estimate, format_bytes, format_flops, largest
 from worker.engine.system import SystemSpec, system_spec
@@ -60,6 +62,7 @@ def refusals(configs: Sequence[RunConfig], settings: Settings) -> list[list[Refu
     for i, config in enumerate(configs):
         try:
             folder = data_folder(config, settings)
+            check_files(config.data.model_copy(update={"root": str(folder)}))
             spec = system_spec(config, config.data.n_clients, str(folder))
             found.append(_limits(config, settings))
         except ConfigError as err:

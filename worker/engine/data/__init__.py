@@ -9,6 +9,8 @@ users), which the partition `data.partition` then splits among the clients, or a
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from worker.engine.data.federated import FederatedData
@@ -19,7 +21,23 @@ from worker.engine.registry import selected
 from worker.engine.rng import numpy_gen
 from worker.engine.sections import DataSection
 
-__all__ = ["DatasetMissing", "FederatedData", "Grouped", "PartitionError", "load_data"]
+__all__ = [
+    "DatasetMissing",
+    "FederatedData",
+    "Grouped",
+    "PartitionError",
+    "check_files",
+    "load_data",
+]
+
+
+def check_files(cfg: DataSection) -> None:
+    """The dataset's cheap check of its files under `data.root` (`DatasetFacts.layout`),
+    which a submission runs before any run starts; nothing for a dataset without one."""
+    entry, _ = selected(cfg, cfg.components.datasets)
+    facts: DatasetFacts = entry.facts
+    if facts.layout is not None:
+        facts.layout(Path(cfg.root))
 
 
 def load_data(cfg: DataSection, seed: int) -> FederatedData:
