@@ -2,8 +2,8 @@
 queued: a run whose estimated memory or work exceeds its limits (the error names the
 config field that drives the estimate), a dataset outside its data root, a download it
 does not allow, a dataset whose files are not laid out as it reads them (its cheap
-`layout` check: a LEAF split without JSON files), system-model files it cannot read as data (read in a process apart,
-under a memory cap). Errors in the format of `api/errors.py`."""
+`layout` check: a LEAF split without JSON files), system-model files it cannot read as
+data (read in a process apart, under a memory cap). Errors in the format of `api/errors.py`."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from api.errors import PATH_PREFIX
 from api.sweep import Cell, blame
 from db.settings import Settings
 from worker.data_root import data_folder
-from worker.engine.data import check_files
 from worker.engine import ConfigError, RunConfig
+from worker.engine.data import check_files
 from worker.engine.resources import Estimate, estimate, format_bytes, format_flops, largest
 from worker.engine.system import SystemSpec, system_spec
 from worker.engine.system.base import NONE

@@ -74,9 +74,7 @@ def test_femnist_markov_runs_the_seeds_methods_on_natural_clients() -> None:
     config = preset.run_config()
 
     assert (config.data.partition, config.availability.kind) == ("natural", "markov")
-    assert {"fedavg", "fedlaavg", "mifa", "fedar", "fedvarp", "cafed"} <= set(
-        preset.method_names
-    )
+    assert {"fedavg", "fedlaavg", "mifa", "fedar", "fedvarp", "cafed"} <= set(preset.method_names)
 
 
 @pytest.mark.parametrize("name", NAMES)
