@@ -105,7 +105,7 @@ def tiny_overrides(name: str, root: Path) -> list[str]:
     offline substitute) over 10 clients."""
     small = [f"rounds={ROUNDS}", "eval.every=1", "eval.client_every=0", "client.local_steps=1"]
     if name == "cifar10-dirichlet":
-        return [*small, "data.dataset=digits", "data.n_clients=10", "model.name=cnn"]
+        return [*small, "data.dataset=digits", "data.n_clients=10"]
     return [*small, f"data.root={root}", "data.n_clients=2", "algorithm.participation=2"]
 
 
