@@ -1,9 +1,9 @@
 """Admission: what this server refuses to run, with a 422 before anything is created or
 queued: a run whose estimated memory or work exceeds its limits (the error names the
 config field that drives the estimate), a dataset outside its data root, a download it
-does not allow, a dataset whose own check of its files fails (an `hf` column missing),
-system-model files it cannot read as data (read in a process apart, under a memory cap).
-Errors in the format of `api/errors.py`."""
+does not allow, a dataset whose own check of its files fails (a LEAF split without JSON
+files, an `hf` column missing), system-model files it cannot read as data (read in a
+process apart, under a memory cap). Errors in the format of `api/errors.py`."""
 
 from __future__ import annotations
 

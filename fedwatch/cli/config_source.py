@@ -28,15 +28,23 @@ def add_set_argument(parser: argparse.ArgumentParser, help_text: str) -> None:
 def on_this_machine(config: RunConfig) -> RunConfig:
     """`config` with `data.root` resolved as a server resolves it (`root_folder`), under
     this machine's data root (`FEDWATCH_DATA_ROOT`, default `data`): the CLI and the
-    server take the same values. Downloads stay the user's to ask for."""
+    server take the same values. Downloads stay the user's to ask for. The dataset's
+    files are checked as a server checks them (`check_dataset`) before anything is
+    recorded."""
     from db.settings import Settings
     from worker.data_root import reading, root_folder
     from worker.engine import ConfigError
+    from worker.engine.data import check_dataset
 
     try:
-        return reading(config, root_folder(config.data.root, Settings()))
+        local = reading(config, root_folder(config.data.root, Settings()))
     except ConfigError as err:
         raise CliError(f"{err} (FEDWATCH_DATA_ROOT sets it)") from None
+    try:
+        check_dataset(local.data)
+    except ConfigError as err:
+        raise CliError(str(err)) from None
+    return local
 
 
 def load_config(source: str, assignments: list[str]) -> RunConfig:

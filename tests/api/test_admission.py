@@ -4,6 +4,7 @@ fits the default limits."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from api.admission import refusals
 from api.main import create_app
 from db.settings import Settings
 from tests.api.helpers import embedded_settings, example1, submit, wait_final
+from tests.engine.test_leaf import tiny_femnist, tiny_shakespeare
 from tests.engine.test_resources import LONG_TRACE, MANY_CLIENTS, PERIODIC_TRACE, WIDE
 from worker.engine.presets import PRESETS
 
@@ -189,17 +191,20 @@ def test_resume_is_refused_over_the_limits_and_changes_nothing(
     assert (after["status"], after["error"]) == ("failed", failed["error"])
 
 
-def defaults() -> Settings:
+def defaults(**settings: Any) -> Settings:
     """The service's defaults, whatever this environment sets."""
     limits = ("max_run_memory_mb", "max_run_gflop", "flush_rounds")
-    return Settings(**{name: Settings.model_fields[name].default for name in limits})
+    return Settings(**{name: Settings.model_fields[name].default for name in limits}, **settings)
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
-def test_every_preset_fits_the_default_limits(name: str) -> None:
+def test_every_preset_fits_the_default_limits(name: str, tmp_path: Path) -> None:
+    tiny_femnist(tmp_path)  # LEAF's splits present: their layout is checked at submission
+    tiny_shakespeare(tmp_path)
     preset = PRESETS[name]
     for sets in preset.variants.values() or [[]]:
         for method in preset.compare:
             config = preset.run_config([*sets, *method.as_overrides()])
 
-            assert refusals([config], defaults()) == [[]], (name, sets, method.name)
+            found = refusals([config], defaults(data_root=str(tmp_path)))
+            assert found == [[]], (name, sets, method.name)

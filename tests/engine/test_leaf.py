@@ -10,7 +10,7 @@ import torch
 
 from worker.engine import ConfigError, DatasetMissing, ListSink, build_config, simulate
 from worker.engine.components import current
-from worker.engine.data import load_data
+from worker.engine.data import check_dataset, load_data
 from worker.engine.data.leaf_datasets import ALPHABET
 from worker.engine.sections import DataSection
 
@@ -207,3 +207,35 @@ def test_a_run_on_leaf_data_records_its_users_as_clients(
     assert [sorted(r.selected.tolist()) for r in sink.records] == [[0, 1], [0, 1]]
     assert np.isfinite(sink.records[-1].metrics["test_loss"])
     assert 0 <= summary.to_dict()["final_test_acc"] <= 1
+
+
+def test_the_submission_check_finds_a_missing_split_by_listing_alone(tmp_path: Path) -> None:
+    write(tmp_path, "femnist", "train", "a.json", {"w1": {"x": images(0), "y": [5]}})
+    complete = tmp_path / "complete"
+    (complete / "femnist" / "data" / "train").mkdir(parents=True)
+    (complete / "femnist" / "data" / "test").mkdir(parents=True)
+    for split in ("train", "test"):  # not JSON at all: the check parses nothing
+        (complete / "femnist" / "data" / split / "a.json").write_text("not parsed here")
+
+    with pytest.raises(DatasetMissing, match=r"^data\.root: femnist's test split is missing"):
+        check_dataset(femnist_config(tmp_path))
+    check_dataset(femnist_config(complete))
+    check_dataset(DataConfig(dataset="digits"))  # no layout: nothing to check
+
+
+def test_a_run_with_a_user_without_data_stops_before_its_first_round(tmp_path: Path) -> None:
+    tiny_femnist(tmp_path)
+    path = tmp_path / "femnist" / "data" / "train" / "a.json"
+    doc = json.loads(path.read_text())
+    doc["users"].append("ghost")
+    doc["num_samples"].append(1)
+    path.write_text(json.dumps(doc))
+    cfg = build_config(
+        {"rounds": 2, "data": {"dataset": "femnist", "root": str(tmp_path), "n_clients": 3}},
+        ["model.name=leaf_cnn", "algorithm.participation=2"],
+    )
+    sink = ListSink()
+
+    with pytest.raises(ConfigError, match=r"^data\.root: a\.json: user_data\.ghost: no x and y"):
+        simulate(cfg, sink)
+    assert sink.records == []

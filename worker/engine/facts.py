@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 DataKind = Literal["image", "vector", "regression", "text"]
@@ -30,7 +32,9 @@ class DatasetFacts:
     `Population`, which availability models may take with `population = dataset`).
     `users`: the dataset has users of its own (LEAF's writers, speaking roles), one
     client each: it fixes `data.n_clients` to their number and is split by them
-    (the `natural` partition).
+    (the `natural` partition). `layout`: a cheap check of its files under `data.root`
+    (a folder listing, nothing parsed), raising `DatasetMissing` or `ConfigError` naming
+    the key, that a submission runs before any run starts (`data.check_dataset`).
     """
 
     n_classes: int
@@ -43,6 +47,7 @@ class DatasetFacts:
     population: bool = False
     users: bool = False
     columns: tuple[str, ...] = ()
+    layout: Callable[[Path], None] | None = None
 
     @property
     def pooled(self) -> bool:

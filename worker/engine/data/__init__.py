@@ -9,6 +9,8 @@ users), which the partition `data.partition` then splits among the clients, or a
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from worker.engine.data.federated import FederatedData
@@ -30,10 +32,14 @@ __all__ = [
 
 
 def check_dataset(cfg: DataSection) -> None:
-    """The dataset's own check of its files before any run is created, where its loader
-    has one (`check(params, data)`, as the `hf` dataset's columns): `ConfigError` naming
-    the key."""
+    """The dataset's own check of its files under `data.root`, before any run is created:
+    its cheap layout check (`DatasetFacts.layout`, a LEAF split without JSON files), then
+    its loader's check of them against its parameters where it has one (`check(params,
+    data)`, as the `hf` dataset's columns). `ConfigError` naming the key."""
     entry, params = selected(cfg, cfg.components.datasets)
+    facts: DatasetFacts = entry.facts
+    if facts.layout is not None:
+        facts.layout(Path(cfg.root))
     check = getattr(entry.component, "check", None)
     if check is not None:
         check(params, cfg)

@@ -69,6 +69,21 @@ def split_files(root: Path, name: str, split: str) -> list[Path]:
     return files
 
 
+def check_layout(root: Path, name: str) -> None:
+    """Both splits present with JSON files: a folder listing, run at submission. A user
+    listed in `users` without data is found where the files are parsed (`read_split`),
+    when the run loads its data before its first round: parsing full-size FEMNIST's
+    JSON takes minutes (docs/benchmarks.md), too long for a submission to wait."""
+    for split in SPLITS:
+        split_files(root, name, split)
+
+
+def needs(name: str, root: str) -> str:
+    """Where LEAF's files of `name` must lie, in a sentence."""
+    folder = Path(root).resolve() / name / "data"
+    return f"{name}: LEAF's JSON under {folder}/train and {folder}/test (data.root); {REMEDY}"
+
+
 def load_split(root: Path, name: str, split: str, decode_x: Decode, decode_y: Decode) -> Split:
     """The split under `root`, from the cache where it holds, else parsed (`read_split`)."""
     files = split_files(root, name, split)

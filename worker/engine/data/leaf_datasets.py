@@ -10,6 +10,7 @@ one, each encoded as its index in LEAF's 80-character alphabet (`ALPHABET`, LEAF
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ import numpy as np
 import torch
 
 from worker.engine.data.federated import FederatedData, offsets
-from worker.engine.data.leaf import Decode, load_split, test_order
+from worker.engine.data.leaf import Decode, check_layout, load_split, test_order
 from worker.engine.errors import ConfigError
 from worker.engine.facts import DatasetFacts
 from worker.engine.registry import dataset
@@ -34,11 +35,28 @@ _CODES[[ord(c) for c in ALPHABET]] = np.arange(len(ALPHABET), dtype=np.uint8)
 # 9:1 as LEAF's default `--tf 0.9`: what the run's estimates assume; a run reads what
 # is on disk.
 FEMNIST = DatasetFacts(
-    62, "image", "data_root", ("natural",), (1, 28, 28), 724_736, 80_527, users=True
+    62,
+    "image",
+    "data_root",
+    ("natural",),
+    (1, 28, 28),
+    724_736,
+    80_527,
+    users=True,
+    layout=partial(check_layout, name="femnist"),
 )
 SHAKESPEARE = DatasetFacts(
-    len(ALPHABET), "text", "data_root", ("natural",), (SEQUENCE,), 3_803_542, 422_616, users=True
+    len(ALPHABET),
+    "text",
+    "data_root",
+    ("natural",),
+    (SEQUENCE,),
+    3_803_542,
+    422_616,
+    users=True,
+    layout=partial(check_layout, name="shakespeare"),
 )
+LEAF_DATASETS = ("femnist", "shakespeare")
 
 
 def pixels(x: list[Any], where: str) -> np.ndarray:
