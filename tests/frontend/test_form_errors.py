@@ -67,7 +67,7 @@ def test_every_error_at_its_field_in_one_submit(page: Any, server: str) -> None:
 def test_sweep_seeds_and_values_are_checked_as_typed(page: Any, server: str) -> None:
     open_preset(page, server, "example1")
     page.click("button.tab:has-text('Sweep')")
-    submit = page.locator(".submit-bar button")
+    submit = page.locator(".submit-bar button[type=submit]")
     assert submit.inner_text() == "Launch 2 runs"
     page.fill('[name="seeds"]', "0, x")
     assert error_at(page, "seeds") == '"x" is not a whole number'
