@@ -48,3 +48,9 @@ def test_the_preset_declares_the_lines_its_chart_marks() -> None:
     moved = preset.run_config(["data.mean_estimation.means=[2, -1]"]).model_dump(mode="json")
     assert references_for(moved) == {}
     assert references_for({"name": "external"}) == {}
+    # stored before the dataset's own fields moved (flat `data.means`, ...), and holding
+    # the parameters of components it did not select: the same problem
+    stored = config.model_dump(mode="json")
+    flat = {k: v for k, v in stored["data"].items() if k != "mean_estimation"}
+    old = {**stored, "data": {**flat, **stored["data"]["mean_estimation"]}}
+    assert "means" in old["data"] and references_for(old) == preset.references

@@ -14,11 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from worker.engine import data as datasets
+from worker.engine.components import current
 from worker.engine.config import RunConfig
 from worker.engine.data import leaf
 from worker.engine.data.leaf_datasets import LEAF_DATASETS
 from worker.engine.data.vision import EXPECTED_FILES, needs, require_files
+from worker.engine.moved import moved
 from worker.engine.overrides import ConfigError, build_config
+from worker.engine.used_params import used_params
 
 
 @dataclass(frozen=True)
@@ -789,17 +792,25 @@ PRESETS: dict[str, Preset] = {
 
 @functools.cache
 def _problem(name: str) -> tuple[Any, Any]:
-    config = PRESETS[name].run_config().model_dump(mode="json")
-    return config["data"], config["availability"]
+    return _used(PRESETS[name].run_config().model_dump(mode="json"))
+
+
+def _used(config: Mapping[str, Any]) -> tuple[Any, Any]:
+    """A config's data and availability sections as its run used them: moved fields
+    where they live now, only the selected components' own parameters (a component
+    registered since, or a stored config from before a field moved, is no difference)."""
+    used = used_params(moved(dict(config)), current())
+    return used.get("data"), used.get("availability")
 
 
 def references_for(config: Mapping[str, Any]) -> dict[str, tuple[Reference, ...]]:
     """The reference lines of the preset whose data and availability sections a run's
     stored config has unchanged (its algorithm, rounds, seed or name may differ), {} if
     none has."""
+    problem = _used(config)
     for preset in PRESETS.values():
-        if preset.references and (config.get("data"), config.get("availability")) == _problem(
-            preset.name
+        if preset.references and problem == _used(
+            {"data": _problem(preset.name)[0], "availability": _problem(preset.name)[1]}
         ):
             return preset.references
     return {}
