@@ -118,3 +118,20 @@ def test_names_with_dollars_and_underscores_are_drawn_as_written() -> None:
     svg = figures.compare_figure(groups, figures.Axis("parameter x"), "round", fmt="svg").decode()
 
     assert r"lr=$\frac{1}{2$ _x" in svg
+
+
+@pytest.mark.parametrize(
+    ("ys", "drawn"),
+    [([0.0, 0.0], False), ([-1.0, 0.0], False), ([0.0, 0.5], True), ([1e-3, 1.0], True)],
+)
+def test_a_log_axis_with_nothing_above_zero_is_refused_in_words(
+    ys: list[float], drawn: bool
+) -> None:
+    # Before: matplotlib's "Data cannot be log-scaled", a 500 of the figure routes (fuzz).
+    panels: dict[str, dict[str, figures.Series]] = {"gap": {"opt_gap": ([0.0, 1.0], ys)}}
+    axes = {"gap": figures.Axis("gap", log=True)}
+    if drawn:
+        assert figures.run_figure(panels, axes, "round", fmt="svg").startswith(b"<?xml")
+        return
+    with pytest.raises(figures.Unplottable, match=r"^gap: every value is 0 or below"):
+        figures.run_figure(panels, axes, "round", fmt="svg")

@@ -318,6 +318,11 @@ def _figure(
         ax.set_xlabel(x_label)
         ax.set_ylabel(plain(y.label))
         if y.log:
+            if ax.dataLim.y0 <= ax.dataLim.y1 <= 0:  # drawn, and nothing above 0
+                raise Unplottable(
+                    f"{y.label}: every value is 0 or below, which a log axis cannot show; "
+                    "draw it without log"
+                )
             ax.set_yscale("log")
     for ax in flat[len(draws) :]:
         ax.set_visible(False)
