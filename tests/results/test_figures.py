@@ -4,6 +4,7 @@ labels and the group names."""
 from __future__ import annotations
 
 import io
+import math
 from typing import Any
 
 import numpy as np
@@ -122,7 +123,13 @@ def test_names_with_dollars_and_underscores_are_drawn_as_written() -> None:
 
 @pytest.mark.parametrize(
     ("ys", "drawn"),
-    [([0.0, 0.0], False), ([-1.0, 0.0], False), ([0.0, 0.5], True), ([1e-3, 1.0], True)],
+    [
+        ([0.0, 0.0], False),
+        ([-1.0, 0.0], False),
+        ([math.nan, math.nan], False),  # the fuzz's case: runs with no value of the metric
+        ([0.0, 0.5], True),
+        ([1e-3, 1.0], True),
+    ],
 )
 def test_a_log_axis_with_nothing_above_zero_is_refused_in_words(
     ys: list[float], drawn: bool
@@ -133,5 +140,15 @@ def test_a_log_axis_with_nothing_above_zero_is_refused_in_words(
     if drawn:
         assert figures.run_figure(panels, axes, "round", fmt="svg").startswith(b"<?xml")
         return
-    with pytest.raises(figures.Unplottable, match=r"^gap: every value is 0 or below"):
+    with pytest.raises(figures.Unplottable, match=r"^gap: no value above 0"):
         figures.run_figure(panels, axes, "round", fmt="svg")
+
+
+def test_a_log_comparison_of_runs_without_the_metric_is_refused_in_words() -> None:
+    # The fuzz's 500: test accuracy on a log axis, of runs that never recorded it
+    runs = [RunCurve(i, f"run {i}", "fedavg", ROUNDS, ROUNDS * np.nan, ROUNDS) for i in range(2)]
+    spec = metrics.by_name()["test_acc"]
+    groups = [group_curve("fedavg", runs, "round", 500, spec.domain)]
+    y = figures.Axis.of(spec, "test_acc", log=True)
+    with pytest.raises(figures.Unplottable, match=r"no value above 0"):
+        figures.compare_figure(groups, y, "round", fmt="svg")

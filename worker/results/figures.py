@@ -318,10 +318,9 @@ def _figure(
         ax.set_xlabel(x_label)
         ax.set_ylabel(plain(y.label))
         if y.log:
-            if ax.dataLim.y0 <= ax.dataLim.y1 <= 0:  # drawn, and nothing above 0
+            if not ax.dataLim.y1 > 0:  # nothing above 0 (or no finite value) drawn
                 raise Unplottable(
-                    f"{y.label}: every value is 0 or below, which a log axis cannot show; "
-                    "draw it without log"
+                    f"{y.label}: no value above 0, which a log axis could show; draw it without log"
                 )
             ax.set_yscale("log")
     for ax in flat[len(draws) :]:
