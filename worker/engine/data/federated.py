@@ -83,7 +83,7 @@ def assign_test_by_label(
         for k, chunk in enumerate(np.split(rows, cuts[:-1])):
             if len(chunk):
                 parts[k].append(chunk)
-    return [np.concatenate(p) if p else np.zeros(0, dtype=int) for p in parts]
+    return joined(parts)
 
 
 def assemble(
@@ -122,3 +122,8 @@ def assemble(
             cluster if cluster is not None else np.zeros(len(client_rows)), dtype=torch.long
         ),
     )
+
+
+def joined(parts: list[list[np.ndarray]]) -> list[np.ndarray]:
+    """Each client's row chunks as one array of row indices (empty where it got none)."""
+    return [np.concatenate(p) if p else np.zeros(0, dtype=int) for p in parts]

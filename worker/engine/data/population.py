@@ -5,9 +5,11 @@ draw of it (its generator's `generate_tasks_types` and `compute_stability`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
 import torch
+from pydantic import Field
 from torch import Tensor
 
 # CA-Fed's joint distribution of client types. Rows: availability type (available,
@@ -15,6 +17,17 @@ from torch import Tensor
 CAFED_TYPES = np.array([[0.0, 0.5, 0.0], [0.25, 0.25, 0.0]])
 ERROR = 1e-8  # CA-Fed's margin that keeps λ strictly inside its bounds
 SHIFT = 0.01  # the shifting clients' λ = (N(0, SHIFT²) + SHIFT) / 2
+
+# The parameters of CA-Fed's population draw, for each component that draws it
+PopulationG = Annotated[
+    float,
+    Field(
+        ge=0, lt=0.5, description="The population's π = ½ ± g for available / unavailable clients."
+    ),
+]
+PopulationNu = Annotated[
+    float, Field(ge=0, lt=1, description="The population's λ of the stable clients (ν).")
+]
 
 
 @dataclass(frozen=True)

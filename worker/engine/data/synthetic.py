@@ -8,7 +8,7 @@ from pydantic import Field
 
 from worker.engine.data.federated import FederatedData, offsets
 from worker.engine.data.partitions.clusters import ClustersParams, contiguous_clusters
-from worker.engine.data.population import draw_cafed_population
+from worker.engine.data.population import PopulationG, PopulationNu, draw_cafed_population
 from worker.engine.facts import DatasetFacts
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import dataset, selected
@@ -30,15 +30,8 @@ class SyntheticClusteredParams(GeneratedRows):
         le=1,
         description="h: in the clusters after the first, y ~ Bernoulli(h(1−σ) + (1−h)σ).",
     )
-    population_g: float = Field(
-        0.4,
-        ge=0,
-        lt=0.5,
-        description="The population's π = ½ ± g for available / unavailable clients.",
-    )
-    population_nu: float = Field(
-        0.9, ge=0, lt=1, description="The population's λ of the stable clients (ν)."
-    )
+    population_g: PopulationG = 0.4
+    population_nu: PopulationNu = 0.9
 
 
 @dataset(

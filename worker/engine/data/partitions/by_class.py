@@ -7,6 +7,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
+from worker.engine.data.federated import joined
 from worker.engine.data.partitions.base import Partition, check_classes
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import partition
@@ -62,7 +63,7 @@ def by_class(
         counts = split_counts(len(rows), share)
         for k, chunk in zip(owners, np.split(rows, np.cumsum(counts)[:-1]), strict=True):
             parts[k].append(chunk)
-    return [np.concatenate(p) if p else np.zeros(0, dtype=int) for p in parts]
+    return joined(parts)
 
 
 @partition("by_class", params=ByClassParams, label="by class")

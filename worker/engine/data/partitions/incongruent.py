@@ -28,6 +28,8 @@ from worker.engine.data.partitions.base import Grouped, Partition, check_cluster
 from worker.engine.data.population import (
     CAFED_TYPES,
     Population,
+    PopulationG,
+    PopulationNu,
     cafed_population,
     client_types,
 )
@@ -39,15 +41,8 @@ from worker.engine.sections import DataSection
 class IncongruentParams(Params):
     n_clusters: int = Field(2, ge=1, description="Number of client clusters.")
     swap_pairs: int = Field(2, ge=1, le=5, description="Label pairs each cluster draws and swaps.")
-    population_g: float = Field(
-        0.4,
-        ge=0,
-        lt=0.5,
-        description="The population's π = ½ ± g for available / unavailable clients.",
-    )
-    population_nu: float = Field(
-        0.9, ge=0, lt=1, description="The population's λ of the stable clients (ν)."
-    )
+    population_g: PopulationG = 0.4
+    population_nu: PopulationNu = 0.9
 
     def check_run(self, run: RunShape) -> None:
         check_clusters("data.incongruent.n_clusters", self.n_clusters, run)

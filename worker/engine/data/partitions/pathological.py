@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
+from worker.engine.data.federated import joined
 from worker.engine.data.partitions.base import Partition, check_classes
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import partition
@@ -51,7 +52,7 @@ def pathological(
         rows = rng.permutation(np.flatnonzero(labels == cls))
         for k, chunk in zip(owners, np.array_split(rows, len(owners)), strict=True):
             parts[k].append(chunk)
-    return [np.concatenate(p) if p else np.zeros(0, dtype=int) for p in parts]
+    return joined(parts)
 
 
 @partition("pathological", params=PathologicalParams, label="pathological (n classes)")
