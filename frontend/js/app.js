@@ -7,7 +7,7 @@ import * as experimentPage from "./pages/experiment.js";
 import * as newRunPage from "./pages/new-run.js";
 import * as reproductionPage from "./pages/reproduction.js";
 import * as runPage from "./pages/run.js";
-import * as runsPage from "./pages/runs.js";
+import * as runsPage from "./pages/runs/index.js";
 
 /** @typedef {(root: HTMLElement, route: import("./router.js").Route) => (() => void)} Mount */
 
