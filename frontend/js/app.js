@@ -4,7 +4,7 @@ import { errorBox, h, replace } from "./dom.js";
 import { parseRoute } from "./router.js";
 import * as comparePage from "./pages/compare.js";
 import * as experimentPage from "./pages/experiment.js";
-import * as newRunPage from "./pages/new-run.js";
+import * as newRunPage from "./pages/new-run/index.js";
 import * as reproductionPage from "./pages/reproduction.js";
 import * as runPage from "./pages/run.js";
 import * as runsPage from "./pages/runs/index.js";
