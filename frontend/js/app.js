@@ -6,7 +6,7 @@ import * as comparePage from "./pages/compare.js";
 import * as experimentPage from "./pages/experiment.js";
 import * as newRunPage from "./pages/new-run/index.js";
 import * as reproductionPage from "./pages/reproduction.js";
-import * as runPage from "./pages/run.js";
+import * as runPage from "./pages/run/index.js";
 import * as runsPage from "./pages/runs/index.js";
 
 /** @typedef {(root: HTMLElement, route: import("./router.js").Route) => (() => void)} Mount */
