@@ -25,6 +25,7 @@ import numpy as np
 
 from worker.engine.data.cache import cached
 from worker.engine.errors import ConfigError, DatasetMissing
+from worker.engine.facts import FileSizes
 
 SPLITS = ("train", "test")
 KEYS = ("users", "num_samples", "user_data")
@@ -34,15 +35,21 @@ REMEDY = (
     "in data/<name>/, then copy data/<name>/data/train and data/<name>/data/test"
 )
 
+HEAD_CHUNK = 1 << 16
+HEAD_LIMIT = 1 << 24  # a head of `users` and `num_samples` past 16 MiB is not LEAF's
+PARSED_NUMBER = 40  # a JSON number parsed: a float object (24), its list slot (8), its text
+PARSED_CHAR = 4  # a JSON string's character: its text, the str object (1 a character)
+# and the margin its header and slot take on 80 characters
+
 Decode = Callable[[list[Any], str], np.ndarray]  # (a user's x or y, where) -> array
 
 
 class LeafMissing(DatasetMissing):
     """A LEAF split that is not under the data root; the remedy is LEAF's preprocessing."""
 
-    def __init__(self, fact: str) -> None:
+    def __init__(self, fact: str, missing: tuple[str, ...] = ()) -> None:
         ConfigError.__init__(self, f"{fact}; {REMEDY}")
-        self.fact = fact
+        self.fact, self.missing = fact, missing
 
     def advice(self, download_allowed: bool) -> str:
         return f"{self.fact}; {REMEDY}"
@@ -64,7 +71,8 @@ def split_files(root: Path, name: str, split: str) -> list[Path]:
     files = sorted(folder.glob("*.json")) if folder.is_dir() else []
     if not files:
         raise LeafMissing(
-            f"data.root: {name}'s {split} split is missing (no .json files in {folder.resolve()})"
+            f"data.root: {name}'s {split} split is missing (no .json files in {folder.resolve()})",
+            (f"{name}/data/{split}/*.json",),
         )
     return files
 
@@ -74,8 +82,64 @@ def check_layout(root: Path, name: str) -> None:
     listed in `users` without data is found where the files are parsed (`read_split`),
     when the run loads its data before its first round: parsing full-size FEMNIST's
     JSON takes minutes (docs/benchmarks.md), too long for a submission to wait."""
+    missing: list[LeafMissing] = []
     for split in SPLITS:
-        split_files(root, name, split)
+        try:
+            split_files(root, name, split)
+        except LeafMissing as err:
+            missing.append(err)
+    if len(missing) == 1:
+        raise missing[0]
+    if missing:
+        folder = (root / name / "data").resolve()
+        raise LeafMissing(
+            f"data.root: {name}'s train and test splits are missing (no .json files under "
+            f"{folder})",
+            tuple(m for err in missing for m in err.missing),
+        )
+
+
+def head_counts(path: Path) -> list[int] | None:
+    """The file's `num_samples`, read from its head: LEAF writes `users` and
+    `num_samples` before `user_data`, so the samples are never parsed. None where the
+    head holds no such list (another key order, not LEAF's JSON)."""
+    head, key, start = b"", b'"user_data"', 0
+    with path.open("rb") as f:
+        while (at := head.find(key, start)) < 0:
+            chunk = f.read(HEAD_CHUNK)
+            if not chunk or len(head) > HEAD_LIMIT:
+                return None
+            start = max(0, len(head) - len(key))
+            head += chunk
+    try:
+        doc = json.loads(head[:at].rstrip().rstrip(b",") + b"}")
+    except ValueError:
+        return None
+    counts = doc.get("num_samples") if isinstance(doc, dict) else None
+    if not isinstance(counts, list) or not all(type(n) is int and n >= 0 for n in counts):
+        return None
+    return counts
+
+
+def file_sizes(root: Path, name: str, decoded: int, parsed: int) -> FileSizes | None:
+    """The largest train user and what a first read holds beyond the arrays it returns
+    (`read_split`): the decoded samples twice (the users' arrays, then their
+    concatenation), `decoded` bytes a sample, and the largest file's samples as Python
+    objects with their JSON text, `parsed` bytes a sample. None where a split is
+    missing or a file's head is not as LEAF writes it."""
+    try:
+        files = [split_files(root, name, split) for split in SPLITS]
+    except LeafMissing:
+        return None
+    counts = [head_counts(path) for path in files[0] + files[1]]
+    if any(c is None for c in counts):
+        return None
+    known = [c for c in counts if c is not None]
+    train = [n for c in known[: len(files[0])] for n in c]
+    samples = sum(map(sum, known))
+    largest_file = max(map(sum, known))
+    reading = 2 * decoded * samples + parsed * largest_file
+    return FileSizes(max(train, default=0), reading)
 
 
 def needs(name: str, root: str) -> str:

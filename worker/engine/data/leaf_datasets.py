@@ -18,7 +18,15 @@ import numpy as np
 import torch
 
 from worker.engine.data.federated import FederatedData, offsets
-from worker.engine.data.leaf import Decode, check_layout, load_split, test_order
+from worker.engine.data.leaf import (
+    PARSED_CHAR,
+    PARSED_NUMBER,
+    Decode,
+    check_layout,
+    file_sizes,
+    load_split,
+    test_order,
+)
 from worker.engine.errors import ConfigError
 from worker.engine.facts import DatasetFacts
 from worker.engine.registry import dataset
@@ -44,6 +52,7 @@ FEMNIST = DatasetFacts(
     80_527,
     users=True,
     layout=partial(check_layout, name="femnist"),
+    file_sizes=partial(file_sizes, name="femnist", decoded=PIXELS, parsed=PARSED_NUMBER * PIXELS),
 )
 SHAKESPEARE = DatasetFacts(
     len(ALPHABET),
@@ -55,6 +64,9 @@ SHAKESPEARE = DatasetFacts(
     422_616,
     users=True,
     layout=partial(check_layout, name="shakespeare"),
+    file_sizes=partial(
+        file_sizes, name="shakespeare", decoded=SEQUENCE, parsed=PARSED_CHAR * SEQUENCE
+    ),
 )
 LEAF_DATASETS = ("femnist", "shakespeare")
 
