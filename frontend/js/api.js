@@ -329,12 +329,21 @@ function toMatrix(w) {
  * @typedef {{name: string, label: string, short: string, kind: "round"|"summary", unit: string,
  *   scale: number, panel: string, better: "higher"|"lower"|null, summary: boolean,
  *   compare: boolean, rank: boolean, description: string,
- *   domain: [number|null, number|null], machine: boolean}} MetricSpec domain: the closed
- *   range a value can take before scale (null: unbounded); machine: a figure of the machine
+ *   domain: [number|null, number|null], machine: boolean, log: boolean}} MetricSpec domain: the closed
+ *   range a value can take before scale (null: unbounded); machine: a figure of the machine; log: its
+ *   charts and figures default to a log y axis
  * @typedef {{name: string, title: string, yTitle: string, log: boolean, description: string}} PanelSpec a chart of
  *   the run page; description: the one line that says what it measures (empty: its title says it all)
  * @typedef {{name: string, description: string, stored: boolean, active: boolean, final: boolean,
  *   resumable: boolean}} StatusSpec
+ * @typedef {{key: string, word: string, title: string, option: string}} XAxis key: what the API's `x`
+ *   and the series call it; word: what a page writes in its own address (`x=wall`)
+ * @typedef {{name: string, label: string}} Choice
+ * @typedef {{statuses: StatusSpec[], xAxes: XAxis[], alpha: number, groupBy: Choice[], bands: Choice[],
+ *   tableFormats: Choice[], figureFormats: Choice[], timelineStates: {name: string, colour: string}[],
+ *   defaultMetrics: Record<string, string>}} Meta what the pages read once (`GET /api/meta`): the run
+ *   statuses in lifecycle order, the charts' x axes, the default significance level, a comparison's
+ *   groupings, bands and files, the client timeline's states with their colours, each dataset's first metric
  */
 
 /** @param {any} w @returns {Comparison} */
@@ -370,7 +379,7 @@ function toComparison(w) {
     dropped: w.dropped ?? [],
     headline: w.headline ?? [],
     columnsLeftOut: w.columns_left_out ?? [],
-    alpha: w.alpha ?? 0.05,
+    alpha: w.alpha,
     nTests: w.n_tests ?? 0,
     table: (w.table ?? []).map(toTableRow),
     configKeys: w.config_keys ?? [],
@@ -466,6 +475,36 @@ function toMetricSpec(w) {
     description: w.description ?? "",
     domain: [w.domain?.[0] ?? null, w.domain?.[1] ?? null],
     machine: Boolean(w.machine),
+    log: Boolean(w.log),
+  };
+}
+
+/** @param {any} w @returns {Meta} */
+function toMeta(w) {
+  const choices = (/** @type {any[]|undefined} */ list) =>
+    (list ?? []).map((c) => ({ name: String(c.name), label: String(c.label ?? c.name) }));
+  return {
+    statuses: (w.statuses ?? []).map((/** @type {any} */ s) => ({
+      name: s.name,
+      description: s.description ?? "",
+      stored: Boolean(s.stored),
+      active: Boolean(s.active),
+      final: Boolean(s.final),
+      resumable: Boolean(s.resumable),
+    })),
+    xAxes: (w.x_axes ?? []).map((/** @type {any} */ a) => ({
+      key: a.key,
+      word: a.word,
+      title: a.title,
+      option: a.option,
+    })),
+    alpha: w.alpha,
+    groupBy: choices(w.group_by),
+    bands: choices(w.bands),
+    tableFormats: choices(w.table_formats),
+    figureFormats: choices(w.figure_formats),
+    timelineStates: (w.timeline_states ?? []).map((/** @type {any} */ t) => ({ name: t.name, colour: t.colour })),
+    defaultMetrics: w.default_metrics ?? {},
   };
 }
 
@@ -503,16 +542,8 @@ export const api = {
       log: Boolean(w.log),
       description: w.description ?? "",
     })),
-  /** The run statuses in lifecycle order; read through statuses.js. @returns {Promise<StatusSpec[]>} */
-  statuses: async () =>
-    (await request("GET", "/api/meta")).statuses.map((/** @type {any} */ w) => ({
-      name: w.name,
-      description: w.description ?? "",
-      stored: Boolean(w.stored),
-      active: Boolean(w.active),
-      final: Boolean(w.final),
-      resumable: Boolean(w.resumable),
-    })),
+  /** What the pages read once; read through meta.js. @returns {Promise<Meta>} */
+  meta: async () => toMeta(await request("GET", "/api/meta")),
   /**
    * Whether a dataset's files are on this server, where they must go and what works here.
    * @param {string} name @param {string} root `data.root`

@@ -2,15 +2,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import {
-  axesFor,
-  curvesQuery,
-  failedEarly,
-  summaryRows,
-  timed,
-  X_AXES,
-  xKeyFor,
-} from "../../frontend/js/pages/run/state.js";
+import { axesFor, curvesQuery, failedEarly, summaryRows, timed, xKeyFor } from "../../frontend/js/pages/run/state.js";
+
+/** The x axes as `GET /api/meta` serves them. */
+const X_AXES = [
+  { key: "round", word: "round", title: "round", option: "x = round" },
+  { key: "wall_s", word: "wall", title: "wall time (s)", option: "x = wall time" },
+  { key: "sim_time_s", word: "sim", title: "simulated time (s)", option: "x = simulated time" },
+];
 
 /** @param {any} fields */
 const run = (fields) => /** @type {any} */ ({ config: null, status: "running", roundsDone: 0, ...fields });
@@ -24,6 +23,14 @@ test("x=wall and x=sim are read, and the keys older addresses wrote", () => {
   assert.equal(xKeyFor(axes, null), "round");
   assert.equal(xKeyFor(axes, "round"), "round");
   assert.equal(xKeyFor(axes, "hours"), "round");
+});
+
+test("the words are the server's: another word reads and writes as the server gives it", () => {
+  const axes = X_AXES.map((a) => (a.key === "wall_s" ? { ...a, word: "clock" } : a));
+  assert.equal(xKeyFor(axes, "clock"), "wall_s");
+  assert.equal(xKeyFor(axes, "wall"), "round");
+  assert.equal(xKeyFor(axes, "wall_s"), "wall_s");
+  assert.deepEqual(curvesQuery(axes, "wall_s", false), { x: "clock", logy: "" });
 });
 
 test("a run without a clock has no simulated-time axis: x=sim reads as the round", () => {

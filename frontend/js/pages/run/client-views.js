@@ -16,8 +16,10 @@ import { failedEarly } from "./state.js";
 /**
  * What every view's drawing may read: the run, the staleness distribution's unit and what
  * a round is in it ("round", or "server update" in an async run), the catalogue's name of
- * client age, and whether the distribution's counts are on a log axis.
- * @typedef {{run: Run, unit: string, round: string, age: string, histLog: boolean}} Context
+ * client age, whether the distribution's counts are on a log axis, and the timeline's
+ * states with their colours (`GET /api/meta`).
+ * @typedef {{run: Run, unit: string, round: string, age: string, histLog: boolean,
+ *   timelineStates: {name: string, colour: string}[]}} Context
  */
 /**
  * A client view: `fetch` its data, then `draw` the settled result into its plot div; or,
@@ -105,9 +107,13 @@ export const CLIENT_VIEWS = [
 
 /** The client views of one run: their cards, and each refresh's fetches drawn. */
 export class ClientViews {
-  /** @param {Run} run @param {boolean} timed @param {() => boolean} histLog */
-  constructor(run, timed, histLog) {
+  /**
+   * @param {Run} run @param {boolean} timed @param {() => boolean} histLog
+   * @param {{name: string, colour: string}[]} timelineStates
+   */
+  constructor(run, timed, histLog, timelineStates) {
     this.histLog = histLog;
+    this.timelineStates = timelineStates;
     this.element = h("div", { class: "plots client-views" });
     /** @type {Shown[]} */
     this.shown = CLIENT_VIEWS.filter((v) => v.when(run, timed)).map(shownView);
@@ -165,7 +171,8 @@ export class ClientViews {
     // in an async run a round is a server update: staleness counts model versions
     const unit = spread?.status === "fulfilled" ? spread.value.unit : "rounds";
     const age = panelSpecs().find((p) => p.name === AGE_PANEL)?.title ?? AGE_PANEL;
-    return { run, unit, round: unit === "versions" ? "server update" : "round", age, histLog: this.histLog() };
+    const round = unit === "versions" ? "server update" : "round";
+    return { run, unit, round, age, histLog: this.histLog(), timelineStates: this.timelineStates };
   }
 }
 
@@ -202,8 +209,9 @@ function drawMatrix(div, result, title, opts) {
 /**
  * The client timeline: each client (row) in simulated time, coloured by what it did.
  * @param {HTMLElement} div @param {PromiseSettledResult<import("../../api.js").ClientTimeline|null>} result
+ * @param {Context} c
  */
-function drawTimeline(div, result) {
+function drawTimeline(div, result, c) {
   const title = "Client timeline in simulated time: online, training, uploading; updates kept, partial or dropped";
   if (result.status !== "fulfilled" || !result.value?.times.length) {
     placeholder(div, result, "Client timeline", "Nothing recorded yet.");
@@ -216,7 +224,7 @@ function drawTimeline(div, result) {
     hovermode: "closest",
     yaxis: { autorange: "reversed", type: "category", title: { text: "" } },
   };
-  draw(div, [timelineTrace(t)], layout);
+  draw(div, [timelineTrace(t, c.timelineStates)], layout);
 }
 
 /**

@@ -8,7 +8,7 @@ import { extendTraces, purge } from "../../plot.js";
 import { replaceQuery } from "../../router.js";
 import { extension, flatRange, lineLayout, panelTraces, panelsFor, referenceLines, timesAt } from "../../traces.js";
 import { definition, draw } from "./plots.js";
-import { axesFor, curvesQuery, failedEarly, timed, X_AXES, xKeyFor } from "./state.js";
+import { axesFor, curvesQuery, failedEarly, timed, xKeyFor } from "./state.js";
 
 /** @typedef {import("../../api.js").Run} Run */
 /** @typedef {import("../../api.js").Series} Series */
@@ -22,15 +22,16 @@ export class Curves {
    * @param {Map<string, Series>} series @param {import("../../api.js").MetricSpec[]} catalogue
    * @param {(name: string) => HTMLElement} plotDiv a plot div, purged with the page
    * @param {{x: string|null, logY: boolean}} asked the address's x axis (its word or key) and log y axis (`?logy=1`)
+   * @param {import("../../api.js").XAxis[]} axes the charts' x axes (`GET /api/meta`)
    */
-  constructor(run, series, catalogue, plotDiv, asked) {
+  constructor(run, series, catalogue, plotDiv, asked, axes) {
     this.run = run;
     this.series = series;
     this.catalogue = catalogue;
     this.plotDiv = plotDiv;
     this.resampling = false;
     this.timed = timed(run(), series);
-    this.axes = axesFor(X_AXES, this.timed);
+    this.axes = axesFor(axes, this.timed);
     /** x axis of the curves: a key of the axes */
     this.xKey = xKeyFor(this.axes, asked.x);
     /** a log y axis on every curve (the optimality gap's is always log) */

@@ -2,6 +2,7 @@
 // client views, summary. This module loads the run and follows it while it is active.
 import { api, authHeaders } from "../../api.js";
 import { loadCatalog } from "../../catalog.js";
+import { loadMeta } from "../../meta.js";
 import { empty, errorBox, h, loading, replace } from "../../dom.js";
 import { preloadPlotly, purge } from "../../plot.js";
 import { followEvents } from "../../sse.js";
@@ -56,14 +57,15 @@ class RunPage {
   }
 
   async start() {
-    const [run, series, catalogue] = await Promise.all([
+    const [run, series, catalogue, meta] = await Promise.all([
       api.run(this.id),
       api.metrics(this.id, { maxPoints: 1000 }),
       loadCatalog(),
+      loadMeta(),
     ]);
     if (!this.alive) return;
     const asked = { x: this.query.get("x"), logY: this.query.get("logy") === "1" };
-    new RunView(this.root, run, series, catalogue, this.plots, (v) => this.follow(v), asked);
+    new RunView(this.root, run, series, catalogue, this.plots, (v) => this.follow(v), asked, meta);
   }
 
   /** @param {RunView} view */

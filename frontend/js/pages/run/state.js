@@ -1,15 +1,9 @@
-// The run page's address (#/runs/7?x=wall&logy=1: the curves' x axis and a log y axis) and
-// the facts of a run it decides by. Pure: tested by node --test.
+// The run page's address (#/runs/7?x=wall&logy=1: the curves' x axis, by the word the
+// server gives it, and a log y axis) and the facts of a run it decides by. Pure: tested by
+// node --test.
 
 /** @typedef {import("../../api.js").Run} Run */
-/** @typedef {{key: string, word: string, title: string, option: string}} XAxis */
-
-/** The curves' x axes: key (a clock's series, or the round), its word in the address, its title. @type {XAxis[]} */
-export const X_AXES = [
-  { key: "round", word: "round", title: "round", option: "x = round" },
-  { key: "wall_s", word: "wall", title: "wall time (s)", option: "x = wall time" },
-  { key: "sim_time_s", word: "sim", title: "simulated time (s)", option: "x = simulated time" },
-];
+/** @typedef {import("../../api.js").XAxis} XAxis the server's (`GET /api/meta`) */
 
 /**
  * Whether a run keeps a simulated clock (a system model, or simulated time recorded).

@@ -19,8 +19,9 @@ export class RunView {
    * @param {HTMLElement[]} plots every plot div, purged on unmount
    * @param {(v: RunView) => void} onReady follows the run while it is active; called again when it resumes
    * @param {{x: string|null, logY: boolean}} asked the address's x axis and log y axis
+   * @param {import("../../api.js").Meta} meta the x axes, the timeline's states
    */
-  constructor(root, run, series, catalogue, plots, onReady, asked) {
+  constructor(root, run, series, catalogue, plots, onReady, asked, meta) {
     this.run = run;
     this.catalogue = catalogue;
     this.onReady = onReady;
@@ -38,12 +39,12 @@ export class RunView {
       plots.push(div);
       return div;
     };
-    this.curves = new Curves(() => this.run, series, catalogue, plotDiv, asked);
+    this.curves = new Curves(() => this.run, series, catalogue, plotDiv, asked, meta.xAxes);
     /** a log y axis on the staleness distribution, whose counts span decades */
     this.histLog = /** @type {HTMLInputElement} */ (
       h("input", { type: "checkbox", name: "hist-log", on: { change: () => this.refreshClientViews() } })
     );
-    this.clients = new ClientViews(run, this.curves.timed, () => this.histLog.checked);
+    this.clients = new ClientViews(run, this.curves.timed, () => this.histLog.checked, meta.timelineStates);
     plots.push(...this.clients.plots());
     this.head = h("div", { class: "run-head" });
     this.asking = h("div", { class: "confirm-slot", hidden: true });
