@@ -330,66 +330,48 @@ function toMatrix(w) {
  *   scale: number, panel: string, better: "higher"|"lower"|null, summary: boolean,
  *   compare: boolean, rank: boolean, description: string,
  *   domain: [number|null, number|null], machine: boolean, log: boolean}} MetricSpec domain: the closed
- *   range a value can take before scale (null: unbounded); machine: a figure of the machine; log: its
- *   charts and figures default to a log y axis
+ *   range a value can take before scale (null: unbounded); machine: a figure of the machine;
+ *   log: its charts and figures default to a log y axis
  * @typedef {{name: string, title: string, yTitle: string, log: boolean, description: string}} PanelSpec a chart of
  *   the run page; description: the one line that says what it measures (empty: its title says it all)
  * @typedef {{name: string, description: string, stored: boolean, active: boolean, final: boolean,
  *   resumable: boolean}} StatusSpec
- * @typedef {{key: string, word: string, title: string, option: string}} XAxis key: what the API's `x`
- *   and the series call it; word: what a page writes in its own address (`x=wall`)
- * @typedef {{name: string, label: string}} Choice
- * @typedef {{statuses: StatusSpec[], xAxes: XAxis[], alpha: number, groupBy: Choice[], bands: Choice[],
- *   tableFormats: Choice[], figureFormats: Choice[], timelineStates: {name: string, colour: string}[],
- *   defaultMetrics: Record<string, string>}} Meta what the pages read once (`GET /api/meta`): the run
- *   statuses in lifecycle order, the charts' x axes, the default significance level, a comparison's
- *   groupings, bands and files, the client timeline's states with their colours, each dataset's first metric
+ * @typedef {{key: string, word: string, title: string, option: string}} XAxisSpec an x axis of the
+ *   charts: key, what the API's `x` and the series call it; word, what a page writes in its own address
+ * @typedef {{name: string, label: string}} Choice a value a page offers to pick, with its words
+ * @typedef {{name: string, colour: string}} TimelineState a state of the client timeline, with its colour
+ * @typedef {{statuses: StatusSpec[], xAxes: XAxisSpec[], alpha: number, groupBy: Choice[], bands: Choice[],
+ *   tableFormats: Choice[], figureFormats: Choice[], timelineStates: TimelineState[],
+ *   defaultMetrics: Record<string, string>}} Meta what the pages read once (`GET /api/meta`), in display
+ *   order: the run statuses (lifecycle order), the x axes, the default α, a comparison's groupings, bands
+ *   (the first the default) and files, the timeline's states (by index), each dataset's first metric
  */
 
-/** @param {any} w @returns {Comparison} */
-function toComparison(w) {
+/** @param {any} w @returns {Meta} */
+function toMeta(w) {
+  const choices = (/** @type {any[]} */ list) => list.map((c) => ({ name: String(c.name), label: String(c.label) }));
   return {
-    metric: w.metric,
-    x: w.x,
-    runs: (w.runs ?? []).map((/** @type {any} */ r) => ({
-      id: r.id,
-      name: r.name ?? "",
-      group: String(r.group ?? ""),
-      label: String(r.label || r.group || ""),
-      x: r.x ?? [],
-      y: r.y ?? [],
+    statuses: w.statuses.map((/** @type {any} */ s) => ({
+      name: s.name,
+      description: s.description ?? "",
+      stored: Boolean(s.stored),
+      active: Boolean(s.active),
+      final: Boolean(s.final),
+      resumable: Boolean(s.resumable),
     })),
-    groups: (w.groups ?? []).map(toCurveGroup),
-    bandClip: w.band_clip ?? "",
-    columns: w.columns ?? [],
-    machine: w.machine ?? [],
-    headings: w.headings ?? {},
-    caption: w.caption ?? "",
-    reference: w.reference ?? null,
-    referenceLabel: w.reference_label ?? w.reference ?? null,
-    labels: w.labels ?? {},
-    warnings: (w.warnings ?? []).map((/** @type {any} */ x) => ({
-      kind: x.kind,
-      group: String(x.group ?? ""),
-      label: String(x.label ?? x.group ?? ""),
-      message: String(x.message ?? ""),
-      runs: x.runs ?? [],
-      keys: x.keys ?? [],
-    })),
-    dropped: w.dropped ?? [],
-    headline: w.headline ?? [],
-    columnsLeftOut: w.columns_left_out ?? [],
-    alpha: w.alpha,
-    nTests: w.n_tests ?? 0,
-    table: (w.table ?? []).map(toTableRow),
-    configKeys: w.config_keys ?? [],
-    configPartial: w.config_partial ?? [],
-    ttests: (w.ttests ?? []).map(toTTest),
+    xAxes: w.x_axes.map((/** @type {any} */ a) => ({ key: a.key, word: a.word, title: a.title, option: a.option })),
+    alpha: Number(w.alpha),
+    groupBy: choices(w.group_by),
+    bands: choices(w.bands),
+    tableFormats: choices(w.table_formats),
+    figureFormats: choices(w.figure_formats),
+    timelineStates: w.timeline_states.map((/** @type {any} */ t) => ({ name: t.name, colour: t.colour })),
+    defaultMetrics: { ...w.default_metrics },
   };
 }
 
-/** A group's mean curve and its bands. @param {any} g */
-function toCurveGroup(g) {
+/** A group's curve: its mean and bands. @param {any} g @returns {Comparison["groups"][number]} */
+function toCompareGroup(g) {
   return {
     name: String(g.name ?? ""),
     label: String(g.label || g.name || ""),
@@ -405,8 +387,8 @@ function toCurveGroup(g) {
   };
 }
 
-/** A row of the comparison table: a group's statistics per column, and its config. @param {any} row */
-function toTableRow(row) {
+/** @param {any} row @returns {CompareRow} */
+function toCompareRow(row) {
   return {
     group: String(row.group ?? ""),
     label: String(row.label || row.group || ""),
@@ -434,7 +416,7 @@ function toTableRow(row) {
   };
 }
 
-/** A group tested against the reference. @param {any} t */
+/** @param {any} t @returns {TTest} */
 function toTTest(t) {
   return {
     group: String(t.group ?? ""),
@@ -458,6 +440,48 @@ function toTTest(t) {
   };
 }
 
+/** @param {any} w @returns {Comparison} */
+function toComparison(w) {
+  return {
+    metric: w.metric,
+    x: w.x,
+    runs: (w.runs ?? []).map((/** @type {any} */ r) => ({
+      id: r.id,
+      name: r.name ?? "",
+      group: String(r.group ?? ""),
+      label: String(r.label || r.group || ""),
+      x: r.x ?? [],
+      y: r.y ?? [],
+    })),
+    groups: (w.groups ?? []).map(toCompareGroup),
+    bandClip: w.band_clip ?? "",
+    columns: w.columns ?? [],
+    machine: w.machine ?? [],
+    headings: w.headings ?? {},
+    caption: w.caption ?? "",
+    reference: w.reference ?? null,
+    referenceLabel: w.reference_label ?? w.reference ?? null,
+    labels: w.labels ?? {},
+    warnings: (w.warnings ?? []).map((/** @type {any} */ x) => ({
+      kind: x.kind,
+      group: String(x.group ?? ""),
+      label: String(x.label ?? x.group ?? ""),
+      message: String(x.message ?? ""),
+      runs: x.runs ?? [],
+      keys: x.keys ?? [],
+    })),
+    dropped: w.dropped ?? [],
+    headline: w.headline ?? [],
+    columnsLeftOut: w.columns_left_out ?? [],
+    alpha: w.alpha,
+    nTests: w.n_tests ?? 0,
+    table: (w.table ?? []).map(toCompareRow),
+    configKeys: w.config_keys ?? [],
+    configPartial: w.config_partial ?? [],
+    ttests: (w.ttests ?? []).map(toTTest),
+  };
+}
+
 /** @param {any} w @returns {MetricSpec} */
 function toMetricSpec(w) {
   return {
@@ -476,35 +500,6 @@ function toMetricSpec(w) {
     domain: [w.domain?.[0] ?? null, w.domain?.[1] ?? null],
     machine: Boolean(w.machine),
     log: Boolean(w.log),
-  };
-}
-
-/** @param {any} w @returns {Meta} */
-function toMeta(w) {
-  const choices = (/** @type {any[]|undefined} */ list) =>
-    (list ?? []).map((c) => ({ name: String(c.name), label: String(c.label ?? c.name) }));
-  return {
-    statuses: (w.statuses ?? []).map((/** @type {any} */ s) => ({
-      name: s.name,
-      description: s.description ?? "",
-      stored: Boolean(s.stored),
-      active: Boolean(s.active),
-      final: Boolean(s.final),
-      resumable: Boolean(s.resumable),
-    })),
-    xAxes: (w.x_axes ?? []).map((/** @type {any} */ a) => ({
-      key: a.key,
-      word: a.word,
-      title: a.title,
-      option: a.option,
-    })),
-    alpha: w.alpha,
-    groupBy: choices(w.group_by),
-    bands: choices(w.bands),
-    tableFormats: choices(w.table_formats),
-    figureFormats: choices(w.figure_formats),
-    timelineStates: (w.timeline_states ?? []).map((/** @type {any} */ t) => ({ name: t.name, colour: t.colour })),
-    defaultMetrics: w.default_metrics ?? {},
   };
 }
 
@@ -542,7 +537,7 @@ export const api = {
       log: Boolean(w.log),
       description: w.description ?? "",
     })),
-  /** What the pages read once; read through meta.js. @returns {Promise<Meta>} */
+  /** What the pages read once (the statuses, the x axes, the comparison's choices…); read through meta.js. @returns {Promise<Meta>} */
   meta: async () => toMeta(await request("GET", "/api/meta")),
   /**
    * Whether a dataset's files are on this server, where they must go and what works here.

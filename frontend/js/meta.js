@@ -1,13 +1,14 @@
-// The UI facts the server defines once (`GET /api/meta`), fetched on first use and kept:
-// the run statuses, the charts' x axes and their address words, the default α, a
-// comparison's groupings, bands and file formats, the client timeline's states and
-// colours, each dataset's first metric.
+// What the pages read once and spell nowhere themselves (`GET /api/meta`): the run
+// statuses, the x axes and their address words, the default α, a comparison's groupings,
+// bands and file formats, the client timeline's states, each dataset's first metric.
 import { api } from "./api.js";
 
-/** @type {Promise<import("./api.js").Meta>|null} */
+/** @typedef {import("./api.js").Meta} Meta */
+
+/** @type {Promise<Meta>|null} */
 let loading = null;
 
-/** The facts, fetched on the first call; a failed fetch is tried again next time. @returns {Promise<import("./api.js").Meta>} */
+/** The facts, fetched on the first call and kept; a failed fetch is tried again next time. @returns {Promise<Meta>} */
 export function loadMeta() {
   loading ??= api.meta().catch((err) => {
     loading = null;

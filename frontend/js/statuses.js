@@ -1,5 +1,5 @@
-// The run statuses (`GET /api/meta`, kept by meta.js): the runs page's filter and the
-// experiment page's counts read them in the server's lifecycle order.
+// The run statuses (`GET /api/meta`, meta.js): the runs page's filter and the experiment
+// page's counts read them in the server's lifecycle order.
 import { loadMeta } from "./meta.js";
 
 /** @typedef {import("./api.js").StatusSpec} StatusSpec */

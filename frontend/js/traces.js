@@ -342,7 +342,7 @@ export function matrixTrace(m, o = {}) {
  * The client timeline as a heatmap of its states (indices into `t.labels`, the states'
  * names), one colour each, matched by name among the server's `states` (`GET /api/meta`):
  * rows of clients, columns of simulated time.
- * @param {import("./api.js").ClientTimeline} t @param {{name: string, colour: string}[]} states
+ * @param {import("./api.js").ClientTimeline} t @param {import("./api.js").TimelineState[]} states
  */
 export function timelineTrace(t, states) {
   const n = t.labels.length;

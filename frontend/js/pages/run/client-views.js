@@ -19,7 +19,7 @@ import { failedEarly } from "./state.js";
  * client age, whether the distribution's counts are on a log axis, and the timeline's
  * states with their colours (`GET /api/meta`).
  * @typedef {{run: Run, unit: string, round: string, age: string, histLog: boolean,
- *   timelineStates: {name: string, colour: string}[]}} Context
+ *   timelineStates: import("../../api.js").TimelineState[]}} Context
  */
 /**
  * A client view: `fetch` its data, then `draw` the settled result into its plot div; or,
@@ -109,7 +109,7 @@ export const CLIENT_VIEWS = [
 export class ClientViews {
   /**
    * @param {Run} run @param {boolean} timed @param {() => boolean} histLog
-   * @param {{name: string, colour: string}[]} timelineStates
+   * @param {import("../../api.js").TimelineState[]} timelineStates
    */
   constructor(run, timed, histLog, timelineStates) {
     this.histLog = histLog;

@@ -22,7 +22,7 @@ export class Curves {
    * @param {Map<string, Series>} series @param {import("../../api.js").MetricSpec[]} catalogue
    * @param {(name: string) => HTMLElement} plotDiv a plot div, purged with the page
    * @param {{x: string|null, logY: boolean}} asked the address's x axis (its word or key) and log y axis (`?logy=1`)
-   * @param {import("../../api.js").XAxis[]} axes the charts' x axes (`GET /api/meta`)
+   * @param {import("../../api.js").XAxisSpec[]} axes the charts' x axes (`GET /api/meta`)
    */
   constructor(run, series, catalogue, plotDiv, asked, axes) {
     this.run = run;

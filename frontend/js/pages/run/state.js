@@ -3,7 +3,7 @@
 // node --test.
 
 /** @typedef {import("../../api.js").Run} Run */
-/** @typedef {import("../../api.js").XAxis} XAxis the server's (`GET /api/meta`) */
+/** @typedef {import("../../api.js").XAxisSpec} XAxis the server's (`GET /api/meta`) */
 
 /**
  * Whether a run keeps a simulated clock (a system model, or simulated time recorded).
