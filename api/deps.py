@@ -12,16 +12,14 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from db.models import Run
 from db.settings import Settings
+from fedwatch.limits import INT32_MAX
 from worker.dispatch import Dispatcher
 
 READ_METHODS = ("GET", "HEAD", "OPTIONS")
 
-# Ids, rounds and counts live in `Integer` columns, 32-bit on Postgres: a larger value
-# addresses nothing, and past 64 bits SQLite cannot even compare with it.
-MAX_INT = 2**31 - 1
 # An id in the path, and a list's offset: bounded, so they reach the database as valid values.
-Id = Annotated[int, Path(ge=1, le=MAX_INT)]
-Offset = Annotated[int, Query(ge=0, le=MAX_INT)]
+Id = Annotated[int, Path(ge=1, le=INT32_MAX)]
+Offset = Annotated[int, Query(ge=0, le=INT32_MAX)]
 
 
 def get_settings(request: Request) -> Settings:

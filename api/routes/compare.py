@@ -11,13 +11,14 @@ from fastapi.exceptions import RequestValidationError
 from sqlalchemy import select
 
 from api.comparison import RunData, config_diff, table, targets
-from api.deps import MAX_INT, SessionDep
+from api.deps import SessionDep
 from api.files import attachment, file_responses
 from api.schemas.compare import ComparePublic
 from api.schemas.errors import NOT_FOUND
 from api.storable import NO_NUL
 from db.metrics import final_values, full_series
 from db.models import Experiment, Run
+from fedwatch.limits import INT32_MAX
 from worker.engine import metrics
 from worker.engine.bias import SUMMARY_NAMES as BIAS_NAMES
 from worker.engine.components import current
@@ -48,7 +49,7 @@ from worker.results.table import MEDIA_TYPES, labelled, render, table_json
 
 router = APIRouter(prefix="/api", tags=["compare"])
 
-# At most 10 digits an id: beyond MAX_INT it is a 404 like any unknown id.
+# At most 10 digits an id: beyond INT32_MAX it is a 404 like any unknown id.
 RunIds = Annotated[
     str,
     Query(pattern=r"^ *[0-9]{1,10} *(, *[0-9]{1,10} *)*$", description="Comma-separated run ids."),
@@ -94,7 +95,7 @@ TABLE_FILES = file_responses({MEDIA_TYPES[f]: f"the table as {f}" for f in ("csv
 
 
 def find_run(session: SessionDep, run_id: int) -> Run:
-    run = session.get(Run, run_id) if run_id <= MAX_INT else None
+    run = session.get(Run, run_id) if run_id <= INT32_MAX else None
     if run is None:
         raise HTTPException(404, f"run {run_id} not found")
     return run

@@ -7,10 +7,11 @@ from typing import Annotated
 from fastapi import APIRouter, Header, HTTPException, Request
 from fastapi.responses import StreamingResponse
 
-from api.deps import MAX_INT, Id, SessionsDep
+from api.deps import Id, SessionsDep
 from api.live import LiveFeed
 from api.schemas.errors import NOT_FOUND
 from db.models import Run
+from fedwatch.limits import INT32_MAX
 
 router = APIRouter(prefix="/api/runs/{run_id}", tags=["events"], responses=NOT_FOUND)
 
@@ -24,7 +25,7 @@ def stream_events(
     run_id: Id,
     sessions: SessionsDep,
     request: Request,
-    last_event_id: Annotated[int, Header(ge=-1, le=MAX_INT)] = -1,
+    last_event_id: Annotated[int, Header(ge=-1, le=INT32_MAX)] = -1,
 ) -> StreamingResponse:
     """`event: round` (id = round) per new round, `event: status` on each change;
     resumes after `Last-Event-ID`. The stream holds no database connection: the

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, HTTPException, Query, Response
 
 from api.admission import admit
-from api.deps import MAX_INT, DispatcherDep, Offset, RunDep, SessionDep, SettingsDep
+from api.deps import DispatcherDep, Offset, RunDep, SessionDep, SettingsDep
 from api.external import create_external
 from api.progress import board, one_run, shown_run
 from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
@@ -28,6 +28,7 @@ from db.bulk import archive_runs, delete_runs, existing, tag_runs
 from db.models import EXTERNAL
 from db.runs import cancel_run, edit_run, list_runs, new_run, resume_run
 from db.status import Status
+from fedwatch.limits import INT32_MAX, TAG_MAX
 from worker.data_root import portable
 from worker.dispatch import queue_for
 from worker.engine import metrics
@@ -63,7 +64,7 @@ def read_runs(
     settings: SettingsDep,
     status: Status | None = None,
     algorithm: Annotated[str | None, Query(pattern=NO_NUL)] = None,
-    experiment_id: Annotated[int | None, Query(ge=1, le=MAX_INT)] = None,
+    experiment_id: Annotated[int | None, Query(ge=1, le=INT32_MAX)] = None,
     q: Annotated[
         str | None,
         Query(
@@ -78,7 +79,7 @@ def read_runs(
         Ranking | None,
         Query(description="Best first by this summary value, by its direction in the catalogue."),
     ] = None,
-    tag: Annotated[str | None, Query(max_length=40, pattern=NO_NUL)] = None,
+    tag: Annotated[str | None, Query(max_length=TAG_MAX, pattern=NO_NUL)] = None,
     order: Annotated[
         Literal["newest", "activity"],
         Query(
