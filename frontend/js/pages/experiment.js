@@ -12,7 +12,7 @@ import { etaText, speedText, standing } from "../standing.js";
 import { loadStatuses } from "../statuses.js";
 import { helpLink } from "../help.js";
 import { go } from "../router.js";
-import { cellText } from "../sweep.js";
+import { cellText } from "../sweep/values.js";
 
 const REFRESH_MS = 2000;
 

@@ -1,0 +1,37 @@
+// The compare page's metric list: what the started runs recorded, the address's choice
+// first, else the runs' dataset's default metric.
+import { api } from "../../api.js";
+import { h, replace } from "../../dom.js";
+import { label } from "../../format.js";
+import { defaultMetric } from "./state.js";
+
+/**
+ * The names recorded by one started run of each algorithm, so that one method's own
+ * metrics (an async method's update staleness) are there beside a synchronous one's.
+ * @param {import("../../api.js").Run[]} runs
+ */
+async function recordedMetrics(runs) {
+  const started = [...new Map(runs.filter((r) => r.roundsDone > 0).map((r) => [r.algorithm, r])).values()];
+  const recorded = await Promise.all(started.map(async (r) => [...(await api.metrics(r.id, { maxPoints: 1 })).keys()]));
+  return [...new Set(recorded.flat())].filter((n) => n !== "wall_s");
+}
+
+/**
+ * Fill the metric list once (and the state's metric, when the address names none) from
+ * what the started runs recorded; the list is kept once it holds the chosen metric's
+ * others.
+ * @param {HTMLSelectElement} select @param {import("./state.js").CompareState} state
+ * @param {import("../../api.js").Run[]} runs
+ */
+export async function chooseMetric(select, state, runs) {
+  if (select.options.length > 1 && state.metric) return;
+  const names = await recordedMetrics(runs);
+  // Until the datasets serve their default metric: the one mean estimation records, else accuracy.
+  state.metric ||= defaultMetric(names, runs.every((r) => r.dataset === "mean_estimation") ? "param" : "test_acc");
+  const options = names.includes(state.metric) ? names : [state.metric, ...names];
+  replace(
+    select,
+    options.map((n) => h("option", { value: n }, label(n))),
+  );
+  select.value = state.metric;
+}
