@@ -61,6 +61,12 @@ class DatasetFacts:
             return self.partitions[0]
         return "natural" if self.users else "iid"
 
+    @property
+    def default_metric(self) -> str:
+        """The round metric a chart of its runs shows first: the estimate itself for a
+        regression target (FedLaAvg's mean estimation), test accuracy otherwise."""
+        return "param" if self.kind == "regression" else "test_acc"
+
 
 @dataclass(frozen=True)
 class ModelFacts:
