@@ -7,10 +7,11 @@
 // group renamed here is renamed in every file. The whole state lives in the URL (state.js;
 // the shown columns in localStorage). This module wires the parts together.
 import { api } from "../../api.js";
-import { loadCatalog } from "../../catalog.js";
+import { loadCatalog, specOf } from "../../catalog.js";
 import { empty, errorBox, h, loading, replace } from "../../dom.js";
-import { downloadButton, FIGURE_FILES, TABLE_FILES } from "../../downloads.js";
+import { downloadButton } from "../../downloads.js";
 import { helpLink } from "../../help.js";
+import { loadMeta } from "../../meta.js";
 import { replaceQuery } from "../../router.js";
 import { preloadPlotly, purge } from "../../plot.js";
 import { compareChart, drawChart } from "./chart.js";
@@ -24,39 +25,38 @@ import { runsTable } from "./table.js";
 
 const REFRESH_MS = 2000;
 
-/** @type {import("./state.js").CompareFacts} */
-const FACTS = {
-  xAxes: [
-    { key: "round", word: "round", title: "round", option: "x = round" },
-    { key: "wall_s", word: "wall_s", title: "wall time (s)", option: "x = wall time" },
-    { key: "sim_time_s", word: "sim_time_s", title: "simulated time (s)", option: "x = simulated time" },
-  ],
-  alpha: 0.05,
-  groupBy: [
-    { name: "algorithm", label: "group by algorithm" },
-    { name: "experiment_cell", label: "group by experiment cell" },
-    { name: "none", label: "no grouping" },
-  ],
-  bands: [
-    { name: "std", label: "band: ± std" },
-    { name: "ci", label: "band: 95 % CI of the mean" },
-  ],
-};
-
 /** @type {import("../../app.js").Mount} */
 export function mount(root, route) {
-  const page = new ComparePage(root, route.query, FACTS);
+  /** @type {ComparePage|null} */
+  let page = null;
+  let closed = false;
+  const start = () => {
+    replace(root, loading("Loading comparison…"));
+    loadMeta().then(
+      (meta) => {
+        if (closed) return;
+        page = new ComparePage(root, route.query, meta);
+        page.refresh();
+      },
+      (err) => {
+        if (!closed) replace(root, errorBox(err, start));
+      },
+    );
+  };
   preloadPlotly(); // downloads while the data does; runs once a plot is drawn
-  page.refresh();
-  return () => page.close();
+  start();
+  return () => {
+    closed = true;
+    page?.close();
+  };
 }
 
 /** The page for an address's query: its state, its parts and its refreshes. */
 class ComparePage {
-  /** @param {HTMLElement} root @param {URLSearchParams} query @param {import("./state.js").CompareFacts} facts */
-  constructor(root, query, facts) {
-    this.facts = facts;
-    this.state = parseState(query, facts);
+  /** @param {HTMLElement} root @param {URLSearchParams} query @param {import("../../api.js").Meta} meta */
+  constructor(root, query, meta) {
+    this.meta = meta;
+    this.state = parseState(query, meta);
     this.alive = true;
     this.timer = 0;
     /** @type {import("../../api.js").Comparison|null} the last comparison */
@@ -67,7 +67,7 @@ class ComparePage {
     this.sweep = { experiments: [], runs: [] };
     /** @type {import("../../api.js").MetricSpec[]} */
     this.catalogue = [];
-    this.controls = controls(this.state, facts);
+    this.controls = controls(this.state, meta);
     this.chart = compareChart();
     replace(this.chart.box, loading("Loading comparison…"));
     this.sweepView = sweepView((value) => {
@@ -106,7 +106,7 @@ class ComparePage {
         "div",
         { class: "toolbar downloads", dataset: { files: "table" } },
         "Table: ",
-        TABLE_FILES.map(([fmt, text]) => this.fileButton(text, fmt, `Download the table as ${text}`)),
+        this.meta.tableFormats.map((f) => this.tableButton(f)),
       ),
       onReference: (group) => {
         this.state.reference = group;
@@ -133,7 +133,7 @@ class ComparePage {
         { class: "toolbar downloads", dataset: { files: "figure" } },
         "Figure: ",
         this.controls.width,
-        FIGURE_FILES.map(([fmt, text]) => this.fileButton(text, fmt, `Download the curves as ${text}`)),
+        this.meta.figureFormats.map((f) => this.figureButton(f)),
       ),
       this.summary.section,
       this.sweepView.section,
@@ -143,27 +143,37 @@ class ComparePage {
 
   /** The chart's and files' log axis: as chosen, else the metric's scale. */
   log() {
-    return logAxis(this.state, this.state.metric === "opt_gap");
+    return logAxis(this.state, specOf(this.state.metric)?.log ?? false);
   }
 
   sync() {
-    replaceQuery("/compare", stateQuery(this.state, this.facts));
+    replaceQuery("/compare", stateQuery(this.state, this.meta));
   }
 
   /**
-   * A button that downloads the table or the figure in `fmt`, as the page shows them.
-   * @param {string} text @param {string} fmt @param {string} title
+   * A button that downloads the table as a file, as the page shows it.
+   * @param {import("../../api.js").Choice} format
    */
-  fileButton(text, fmt, title) {
+  tableButton(format) {
+    const path = () => (this.ids.length ? api.comparePath(comparisonQuery(this.state, this.ids), format.name) : null);
+    return downloadButton(format.label, path, { title: `Download the table as ${format.label}`, format: format.name });
+  }
+
+  /**
+   * A button that downloads the figure as a file, as the page shows it.
+   * @param {import("../../api.js").Choice} format
+   */
+  figureButton(format) {
     const figure = () => ({ band: this.state.band, width: this.state.width, log: this.log() });
-    const path = () => (this.ids.length ? api.comparePath(comparisonQuery(this.state, this.ids), fmt, figure()) : null);
-    return downloadButton(text, path, { title, format: fmt });
+    const path = () =>
+      this.ids.length ? api.compareFigurePath(comparisonQuery(this.state, this.ids), format.name, figure()) : null;
+    return downloadButton(format.label, path, { title: `Download the curves as ${format.label}`, format: format.name });
   }
 
   /** Redraw the chart from the last comparison, as the state says now. */
   showChart() {
     if (!this.last) return;
-    const xTitle = this.facts.xAxes.find((a) => a.key === this.state.x)?.title ?? this.state.x;
+    const xTitle = this.meta.xAxes.find((a) => a.key === this.state.x)?.title ?? this.state.x;
     const c = this.controls;
     drawChart(this.chart, this.last, this.state, {
       xTitle,
@@ -288,7 +298,7 @@ class ComparePage {
       const [runs, specs] = await Promise.all([Promise.all(this.ids.map((id) => api.run(id))), loadCatalog()]);
       this.catalogue = specs;
       if (!this.alive) return;
-      await chooseMetric(this.controls.metric, this.state, runs);
+      await chooseMetric(this.controls.metric, this.state, runs, this.meta.defaultMetrics);
       const comparison = await api.compare(comparisonQuery(this.state, this.ids));
       if (!this.alive) return;
       this.show(comparison, runs, experiments);

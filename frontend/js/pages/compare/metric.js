@@ -1,5 +1,5 @@
 // The compare page's metric list: what the started runs recorded, the address's choice
-// first, else the runs' dataset's default metric.
+// first, else the runs' dataset's first metric (`GET /api/meta`; the first run's dataset).
 import { api } from "../../api.js";
 import { h, replace } from "../../dom.js";
 import { label } from "../../format.js";
@@ -21,13 +21,12 @@ async function recordedMetrics(runs) {
  * what the started runs recorded; the list is kept once it holds the chosen metric's
  * others.
  * @param {HTMLSelectElement} select @param {import("./state.js").CompareState} state
- * @param {import("../../api.js").Run[]} runs
+ * @param {import("../../api.js").Run[]} runs @param {Record<string, string>} defaults each dataset's first metric
  */
-export async function chooseMetric(select, state, runs) {
+export async function chooseMetric(select, state, runs, defaults) {
   if (select.options.length > 1 && state.metric) return;
   const names = await recordedMetrics(runs);
-  // Until the datasets serve their default metric: the one mean estimation records, else accuracy.
-  state.metric ||= defaultMetric(names, runs.every((r) => r.dataset === "mean_estimation") ? "param" : "test_acc");
+  state.metric ||= defaultMetric(names, defaults[runs[0]?.dataset] ?? "");
   const options = names.includes(state.metric) ? names : [state.metric, ...names];
   replace(
     select,

@@ -4,13 +4,12 @@
 import { formatLabels, parseLabels } from "../../compare-view.js";
 import { idList } from "../../router.js";
 
-/** @typedef {{key: string, word: string, title: string, option: string}} XAxis */
-/** @typedef {{name: string, label: string}} Choice */
+/** @typedef {import("../../api.js").XAxisSpec} XAxis */
 /**
  * The server's UI facts the page's state reads (`GET /api/meta`): the x axes with the word
  * the address writes, the default α, the groupings and the bands, in display order (the
  * first band the default).
- * @typedef {{xAxes: XAxis[], alpha: number, groupBy: Choice[], bands: Choice[]}} CompareFacts
+ * @typedef {Pick<import("../../api.js").Meta, "xAxes" | "alpha" | "groupBy" | "bands">} CompareFacts
  */
 
 /**
