@@ -370,6 +370,76 @@ function toMeta(w) {
   };
 }
 
+/** A group's curve: its mean and bands. @param {any} g @returns {Comparison["groups"][number]} */
+function toCompareGroup(g) {
+  return {
+    name: String(g.name ?? ""),
+    label: String(g.label || g.name || ""),
+    runIds: g.run_ids ?? [],
+    x: g.x ?? [],
+    mean: g.mean ?? [],
+    std: g.std ?? [],
+    stdLow: g.std_low ?? [],
+    stdHigh: g.std_high ?? [],
+    ciLow: g.ci_low ?? [],
+    ciHigh: g.ci_high ?? [],
+    waiting: g.waiting ?? [],
+  };
+}
+
+/** @param {any} row @returns {CompareRow} */
+function toCompareRow(row) {
+  return {
+    group: String(row.group ?? ""),
+    label: String(row.label || row.group || ""),
+    n: row.n ?? 0,
+    seeds: row.seeds ?? [],
+    stats: Object.fromEntries(
+      Object.entries(row.stats ?? {}).map(([k, /** @type {any} */ s]) => [
+        k,
+        {
+          mean: s.mean ?? null,
+          std: s.std ?? null,
+          n: s.n ?? 0,
+          ciLow: s.ci_low ?? null,
+          ciHigh: s.ci_high ?? null,
+          interval: s.interval ?? null,
+          identical: Boolean(s.identical),
+          text: s.text ?? null,
+          ciText: s.ci_text ?? null,
+          ciNote: s.ci_note ?? null,
+        },
+      ]),
+    ),
+    config: row.config ?? {},
+    configOnly: row.config_only ?? {},
+  };
+}
+
+/** @param {any} t @returns {TTest} */
+function toTTest(t) {
+  return {
+    group: String(t.group ?? ""),
+    reference: String(t.reference ?? ""),
+    metric: t.metric ?? "",
+    test: t.test ?? null,
+    pValue: t.p_value ?? null,
+    pAdjusted: t.p_adjusted ?? null,
+    pText: t.p_text ?? "–",
+    pAdjustedText: t.p_adjusted_text ?? "–",
+    diffText: t.diff_text ?? "–",
+    nPairs: t.n_pairs ?? 0,
+    meanDiff: t.mean_diff ?? null,
+    ciLow: t.ci_low ?? null,
+    ciHigh: t.ci_high ?? null,
+    effectSize: t.effect_size ?? null,
+    reason: t.reason ?? null,
+    direction: t.direction ?? null,
+    verdict: t.verdict ?? null,
+    degenerate: t.degenerate ?? null,
+  };
+}
+
 /** @param {any} w @returns {Comparison} */
 function toComparison(w) {
   return {
@@ -383,19 +453,7 @@ function toComparison(w) {
       x: r.x ?? [],
       y: r.y ?? [],
     })),
-    groups: (w.groups ?? []).map((/** @type {any} */ g) => ({
-      name: String(g.name ?? ""),
-      label: String(g.label || g.name || ""),
-      runIds: g.run_ids ?? [],
-      x: g.x ?? [],
-      mean: g.mean ?? [],
-      std: g.std ?? [],
-      stdLow: g.std_low ?? [],
-      stdHigh: g.std_high ?? [],
-      ciLow: g.ci_low ?? [],
-      ciHigh: g.ci_high ?? [],
-      waiting: g.waiting ?? [],
-    })),
+    groups: (w.groups ?? []).map(toCompareGroup),
     bandClip: w.band_clip ?? "",
     columns: w.columns ?? [],
     machine: w.machine ?? [],
@@ -415,55 +473,12 @@ function toComparison(w) {
     dropped: w.dropped ?? [],
     headline: w.headline ?? [],
     columnsLeftOut: w.columns_left_out ?? [],
-    alpha: w.alpha ?? 0.05,
+    alpha: w.alpha,
     nTests: w.n_tests ?? 0,
-    table: (w.table ?? []).map((/** @type {any} */ row) => ({
-      group: String(row.group ?? ""),
-      label: String(row.label || row.group || ""),
-      n: row.n ?? 0,
-      seeds: row.seeds ?? [],
-      stats: Object.fromEntries(
-        Object.entries(row.stats ?? {}).map(([k, /** @type {any} */ s]) => [
-          k,
-          {
-            mean: s.mean ?? null,
-            std: s.std ?? null,
-            n: s.n ?? 0,
-            ciLow: s.ci_low ?? null,
-            ciHigh: s.ci_high ?? null,
-            interval: s.interval ?? null,
-            identical: Boolean(s.identical),
-            text: s.text ?? null,
-            ciText: s.ci_text ?? null,
-            ciNote: s.ci_note ?? null,
-          },
-        ]),
-      ),
-      config: row.config ?? {},
-      configOnly: row.config_only ?? {},
-    })),
+    table: (w.table ?? []).map(toCompareRow),
     configKeys: w.config_keys ?? [],
     configPartial: w.config_partial ?? [],
-    ttests: (w.ttests ?? []).map((/** @type {any} */ t) => ({
-      group: String(t.group ?? ""),
-      reference: String(t.reference ?? ""),
-      metric: t.metric ?? "",
-      test: t.test ?? null,
-      pValue: t.p_value ?? null,
-      pAdjusted: t.p_adjusted ?? null,
-      pText: t.p_text ?? "–",
-      pAdjustedText: t.p_adjusted_text ?? "–",
-      diffText: t.diff_text ?? "–",
-      nPairs: t.n_pairs ?? 0,
-      meanDiff: t.mean_diff ?? null,
-      ciLow: t.ci_low ?? null,
-      ciHigh: t.ci_high ?? null,
-      effectSize: t.effect_size ?? null,
-      reason: t.reason ?? null,
-      direction: t.direction ?? null,
-      verdict: t.verdict ?? null,
-      degenerate: t.degenerate ?? null,
-    })),
+    ttests: (w.ttests ?? []).map(toTTest),
   };
 }
 
