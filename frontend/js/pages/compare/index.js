@@ -298,7 +298,7 @@ class ComparePage {
       const [runs, specs] = await Promise.all([Promise.all(this.ids.map((id) => api.run(id))), loadCatalog()]);
       this.catalogue = specs;
       if (!this.alive) return;
-      await chooseMetric(this.controls.metric, this.state, runs, this.meta.defaultMetrics);
+      await chooseMetric(this.controls.metric, this.state, runs, this.meta);
       const comparison = await api.compare(comparisonQuery(this.state, this.ids));
       if (!this.alive) return;
       this.show(comparison, runs, experiments);
