@@ -5,6 +5,7 @@ import { checkValues } from "../field-errors.js";
 import { parseValues } from "./values.js";
 
 /** @typedef {import("../schema-form.js").Leaf} Leaf */
+/** @typedef {{el: HTMLElement|HTMLElement[], values: () => any[], problem: () => string|null}} ValuesEditor */
 /** @typedef {{path: () => string, values: () => any[], problem: () => string|null, el: HTMLElement, error: HTMLElement}} Row */
 
 /**
@@ -25,7 +26,7 @@ export function errorLine() {
 /**
  * The values' editor of a field with a few options: a box per option.
  * @param {any[]} options @param {any[]} chosen @param {() => void} changed
- * @returns {{el: HTMLElement[], values: () => any[], problem: () => string|null}}
+ * @returns {ValuesEditor}
  */
 function optionBoxes(options, chosen, changed) {
   const boxes = options.map((v) =>
@@ -42,7 +43,7 @@ function optionBoxes(options, chosen, changed) {
 /**
  * The values' editor of any other field: comma-separated text.
  * @param {Leaf} leaf @param {any[]} chosen @param {() => void} changed
- * @returns {{el: HTMLElement, values: () => any[], problem: () => string|null}}
+ * @returns {ValuesEditor}
  */
 function valueText(leaf, chosen, changed) {
   const text = /** @type {HTMLInputElement} */ (
@@ -78,7 +79,8 @@ export function sweptRow(sweepable, path, initial, on) {
   choose.value = sweepable.some((l) => l.path === path) ? path : sweepable[0].path;
   const editorBox = h("div", { class: "sweep-values" });
   const error = errorLine();
-  let editor = { values: () => /** @type {any[]} */ ([]), problem: () => /** @type {string|null} */ (null) };
+  /** @type {ValuesEditor} the values' editor of the field chosen */
+  let editor = { el: [], values: () => [], problem: () => null };
   /** @type {Row} */
   const row = {
     path: () => choose.value,
@@ -106,7 +108,7 @@ export function sweptRow(sweepable, path, initial, on) {
     const leaf = /** @type {Leaf} */ (sweepable.find((x) => x.path === choose.value));
     const options = leaf.type.kind === "enum" ? leaf.type.node.enum : leaf.type.kind === "bool" ? [true, false] : null;
     editor = options ? optionBoxes(options, chosen, changed) : valueText(leaf, chosen, changed);
-    replace(editorBox, /** @type {any} */ (editor).el);
+    replace(editorBox, editor.el);
     setError(row.el, error, null);
     on.change();
   };
