@@ -726,13 +726,16 @@ export const api = {
    */
   compare: async (p) => toComparison(await request("GET", `/api/compare${query(compareParams(p))}`)),
   /**
-   * The path of the comparison's table as a file (csv, md, tex) or its figure (pdf, svg, png).
+   * The path of the comparison's table as a file (a format of `Meta.tableFormats`).
+   * @param {CompareQuery} p @param {string} format
+   */
+  comparePath: (p, format) => `/api/compare${query({ ...compareParams(p), max_points: undefined, format })}`,
+  /**
+   * The path of the comparison's figure as a file (a format of `Meta.figureFormats`).
    * @param {CompareQuery} p @param {string} format @param {{band?: string, width?: string, log?: boolean}} [figure]
    */
-  comparePath: (p, format, figure) =>
-    ["pdf", "svg", "png"].includes(format)
-      ? `/api/compare/figure.${format}${query({ ...compareParams(p), max_points: undefined, alpha: undefined, reference: undefined, band: figure?.band, width: figure?.width, log: figure?.log ? "true" : undefined })}`
-      : `/api/compare${query({ ...compareParams(p), max_points: undefined, format })}`,
+  compareFigurePath: (p, format, figure) =>
+    `/api/compare/figure.${format}${query({ ...compareParams(p), max_points: undefined, alpha: undefined, reference: undefined, band: figure?.band, width: figure?.width, log: figure?.log ? "true" : undefined })}`,
 };
 
 /** @param {any} b @returns {ParticipationBin[]|null} */

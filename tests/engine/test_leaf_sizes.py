@@ -4,8 +4,11 @@ run's estimate makes of it: the largest writer's local steps, the reading's memo
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.engine.test_leaf import tiny_femnist
-from worker.engine import build_config
+from worker.engine import ConfigError, build_config
+from worker.engine.data import leaf
 from worker.engine.data.leaf import PARSED_NUMBER, file_sizes, head_counts
 from worker.engine.resources import estimate
 from worker.engine.resources.sizes import run_sizes
@@ -62,3 +65,24 @@ def test_the_reading_term_comes_from_the_files(tmp_path: Path) -> None:
     reading = "generating or reading the data"
     assert terms[reading] == 2 * 784 * 8 + 40 * 784 * 3 + 16 * 724_736
     assert {t.label: t.amount for t in absent.memory}[reading] > 10 * 784 * 724_736
+
+
+def test_x_keys_are_counted_across_chunk_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "f.json"
+    path.write_bytes(b'{"x": 1, "x":2,"x" :3, "xx": 4}')
+    monkeypatch.setattr(leaf, "SCAN_CHUNK", 3)  # every key split across two chunks
+    assert leaf.x_keys(path) == 2  # `"x" :` is not how json writes a key
+
+
+def test_check_users_names_the_user_without_data(tmp_path: Path) -> None:
+    tiny_femnist(tmp_path)
+    leaf.check_users(tmp_path, "femnist")  # every listed user has its data
+    path = tmp_path / "femnist" / "data" / "test" / "a.json"
+    doc = json.loads(path.read_text())
+    doc["users"].insert(1, "ghost")
+    doc["num_samples"].insert(1, 2)
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ConfigError, match=r"^data.root: user_data.ghost in a.json: no x and y"):
+        leaf.check_users(tmp_path, "femnist")

@@ -15,6 +15,7 @@ keyed by the JSON files' sizes and times), so later runs map it instead of parsi
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ REMEDY = (
 )
 
 HEAD_CHUNK = 1 << 16
+SCAN_CHUNK = 1 << 23
+X_KEY = b'"x":'
 HEAD_LIMIT = 1 << 24  # a head of `users` and `num_samples` past 16 MiB is not LEAF's
 PARSED_NUMBER = 40  # a JSON number parsed: a float object (24), its list slot (8), its text
 PARSED_CHAR = 4  # a JSON string's character: its text, the str object (1 a character)
@@ -142,6 +145,53 @@ def file_sizes(root: Path, name: str, decoded: int, parsed: int) -> FileSizes | 
     return FileSizes(max(train, default=0), reading)
 
 
+def without_data(path: Path, user: str) -> ConfigError:
+    return ConfigError(
+        f"data.root: user_data.{user} in {path.name}: no x and y for a user listed in `users`"
+    )
+
+
+def x_keys(path: Path) -> int:
+    """How many `"x":` keys the file holds (one a user with data), counted in chunks,
+    nothing parsed."""
+    count, tail, edge = 0, b"", len(X_KEY) - 1
+    with path.open("rb") as f:
+        while chunk := f.read(SCAN_CHUNK):
+            # a key across the chunks' end, then those inside the chunk: none counted twice
+            count += (tail + chunk[:edge]).count(X_KEY) + chunk.count(X_KEY)
+            tail = chunk[-edge:]
+    return count
+
+
+def check_users(root: Path, name: str) -> None:
+    """Every user a file lists in `users` has its data, else `ConfigError` naming the
+    first without. Run at submission: a scan of the bytes (0.3 GB/s on a busy 2-core
+    machine, where a parse takes minutes), once a file: the verdict is kept by the
+    file's size and time, so a sweep's cells and later submissions pay nothing."""
+    for split in SPLITS:
+        for path in split_files(root, name, split):
+            stat = path.stat()
+            if (user := user_without_data(str(path), stat.st_size, stat.st_mtime_ns)) is not None:
+                raise without_data(path, user)
+
+
+@functools.lru_cache(maxsize=4096)
+def user_without_data(path: str, size: int, mtime_ns: int) -> str | None:
+    """The first user the file lists without data (None: none, or a head not as LEAF
+    writes it, which the parse reports): a file with fewer `"x":` keys than users is
+    parsed to name it. `size` and `mtime_ns` key the cache."""
+    file = Path(path)
+    counts = head_counts(file)
+    if counts is None or x_keys(file) >= len(counts):
+        return None
+    doc = _document(file)
+    data = doc["user_data"]
+    for user in doc["users"]:
+        if not isinstance(data.get(user), dict) or not {"x", "y"} <= data[user].keys():
+            return str(user)
+    return None
+
+
 def needs(name: str, root: str) -> str:
     """Where LEAF's files of `name` must lie, in a sentence."""
     folder = Path(root).resolve() / name / "data"
@@ -183,7 +233,7 @@ def read_split(files: list[Path], decode_x: Decode, decode_y: Decode) -> Split:
                 raise ConfigError(f"data.root: {where}: the user appears twice in this split")
             data = doc["user_data"].get(user)
             if not isinstance(data, dict) or "x" not in data or "y" not in data:
-                raise ConfigError(f"data.root: {where}: no x and y for a user listed in `users`")
+                raise without_data(path, user)
             x, y = decode_x(data["x"], f"{where}.x"), decode_y(data["y"], f"{where}.y")
             if not len(x) == len(y) == count:
                 raise ConfigError(

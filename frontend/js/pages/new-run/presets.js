@@ -4,7 +4,7 @@ import { ApiError, api } from "../../api.js";
 import { errorBox, h, replace } from "../../dom.js";
 import { applyAssignments } from "../../paths.js";
 import { go } from "../../router.js";
-import { methodCells } from "../../sweep.js";
+import { methodCells } from "../../sweep/values.js";
 
 /** @typedef {import("../../api.js").Preset} Preset */
 

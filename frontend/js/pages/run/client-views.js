@@ -7,9 +7,9 @@ import { empty, h, replace } from "../../dom.js";
 import { num } from "../../format.js";
 import { ParticipationView } from "../../participation.js";
 import { PartitionView } from "../../partition.js";
-import { purge } from "../../plot.js";
+import { purge, react } from "../../plot.js";
 import { binnedTrace, histogramTrace, lineLayout, matrixTrace, PALETTE, timelineTrace } from "../../traces.js";
-import { definition, draw, placeholder } from "./plots.js";
+import { definition, placeholder } from "./plots.js";
 import { failedEarly } from "./state.js";
 
 /** @typedef {import("../../api.js").Run} Run */
@@ -203,7 +203,7 @@ function drawMatrix(div, result, title, opts) {
     hovermode: "closest",
     yaxis: { autorange: "reversed", type: "category", title: { text: "" } },
   };
-  draw(div, [matrixTrace(m, opts)], layout);
+  react(div, [matrixTrace(m, opts)], layout);
 }
 
 /**
@@ -224,7 +224,7 @@ function drawTimeline(div, result, c) {
     hovermode: "closest",
     yaxis: { autorange: "reversed", type: "category", title: { text: "" } },
   };
-  draw(div, [timelineTrace(t, c.timelineStates)], layout);
+  react(div, [timelineTrace(t, c.timelineStates)], layout);
 }
 
 /**
@@ -246,7 +246,7 @@ function drawAges(div, result, c) {
     log: c.histLog,
   });
   layout.yaxis.tickformat = "~s"; // 8k, not 0.8e+4
-  draw(div, [binnedTrace(s, "staleness", PALETTE[3])], { ...layout, hovermode: "closest", bargap: 0.05 });
+  react(div, [binnedTrace(s, "staleness", PALETTE[3])], { ...layout, hovermode: "closest", bargap: 0.05 });
 }
 
 /**
@@ -262,7 +262,7 @@ function drawClientAccuracy(div, result, c) {
       uirevision: "client-acc",
       legend: false,
     });
-    draw(div, [histogramTrace(a.values, "clients", PALETTE[2])], { ...layout, hovermode: "closest", bargap: 0.05 });
+    react(div, [histogramTrace(a.values, "clients", PALETTE[2])], { ...layout, hovermode: "closest", bargap: 0.05 });
     return;
   }
   const why =

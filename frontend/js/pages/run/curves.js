@@ -4,10 +4,10 @@
 import { api } from "../../api.js";
 import { panelSpecs } from "../../catalog.js";
 import { empty, h, replace } from "../../dom.js";
-import { extendTraces, purge } from "../../plot.js";
+import { extendTraces, purge, react } from "../../plot.js";
 import { replaceQuery } from "../../router.js";
 import { extension, flatRange, lineLayout, panelTraces, panelsFor, referenceLines, timesAt } from "../../traces.js";
-import { definition, draw } from "./plots.js";
+import { definition } from "./plots.js";
 import { axesFor, curvesQuery, failedEarly, timed, xKeyFor } from "./state.js";
 
 /** @typedef {import("../../api.js").Run} Run */
@@ -99,7 +99,7 @@ export class Curves {
       );
       slot.flat = yRange !== null;
       const layout = { yTitle: p.yTitle, log, yRange, uirevision: `run-${this.run().id}-${p.id}-${this.xKey}-${log}` };
-      draw(slot.div, slot.traces, {
+      react(slot.div, slot.traces, {
         ...lineLayout(p.title, { ...layout, xTitle: axis?.title }),
         ...referenceLines(refs),
       });

@@ -1,17 +1,7 @@
-// The run page's plot helpers: drawing into a div that may hold an empty state, the line
-// beside a chart that says what it measures, and the empty or error state itself.
+// The run page's plot helpers: the line beside a chart that says what it measures, and the
+// empty or error state in place of a plot.
 import { empty, errorBox, h, replace } from "../../dom.js";
-import { purge, react } from "../../plot.js";
-
-const PLOT_CONFIG = { responsive: true, displaylogo: false };
-
-/**
- * Plotly.react into a div that may hold an empty-state box instead of a plot.
- * @param {HTMLElement} div @param {any[]} data @param {any} layout
- */
-export function draw(div, data, layout) {
-  react(div, data, layout, PLOT_CONFIG);
-}
+import { purge } from "../../plot.js";
 
 /**
  * The one line beside a chart that says what it measures (the catalogue's), or nothing.
