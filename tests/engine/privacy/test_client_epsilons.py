@@ -88,3 +88,15 @@ def test_many_distinct_counts_interpolate_between_exact_order_statistics() -> No
     each = np.array([client_epsilon(SIGMA, DELTA, int(c)) for c in distinct])[index]
     truth, _ = np.histogram(each, bins=np.asarray(h.edges))
     assert np.abs(truth - np.asarray(h.counts)).max() <= 0.01 * len(counts)
+
+
+def test_many_distinct_rates_keep_the_worst_and_median_clients_exact() -> None:
+    rates = np.random.default_rng(1).uniform(0.05, 0.3, size=501)
+
+    h = epsilon_histogram(SIGMA, DELTA, rounds=40, rates=rates, counts=np.zeros(501))
+
+    assert not h.exact
+    assert sum(h.counts) == 501
+    assert h.maximum == pytest.approx(direct(40, float(rates.max())), rel=1e-9)
+    assert h.median == pytest.approx(direct(40, float(np.median(rates))), rel=1e-9)
+    assert h.edges[0] == pytest.approx(direct(40, float(rates.min())), rel=1e-9)
