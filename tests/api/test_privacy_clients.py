@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
+from db.runs import new_run
+from db.session import make_engine, make_sessionmaker
 from tests.api.helpers import submit, wait_final
 from tests.api.test_ingest import external, post
 from worker.engine.presets import get_preset
@@ -78,6 +80,22 @@ def test_a_run_without_privacy_is_a_404(client: TestClient) -> None:
 
     assert response.status_code == 404
     assert response.json() == {"detail": f"run {run_id} has no privacy: privacy.kind is none"}
+
+
+def test_a_run_before_its_first_round_is_a_409(client: TestClient, db_url: str) -> None:
+    # a queued run no worker was handed: it stays queued
+    engine = make_engine(db_url)
+    with make_sessionmaker(engine)() as session:
+        run = new_run(method("markov"), queue="cpu")
+        session.add(run)
+        session.commit()
+        run_id = run.id
+    engine.dispose()
+
+    response = client.get(f"/api/runs/{run_id}/privacy/clients")
+
+    assert response.status_code == 409
+    assert response.json() == {"detail": f"run {run_id} has recorded no round yet"}
 
 
 def test_an_external_run_shows_its_own_figures_and_no_histogram(client: TestClient) -> None:
