@@ -6,9 +6,13 @@ with no histogram."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import update
 
+from db.models import RoundClients
+from db.packing import pack_facts
 from db.runs import new_run
 from db.session import make_engine, make_sessionmaker
 from tests.api.helpers import submit, wait_final
@@ -71,6 +75,26 @@ def test_equal_rates_make_one_bin_and_the_reason_is_given(client: TestClient) ->
     assert got["histogram"] == {"edges": [eps, eps], "counts": [10], "exact": True}
     assert got["epsilon_client_median"] == eps
     assert "Poisson sample at its own rate" in got["amplification"]
+
+
+def test_an_amplified_run_recorded_before_rates_were_kept_has_no_histogram(
+    client: TestClient, db_url: str
+) -> None:
+    run_id = finished(client, method("bernoulli"))
+    engine = make_engine(db_url)
+    old_facts = pack_facts(np.full(10, 0.1), None)  # round 0's facts as stored before
+    with make_sessionmaker(engine)() as session:
+        row = RoundClients.run_id == run_id, RoundClients.round == 0
+        session.execute(update(RoundClients).where(*row).values(clients=old_facts))
+        session.commit()
+    engine.dispose()
+
+    got = client.get(f"/api/runs/{run_id}/privacy/clients").json()
+
+    assert (got["histogram"], got["amplified"]) == (None, True)
+    assert "before the clients' rates were kept" in got["no_histogram"]
+    series = client.get(f"/api/runs/{run_id}/metrics").json()["series"]
+    assert got["epsilon_client_max"] == series["epsilon_client_max"]["last"][-1]
 
 
 def test_a_run_without_privacy_is_a_404(client: TestClient) -> None:
