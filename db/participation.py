@@ -27,10 +27,8 @@ class Participation:
     """Per client (N,): `available_share` of the `rounds`; `kept`, `dropped` and `stale`
     counts of rounds; `data_share`, α (uniform where the run did not record it:
     `data_known`); `work_s`, its device's seconds for a round's whole work (None: no
-    system model); `privacy_rate`, its Poisson rate where the privacy accountant
-    amplified at it (None: no amplification, or a run recorded before rates were kept).
-    Every aggregation weight, flat: `weight_round` (the index of its row in round
-    order), `weight_ids` and `weights`."""
+    system model). Every aggregation weight, flat: `weight_round` (the index of its row
+    in round order), `weight_ids` and `weights`."""
 
     rounds: int
     available_share: np.ndarray
@@ -40,7 +38,6 @@ class Participation:
     data_share: np.ndarray
     data_known: bool
     work_s: np.ndarray | None
-    privacy_rate: np.ndarray | None
     weight_round: np.ndarray
     weight_ids: np.ndarray
     weights: np.ndarray
@@ -80,7 +77,6 @@ def participation(session: Session, run_id: int, n_clients: int) -> Participatio
         data_share=np.full(n_clients, 1 / n_clients) if facts is None else facts.data_share,
         data_known=facts is not None,
         work_s=None if facts is None else facts.work_s,
-        privacy_rate=None if facts is None else facts.privacy_rate,
         weight_round=at,
         weight_ids=ids,
         weights=values.astype(np.float64),
@@ -90,8 +86,9 @@ def participation(session: Session, run_id: int, n_clients: int) -> Participatio
 @dataclass(frozen=True)
 class Contributions:
     """Per client (N,) the rounds its update entered the model fresh (`counts`: what
-    the privacy accountant composes), over the run's `rounds` recorded rounds, and the
-    rates it amplified at (`Participation.privacy_rate`)."""
+    the privacy accountant composes), over the run's `rounds` recorded rounds, and, from
+    round 0's facts, the Poisson rates the accountant amplified at (None: it did not, or
+    the run was recorded before the rates were kept)."""
 
     rounds: int
     counts: np.ndarray
