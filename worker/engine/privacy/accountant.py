@@ -15,6 +15,8 @@ the counts (a histogram kept incrementally): a round costs O(K + rounds so far),
 conversion per figure, whatever N. RDP of one round is computed once per event by
 `dp_accounting.rdp.RdpAccountant`; T rounds of it are T times that vector (what
 `compose(event, T)` computes), converted by `rdp_privacy_accountant.compute_epsilon`.
+`client_epsilon` is the one function that gives a client's ε, for this accountant and for
+the histogram of a run's clients (`client_epsilons.py`).
 """
 
 from __future__ import annotations
