@@ -4,10 +4,10 @@ import { errorBox, h, replace } from "./dom.js";
 import { parseRoute } from "./router.js";
 import * as comparePage from "./pages/compare/index.js";
 import * as experimentPage from "./pages/experiment.js";
-import * as newRunPage from "./pages/new-run.js";
+import * as newRunPage from "./pages/new-run/index.js";
 import * as reproductionPage from "./pages/reproduction.js";
-import * as runPage from "./pages/run.js";
-import * as runsPage from "./pages/runs.js";
+import * as runPage from "./pages/run/index.js";
+import * as runsPage from "./pages/runs/index.js";
 
 /** @typedef {(root: HTMLElement, route: import("./router.js").Route) => (() => void)} Mount */
 
