@@ -9,6 +9,7 @@ import { ParticipationView } from "../../participation.js";
 import { PartitionView } from "../../partition.js";
 import { purge, react } from "../../plot.js";
 import { binnedTrace, histogramTrace, lineLayout, matrixTrace, PALETTE, timelineTrace } from "../../traces.js";
+import { epsilonBars, epsilonShapes } from "../../epsilon.js";
 import { definition, placeholder } from "./plots.js";
 import { failedEarly } from "./state.js";
 
@@ -95,6 +96,13 @@ export const CLIENT_VIEWS = [
   },
   { key: "participation", wide: true, when: ALWAYS, fetch: api.participation, make: () => new ParticipationView() },
   { key: "clientAcc", plot: "client-acc", when: ALWAYS, fetch: api.clientAccuracy, draw: drawClientAccuracy },
+  {
+    key: "privacyClients",
+    plot: "privacy-clients",
+    when: (run) => !run.external && (run.config?.privacy?.kind ?? "none") !== "none",
+    fetch: api.privacyClients,
+    draw: drawEpsilons,
+  },
   {
     key: "partition",
     wide: true,
@@ -270,4 +278,26 @@ function drawClientAccuracy(div, result, c) {
       ? "Per-client accuracy is evaluated only when eval.client_every > 0."
       : "No per-client evaluation yet.";
   placeholder(div, result, "Per-client test accuracy", why);
+}
+
+/**
+ * The clients by ε after the latest round, the assumed, median and worst figures marked,
+ * and whether each client's ε is amplified by its own availability (and why).
+ * @param {HTMLElement} div @param {PromiseSettledResult<import("../../api.js").PrivacyClients>} result
+ */
+function drawEpsilons(div, result) {
+  const name = "Per-client privacy loss ε";
+  if (result.status !== "fulfilled" || !result.value.histogram) {
+    const why = result.status === "fulfilled" ? (result.value.noHistogram ?? "") : "No round recorded yet.";
+    placeholder(div, result, name, why);
+    return;
+  }
+  const p = result.value;
+  const hist = /** @type {import("../../api.js").EpsilonHistogram} */ (p.histogram);
+  const how = p.amplified ? "amplified by each client's availability" : "not amplified";
+  const approx = hist.exact ? "" : ", interpolated between exact points";
+  const title = `${name} at δ = ${p.delta} after round ${p.round} (${how}${approx})`;
+  const layout = lineLayout(title, { xTitle: "ε", yTitle: "clients", uirevision: "privacy-clients", legend: false });
+  react(div, [epsilonBars(hist)], { ...layout, ...epsilonShapes(p), hovermode: "closest", bargap: 0.05 });
+  div.title = p.amplification;
 }
