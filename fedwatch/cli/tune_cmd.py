@@ -29,7 +29,6 @@ from worker.engine import ConfigError
 if TYPE_CHECKING:  # torch, optuna and the engine load once a command runs
     from worker.engine.presets import Method, Preset
     from worker.tune.protocol import Chosen
-    from worker.tune.space import Dimension
     from worker.tune.study import ConfigOf, TuneSpec
 
 DEFAULT_OBJECTIVE = "final_val_acc"
@@ -136,27 +135,9 @@ def config_of(preset: Preset, method: Method, args: argparse.Namespace) -> Confi
 
 
 def check_methods(preset: Preset, spec: TuneSpec, args: argparse.Namespace) -> None:
-    """Before any trial: every bound of the space is a valid value of its key for every
-    method, and every method records the objective (one round of it, run here)."""
-    from worker.engine import ListSink, simulate
-    from worker.tune.space import assignments
+    from worker.tune.checks import check_methods as check
 
-    for method in preset.compare:
-        make = config_of(preset, method, args)
-        for dim in spec.space:
-            for value in probes(dim):
-                make(assignments({dim.key: value}))
-        probe = make(["rounds=1", *assignments({d.key: probes(d)[0] for d in spec.space})])
-        name = spec.objective.spec.name
-        if simulate(probe, ListSink()).values[name] is None:
-            raise ConfigError(f"objective: {method.name} records no {name}")
-
-
-def probes(dim: Dimension) -> list[Any]:
-    if dim.kind == "choice":
-        return list(dim.choices)
-    cast = int if dim.kind == "int" else float
-    return [cast(dim.low), cast(dim.high)]
+    check({m.name: config_of(preset, m, args) for m in preset.compare}, spec)
 
 
 def tune_one(
