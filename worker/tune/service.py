@@ -149,6 +149,7 @@ def settle(
     if run.crashes > 0 and run.status in ACTIVE:
         cancel_run(session, run, lease_s)
         return _fail(session, study, frozen, run, "its executor died; the trial is replaced")
+    last = _report(session, study, frozen, spec)
     if run.status == "succeeded":
         value = (run.summary or {}).get(spec.objective.spec.name)
         if value is None:
@@ -159,29 +160,34 @@ def settle(
         return _tag(session, run, "complete")
     if run.status not in ACTIVE:
         return _fail(session, study, frozen, run, run.error or f"its run is {run.status}")
-    _report(session, study, frozen, run, spec, lease_s)
+    if last is not None:
+        _prune(session, study, frozen, run, last, lease_s)
 
 
 def _report(
-    session: Session,
-    study: optuna.Study,
-    frozen: optuna.trial.FrozenTrial,
-    run: Run,
-    spec: TuneSpec,
-    lease_s: float,
-) -> None:
-    """Report the rounds recorded since the last step; prune the trial (and cancel its
-    run) where the pruner says so."""
+    session: Session, study: optuna.Study, frozen: optuna.trial.FrozenTrial, spec: TuneSpec
+) -> int | None:
+    """Report the rounds the trial's run recorded since the last step (the pruner reads
+    finished trials' values too); the last round reported, None if none was new."""
     trial = optuna.trial.Trial(study, frozen._trial_id)
     known = frozen.intermediate_values
-    rounds, values = full_series(session, run.id, spec.objective.round_metric)
-    fresh = [
-        (r, v) for r, v in zip(rounds, values, strict=True) if r not in known and v is not None
-    ]
-    for r, v in fresh:
-        trial.report(v, r)
-    if fresh and trial.should_prune():
-        trial.set_user_attr(PRUNED_AT, fresh[-1][0])
+    rounds, values = full_series(session, frozen.user_attrs[RUN_ID], spec.objective.round_metric)
+    last = None
+    for r, v in zip(rounds, values, strict=True):
+        if r not in known and v is not None:
+            trial.report(v, r)
+            last = r
+    return last
+
+
+def _prune(
+    session: Session, study: optuna.Study, frozen: optuna.trial.FrozenTrial, run: Run, at: int,
+    lease_s: float,
+) -> None:  # fmt: skip
+    """Prune the trial where the pruner says so, and cancel its run."""
+    trial = optuna.trial.Trial(study, frozen._trial_id)
+    if trial.should_prune():
+        trial.set_user_attr(PRUNED_AT, at)
         study.tell(frozen.number, state=TrialState.PRUNED)
         cancel_run(session, run, lease_s)
         _tag(session, run, "pruned")
