@@ -153,7 +153,7 @@ def test_an_obviously_bad_trial_is_pruned_and_its_run_says_so(
 def test_a_trial_whose_executor_died_fails_and_is_replaced(
     sessions: sessionmaker[Session],
 ) -> None:
-    plan = TunePlan(**{**PLAN.to_json(), "trials": 2, "pruner": "none"})  # type: ignore[arg-type]
+    plan = TunePlan(**{**PLAN.to_json(), "trials": 2, "pruner": "none"})
     tune_id = new_tune(sessions, plan, [0.5, 0.25])
     (first,) = step(sessions, tune_id)
     with sessions.begin() as session:  # its executor died: the run was queued again
@@ -184,7 +184,7 @@ def test_a_trial_whose_executor_died_fails_and_is_replaced(
 def test_a_tune_resumes_from_the_database_alone(sessions: sessionmaker[Session]) -> None:
     # every step reads the tune from the database: a fresh engine (a restarted server)
     # takes the next step where the last one stopped
-    plan = TunePlan(**{**PLAN.to_json(), "trials": 2, "pruner": "none"})  # type: ignore[arg-type]
+    plan = TunePlan(**{**PLAN.to_json(), "trials": 2, "pruner": "none"})
     tune_id = new_tune(sessions, plan, [0.5, 0.25])
     (first,) = step(sessions, tune_id)
     execute(sessions, first)
