@@ -78,13 +78,7 @@ def tables(transport: Transport, tune: Mapping[str, Any], alpha: float | None = 
         ]
     )
     comparison = read.compare_table(transport, int(tune["experiment_id"]), alpha=alpha)
-    flags = [
-        f"{p['method']} finished only {p['complete'] + p['pruned']} of its {p['budget']} trials "
-        f"({p['failed']} failed)."
-        for p in tune["progress"]
-        if p["short"]
-    ]
-    caption = " ".join([tune["protocol"], *flags, comparison.attrs["caption"]])
+    caption = " ".join([tune["protocol"], *tune["flags"], comparison.attrs["caption"]])
     comparison.attrs.update(caption=caption, protocol=tune["protocol"])
     return Tuned(int(tune["id"]), tune["protocol"], comparison, settings, trials)
 

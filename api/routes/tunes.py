@@ -5,18 +5,24 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request, Response
 from sqlalchemy import func, select
 
+from api.comparison import table, targets
 from api.deps import Id, Offset, SessionDep, SettingsDep
+from api.files import attachment
+from api.routes.compare import read_groups
 from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
 from api.schemas.tunes import TuneCreate, TunePublic, TunesPublic
 from api.tune_admission import admit_tune, refuse
-from db.models import Tune
+from db.models import Run, Tune
 from worker.engine import ConfigError
+from worker.engine.stats import DEFAULT_ALPHA
+from worker.results.table import FORMATS, MEDIA_TYPES, Format, labelled, render
 from worker.tune.loop import TuneLoop
 from worker.tune.plan import TunePlan
-from worker.tune.report import report
+from worker.tune.protocol import protocol, settings_table, shortfalls, tune_notes
+from worker.tune.report import chosen, report, studies
 
 router = APIRouter(prefix="/api/tunes", tags=["tunes"])
 
@@ -85,11 +91,44 @@ def list_tunes(
     return TunesPublic(data=[public(t, settings.database_url) for t in rows], count=count)
 
 
+def find_tune(session: SessionDep, tune_id: int) -> Tune:
+    tune = session.get(Tune, tune_id)
+    if tune is None:
+        raise HTTPException(404, f"tune {tune_id} not found")
+    return tune
+
+
 @router.get("/{tune_id}", responses=NOT_FOUND)
 def read_tune(tune_id: Id, session: SessionDep, settings: SettingsDep) -> TunePublic:
     """The tune: its progress per method, every trial, importances, parallel coordinates;
     its final comparison is the experiment `experiment_id` (`GET /api/compare`)."""
-    tune = session.get(Tune, tune_id)
-    if tune is None:
-        raise HTTPException(404, f"tune {tune_id} not found")
-    return public(tune, settings.database_url)
+    return public(find_tune(session, tune_id), settings.database_url)
+
+
+@router.get("/{tune_id}/tables", responses=NOT_FOUND | error_responses(409))
+def tune_tables(
+    tune_id: Id,
+    session: SessionDep,
+    settings: SettingsDep,
+    format: Annotated[Format, Query(description=f"One of {', '.join(FORMATS)}.")] = "text",
+) -> Response:
+    """Both tables of a finished tune, as the command prints them: the final comparison
+    (its caption headed by the protocol, short methods flagged), then each method's
+    chosen settings."""
+    tune = find_tune(session, tune_id)
+    if tune.status != "done" or tune.experiment_id is None:
+        raise HTTPException(409, f"tune {tune_id} is {tune.status}: its tables come once done")
+    plan = TunePlan.from_json(tune.spec)
+    outcomes = [chosen(m, s) for m, s in studies(settings.database_url, tune.id, plan).items()]
+    ids = session.scalars(select(Run.id).where(Run.experiment_id == tune.experiment_id))
+    _, groups, grouping = read_groups(
+        session, ",".join(map(str, ids)), "test_acc", "experiment_cell"
+    )
+    result = table(groups, grouping.reference, DEFAULT_ALPHA, grouping.columns)
+    sentence = protocol(plan.spec(), plan.validation, plan.seeds)
+    flags = shortfalls(outcomes, plan.trials)
+    notes = tune_notes(grouping.table_notes(), sentence, flags, grouping.labels)
+    comparison = render(labelled(result, grouping.labels), format, targets(groups), notes)
+    keys = [d.key for d in plan.dimensions]
+    body = f"{comparison}\n{settings_table(outcomes, keys, format)}"
+    return attachment(body.encode(), MEDIA_TYPES[format], f"tune-{tune_id}.{format}")

@@ -110,6 +110,10 @@ class TunePublic(BaseModel):
     created_at: datetime
     experiment_id: int | None = Field(description="The final comparison's experiment.")
     protocol: str = Field(description="The caption's first sentence.")
+    flags: list[str] = Field(
+        description="Once its trials are over, a sentence for each method that finished "
+        "fewer trials than the budget."
+    )
     progress: list[MethodProgress]
     trials: list[TrialPublic]
     importances: dict[str, dict[str, float]] = Field(

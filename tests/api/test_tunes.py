@@ -120,3 +120,13 @@ def test_a_whole_tune_is_ordinary_runs(client: TestClient) -> None:
     assert tune["protocol"].startswith("Each method tuned over 3 trials on validation")
     listed = client.get("/api/tunes").json()
     assert tune_id in [t["id"] for t in listed["data"]]
+    tables = client.get(f"/api/tunes/{tune_id}/tables", params={"format": "md"})
+    assert tables.status_code == 200
+    assert tune["protocol"] in tables.text and tune["flags"] == []
+    for p in tune["progress"]:  # the settings table's rows, as the command writes them
+        lr, best = p["best_params"]["client.lr"], p["best_value"]
+        assert f"| {p['method']} | {lr:.4g} | {best:.4g} | 3 | 0 | 0 |" in tables.text
+
+
+def test_tables_wait_for_the_end(client: TestClient) -> None:
+    assert client.get("/api/tunes/999999/tables").status_code == 404

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from fedwatch.client import FedWatch
+from fedwatch.command import main
 from fedwatch.transport import Refused, Transport
 from fedwatch.tuning import submit, tune_body, wait
 from tests.client.conftest import Server
@@ -80,3 +81,24 @@ def test_a_tune_survives_a_server_crash(server: Server) -> None:
     assert len(set(runs)) == len(runs)
     listed = transport.get_json("/api/runs", {"tag": f"tune:{tune_id}", "limit": 100})
     assert listed["count"] == len(runs) + 2 * 2
+
+
+def test_the_command_submits_to_a_server(
+    server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["tune", "cafed-synthetic", "--param", "client.lr=log:1e-3:1", "--trials", "2"]
+    args += ["--seeds", "2", "--sampler", "random", "--pruner", "none", "--format", "md"]
+    args += ["--set", "rounds=3", "--set", "device=cpu", "--server", server.url]
+
+    assert main([*args, "--out", str(tmp_path)]) == 0
+
+    out = capsys.readouterr().out
+    assert "Each method tuned over 2 trials on validation" in out
+    assert "| method | client.lr | best validation value | complete | pruned | failed |" in out
+    for method in ("cafed", "unbiased", "adafed", "f3ast"):
+        assert f"| {method} | " in out
+    (written,) = tmp_path.glob("tune-*.md")
+    assert written.read_text() + "\n" == out
+    bad = main([*args[:3], "client.lrr=log:1e-3:1", *args[4:]])
+    assert bad == 2
+    assert "space.client.lrr: Extra inputs are not permitted" in capsys.readouterr().err
