@@ -84,9 +84,7 @@ def create_app(
     sessions = make_sessionmaker(engine)
     dispatcher = make_dispatcher(sessions, config, run_cores)
     feed = LiveFeed(sessions, config.sse_poll_s, config.stall_s)
-    tune_loop = TuneLoop(
-        sessions, config.database_url, dispatcher.submit, config.lease_s, config.tune_poll_s
-    )
+    tune_loop = TuneLoop(sessions, config, dispatcher.submit)
 
     def begin_shutdown() -> None:
         """Asked to stop (SIGTERM): end the event streams, take no more runs and have the

@@ -13,7 +13,10 @@ VALIDATION_ERROR = "#/components/schemas/ValidationErrorPublic"
 CONFLICTS = {
     ("post", f"/api/runs/{{run_id}}/{action}")
     for action in ("cancel", "resume", "rounds", "finish", "model")
-} | {("get", "/api/runs/{run_id}/partition")}  # an external run's data never came here
+} | {
+    ("get", "/api/runs/{run_id}/partition"),  # an external run's data never came here
+    ("get", "/api/tunes/{tune_id}/tables"),  # a tune not done yet
+}
 
 
 def documented_errors(operation: dict[str, Any]) -> dict[int, str]:

@@ -9,6 +9,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from api.main import create_app
+from tests.api.helpers import embedded_settings
+from worker.engine.presets import get_preset
+from worker.engine.resources import estimate
+
 TINY = ["rounds=3", "device=cpu"]
 BODY: dict[str, Any] = {
     "preset": "cafed-synthetic",
@@ -74,11 +79,33 @@ def test_an_objective_a_method_does_not_record(client: TestClient) -> None:
     assert error["msg"] == "fedavg records no final_val_acc"
 
 
+def test_a_budget_over_the_limit_names_trials(db_url: str) -> None:
+    # each run of 3 rounds costs w FLOP; the budget is (3 trials + 2 finals) x 2 methods
+    # runs: a limit just under that refuses it
+    runs = [get_preset("cafed-synthetic").run_config([f"algorithm.name={m}", *TINY,
+            "eval.validation=0.2"]) for m in ("cafed", "unbiased")]  # fmt: skip
+    work = sum((3 + 2) * estimate(c, held_rounds=0, held_states=0).flops for c in runs)
+    tight = embedded_settings(db_url, max_tune_gflop=work / 1e9 * 0.99)
+    with TestClient(create_app(tight)) as client:
+        before = client.get("/api/tunes").json()["count"]
+
+        response = client.post("/api/tunes", json=BODY)
+
+        assert response.status_code == 422
+        (error,) = response.json()["detail"]
+        assert error["loc"] == ["body", "trials"]
+        assert error["msg"].startswith("the budget (3 trials + 2 final runs for each of 2 methods)")
+        assert "FEDWATCH_MAX_TUNE_GFLOP" in error["msg"]
+        assert client.get("/api/tunes").json()["count"] == before
+
+
 @pytest.mark.slow
 def test_a_whole_tune_is_ordinary_runs(client: TestClient) -> None:
     created = client.post("/api/tunes", json=BODY)
     assert created.status_code == 201, created.text
     tune_id = created.json()["id"]
+    early = client.get(f"/api/tunes/{tune_id}/tables")
+    assert early.status_code == 409 and "tuning" in early.json()["detail"]
 
     tune = wait_done(client, tune_id)
 

@@ -60,7 +60,7 @@ def sessions(tmp_path: Path) -> sessionmaker[Session]:
 
 def settings_of(sessions: sessionmaker[Session]) -> Settings:
     url = sessions.kw["bind"].url.render_as_string(hide_password=False)
-    return Settings(database_url=url, broker_url=None, flush_seconds=0.05)
+    return Settings(database_url=url, broker_url=None, flush_seconds=0.05, lease_s=10.0)
 
 
 def new_tune(sessions: sessionmaker[Session], plan: TunePlan, lrs: list[float]) -> int:
@@ -79,7 +79,7 @@ def new_tune(sessions: sessionmaker[Session], plan: TunePlan, lrs: list[float]) 
 
 def step(sessions: sessionmaker[Session], tune_id: int) -> list[int]:
     """One step; the runs it started."""
-    done = advance(sessions, settings_of(sessions).database_url, tune_id, lease_s=10.0)
+    done = advance(sessions, settings_of(sessions), tune_id)
     return [run_id for run_id, _ in done.submit]
 
 

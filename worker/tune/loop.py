@@ -12,6 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.models import Tune
+from db.settings import Settings
 from worker.tune.service import advance
 
 log = logging.getLogger(__name__)
@@ -20,16 +21,8 @@ Submit = Callable[[int, str], None]
 
 
 class TuneLoop:
-    def __init__(
-        self,
-        sessions: sessionmaker[Session],
-        database_url: str,
-        submit: Submit,
-        lease_s: float,
-        every_s: float,
-    ) -> None:
-        self.sessions, self.database_url, self.submit = sessions, database_url, submit
-        self.lease_s, self.every_s = lease_s, every_s
+    def __init__(self, sessions: sessionmaker[Session], settings: Settings, submit: Submit) -> None:
+        self.sessions, self.settings, self.submit = sessions, settings, submit
         self.stopped = threading.Event()
         self.woken = threading.Event()
         self.thread = threading.Thread(target=self._loop, name="fedwatch-tunes", daemon=True)
@@ -53,7 +46,7 @@ class TuneLoop:
             ids = list(session.scalars(select(Tune.id).where(Tune.status != "done")))
         for tune_id in ids:
             try:
-                done = advance(self.sessions, self.database_url, tune_id, self.lease_s)
+                done = advance(self.sessions, self.settings, tune_id)
             except Exception:
                 log.exception("tune %s: a step failed; trying again", tune_id)
                 continue
@@ -63,5 +56,5 @@ class TuneLoop:
     def _loop(self) -> None:
         while not self.stopped.is_set():
             self.step()
-            self.woken.wait(self.every_s)
+            self.woken.wait(self.settings.tune_poll_s)
             self.woken.clear()

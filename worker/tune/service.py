@@ -22,7 +22,9 @@ from db.bulk import tag_runs
 from db.metrics import full_series
 from db.models import Experiment, Run, Tune
 from db.runs import cancel_run, new_run
+from db.settings import Settings
 from db.status import ACTIVE
+from worker.data_root import portable
 from worker.dispatch import queue_for
 from worker.engine.errors import ConfigError
 from worker.tune.plan import TunePlan
@@ -60,9 +62,7 @@ class Step:
     submit: list[tuple[int, str]]
 
 
-def advance(
-    sessions: sessionmaker[Session], database_url: str, tune_id: int, lease_s: float
-) -> Step:
+def advance(sessions: sessionmaker[Session], settings: Settings, tune_id: int) -> Step:
     """One step of the tune (see the module's docstring); the runs it created are
     submitted by the caller after this returns (they are committed)."""
     step = Step([])
@@ -72,25 +72,23 @@ def advance(
             return step
         plan = TunePlan.from_json(tune.spec)
         if tune.status == "tuning":
-            _tune(session, tune, plan, database_url, lease_s, step)
+            _tune(session, tune, plan, settings, step)
         if tune.status == "final":
             _finish(session, tune)
     return step
 
 
-def _tune(
-    session: Session, tune: Tune, plan: TunePlan, url: str, lease_s: float, step: Step
-) -> None:
-    spec = plan.spec()
+def _tune(session: Session, tune: Tune, plan: TunePlan, settings: Settings, step: Step) -> None:
+    spec, url = plan.spec(), settings.database_url
     done = True
     for method in plan.methods:
         rounds = plan.trial_config(method, {}).rounds
         study = load_study(url, tune.id, method, spec, rounds)
         for frozen in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-            settle(session, study, frozen, spec, lease_s)
-        done &= _ask(session, study, tune, plan, method, spec, step)
+            settle(session, study, frozen, spec, settings.lease_s)
+        done &= _ask(session, study, tune, plan, method, settings, step)
     if done:
-        _start_finals(session, tune, plan, url, spec, step)
+        _start_finals(session, tune, plan, settings, step)
 
 
 def _ask(
@@ -99,7 +97,7 @@ def _ask(
     tune: Tune,
     plan: TunePlan,
     method: str,
-    spec: TuneSpec,
+    settings: Settings,
     step: Step,
 ) -> bool:
     """Start trials up to `parallel` in flight within the budget; True when the method's
@@ -113,9 +111,9 @@ def _ask(
         if running >= plan.parallel or finished + running >= plan.trials:
             return False
         trial = study.ask()
-        params = {d.key: d.suggest(trial) for d in spec.space}
+        params = {d.key: d.suggest(trial) for d in plan.dimensions}
         try:
-            config = plan.trial_config(method, params)
+            config = portable(plan.trial_config(method, params), settings)
         except ConfigError as err:
             trial.set_user_attr(ERROR, str(err))
             study.tell(trial, state=TrialState.FAIL)
@@ -211,7 +209,7 @@ def _tag(session: Session, run: Run, state: str) -> None:
 
 
 def _start_finals(
-    session: Session, tune: Tune, plan: TunePlan, url: str, spec: TuneSpec, step: Step
+    session: Session, tune: Tune, plan: TunePlan, settings: Settings, step: Step
 ) -> None:
     """The final comparison: an experiment of each method's best settings on the fresh
     seeds (a method with no completed trial has none)."""
@@ -219,13 +217,14 @@ def _start_finals(
     runs = []
     for method in plan.methods:
         rounds = plan.trial_config(method, {}).rounds
-        params = best_params(load_study(url, tune.id, method, spec, rounds))
+        spec = plan.spec()
+        params = best_params(load_study(settings.database_url, tune.id, method, spec, rounds))
         if params is None:
             continue
         chosen = {**plan.method(method).assignments(), **params, "eval.validation": 0}
         cells.append({"label": method, "set": chosen})
         for seed in plan.final_seeds():
-            config = plan.final_config(method, params, seed)
+            config = portable(plan.final_config(method, params, seed), settings)
             run = new_run(
                 config.model_dump(mode="json"),
                 queue=queue_for(config),
