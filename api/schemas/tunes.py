@@ -110,6 +110,7 @@ class TunePublic(BaseModel):
     created_at: datetime
     experiment_id: int | None = Field(description="The final comparison's experiment.")
     protocol: str = Field(description="The caption's first sentence.")
+    direction: Literal["maximize", "minimize"] = Field(description="The objective's.")
     flags: list[str] = Field(
         description="Once its trials are over, a sentence for each method that finished "
         "fewer trials than the budget."

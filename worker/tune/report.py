@@ -118,6 +118,7 @@ def report(database_url: str, tune_id: int, plan: TunePlan, settled: bool) -> di
     par = {m: parallel(s, keys, spec.objective.spec.name) for m, s in found.items()}
     return {
         "protocol": protocol(spec, plan.validation, plan.seeds),
+        "direction": spec.objective.direction,
         "flags": list(short.values()) if settled else [],
         "progress": progress,
         "trials": trials,
