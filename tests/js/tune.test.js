@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { toTune } from "../../frontend/js/pages/tune/data.js";
+import { parseRoute } from "../../frontend/js/router.js";
 import { historyTraces, importanceTraces, parcoordsTrace } from "../../frontend/js/pages/tune/traces.js";
 
 /** @param {number} number @param {string} state @param {number|null} value @param {Record<string, number>} [intermediate] */
@@ -86,4 +87,9 @@ test("parallel coordinates: numbers as they are, choices as indices with their l
     tickvals: [0, 1],
     ticktext: ["a", "b"],
   });
+});
+
+test("#/tunes/<id> is a tune's page; a tune id that is no number is the runs page", () => {
+  assert.deepEqual([parseRoute("#/tunes/4").page, parseRoute("#/tunes/4").id], ["tune", 4]);
+  assert.equal(parseRoute("#/tunes/x").page, "runs");
 });
