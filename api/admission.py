@@ -64,7 +64,7 @@ def refusals(configs: Sequence[RunConfig], settings: Settings) -> list[list[Refu
             folder = data_folder(config, settings)
             check_dataset(reading(config, folder).data)
             spec = system_spec(config, config.data.n_clients, str(folder))
-            found.append(_limits(config, settings))
+            found.append(_limits(reading(config, folder), settings))
         except ConfigError as err:
             found.append([refused(err)])
             continue

@@ -1,5 +1,6 @@
-"""Typed dependencies: settings, a database session, the dispatcher, the run by id, auth,
-and the bounds of the integers that address stored rows."""
+"""Typed dependencies: settings, a database session, the dispatcher, the run and the
+experiment by id (each with its 404), auth, and the bounds of the integers that address
+stored rows."""
 
 from __future__ import annotations
 
@@ -10,18 +11,16 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Path, Query, Request
 from sqlalchemy.orm import Session, sessionmaker
 
-from db.models import Run
+from db.models import Experiment, Run
 from db.settings import Settings
+from fedwatch.limits import INT32_MAX
 from worker.dispatch import Dispatcher
 
 READ_METHODS = ("GET", "HEAD", "OPTIONS")
 
-# Ids, rounds and counts live in `Integer` columns, 32-bit on Postgres: a larger value
-# addresses nothing, and past 64 bits SQLite cannot even compare with it.
-MAX_INT = 2**31 - 1
 # An id in the path, and a list's offset: bounded, so they reach the database as valid values.
-Id = Annotated[int, Path(ge=1, le=MAX_INT)]
-Offset = Annotated[int, Query(ge=0, le=MAX_INT)]
+Id = Annotated[int, Path(ge=1, le=INT32_MAX)]
+Offset = Annotated[int, Query(ge=0, le=INT32_MAX)]
 
 
 def get_settings(request: Request) -> Settings:
@@ -69,10 +68,21 @@ def check_token(request: Request, settings: SettingsDep) -> None:
 
 
 def get_run(run_id: Id, session: SessionDep) -> Run:
-    run = session.get(Run, run_id)
+    """The run `run_id`, or a 404: the one lookup of every route that reads a run by id
+    (as a dependency, or called with an id it parsed, which may lie past the bound)."""
+    run = session.get(Run, run_id) if run_id <= INT32_MAX else None
     if run is None:
         raise HTTPException(404, f"run {run_id} not found")
     return run
 
 
+def get_experiment(experiment_id: Id, session: SessionDep) -> Experiment:
+    """The experiment `experiment_id`, or a 404."""
+    experiment = session.get(Experiment, experiment_id)
+    if experiment is None:
+        raise HTTPException(404, f"experiment {experiment_id} not found")
+    return experiment
+
+
 RunDep = Annotated[Run, Depends(get_run)]
+ExperimentDep = Annotated[Experiment, Depends(get_experiment)]

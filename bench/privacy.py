@@ -4,7 +4,11 @@ against the same round without.
 1. `Accountant.observe` for N clients, K = 100 a round, per-client ε composed over each
    client's rounds (unamplified) or amplified at each client's rate (Bernoulli): the
    one-time RDP of its events, then the median µs per round over `--rounds` rounds.
-2. Rounds of FedAvg (synthetic_clustered, N = 100, K = 10, linear model) with
+2. The histogram of per-client ε (`GET /api/runs/{id}/privacy/clients`'s work past its
+   one read of the selections) for `--clients` clients after `--histogram-rounds` rounds:
+   amplified at distinct rates drawn from U[0.1, 1] (no RDP cached: a fresh server), and
+   composed over counts of contributions drawn at K/N a round.
+3. Rounds of FedAvg (synthetic_clustered, N = 100, K = 10, linear model) with
    `privacy.kind` none and central, advanced in turn so that a machine busy with other
    work slows both alike; the median seconds per round of each and their ratio.
 
@@ -28,7 +32,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: bench
 from worker.engine import build_config
 from worker.engine.loop import Simulation
-from worker.engine.privacy.accountant import Accountant
+from worker.engine.privacy.accountant import Accountant, round_rdp
+from worker.engine.privacy.client_epsilons import epsilon_histogram
 
 K = 100
 
@@ -50,6 +55,17 @@ def accountant_us(n: int, amplified: bool, rounds: int) -> tuple[float, float]:
     return first, statistics.median(times) * 1e6
 
 
+def histogram_seconds(n: int, rounds: int, amplified: bool) -> float:
+    """Seconds for the histogram of n clients' ε after `rounds` rounds, no RDP cached."""
+    rng = np.random.default_rng(0)
+    rates = rng.uniform(0.1, 1.0, n) if amplified else None
+    counts = rng.binomial(rounds, K / n, n)
+    round_rdp.cache_clear()
+    started = time.perf_counter()
+    epsilon_histogram(1.0, 1e-5, rounds, rates, counts)
+    return time.perf_counter() - started
+
+
 def round_seconds(rounds: int) -> tuple[float, float]:
     """Median seconds a round without and with central DP, the two advanced in turn."""
     base = ["algorithm.weights=uniform", "device=cpu", f"rounds={rounds + 1}", "eval.every=1000000"]
@@ -68,6 +84,8 @@ def round_seconds(rounds: int) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=200)
+    parser.add_argument("--clients", type=int, default=100_000)
+    parser.add_argument("--histogram-rounds", type=int, default=10_000)
     args = parser.parse_args()
     print(f"load average (1 min): {os.getloadavg()[0]:.1f}")
     print(f"accountant, K = {K}: clients  kind         first round (s)  µs/round")
@@ -76,6 +94,11 @@ def main() -> None:
             first, us = accountant_us(n, amplified, args.rounds)
             kind = "amplified" if amplified else "unamplified"
             print(f"{n:>31,}  {kind:<11}  {first:>15.2f}  {us:>8.0f}")
+    n, rounds = args.clients, args.histogram_rounds
+    for amplified in (False, True):
+        kind = "amplified, distinct rates" if amplified else "composed over counts"
+        seconds = histogram_seconds(n, rounds, amplified)
+        print(f"ε histogram, N = {n:,}, {rounds:,} rounds, {kind}: {seconds:.2f} s")
     none_s, central_s = round_seconds(args.rounds)
     print(
         f"round, N = 100, K = 10: none {none_s * 1e3:.2f} ms, central {central_s * 1e3:.2f} ms, "

@@ -9,6 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.models import EXTERNAL, Experiment, Run, utcnow
+from fedwatch.limits import COMPONENT_NAME_MAX, INT32_MAX
 
 
 def _text(config: dict[str, Any], key: str, default: str, section: str, selector: str) -> str:
@@ -19,7 +20,7 @@ def _text(config: dict[str, Any], key: str, default: str, section: str, selector
     if not isinstance(value, str):
         part = config.get(section)
         value = part.get(selector) if isinstance(part, dict) else None
-    return value[:40] if isinstance(value, str) and value else default
+    return value[:COMPONENT_NAME_MAX] if isinstance(value, str) and value else default
 
 
 def _integer(value: Any) -> TypeGuard[int]:
@@ -62,7 +63,7 @@ def new_external_run(
         algorithm=_text(config, "algorithm", EXTERNAL, "algorithm", "name"),
         dataset=_text(config, "dataset", EXTERNAL, "data", "dataset"),
         availability=_text(config, "availability", EXTERNAL, "availability", "kind"),
-        seed=seed if _integer(seed) and abs(seed) < 2**31 else None,
+        seed=seed if _integer(seed) and abs(seed) <= INT32_MAX else None,
         n_clients=n_clients,
         queue=EXTERNAL,
         status="running",

@@ -13,8 +13,8 @@ from sqlalchemy.orm import Session
 
 from db.models import MetricChunk, RoundClients
 from db.series import CHUNK, unpack_chunks
+from fedwatch.limits import INT32_MAX
 
-MAX_ROUND = 2**31 - 1
 EMPTY = (np.zeros(0, dtype=np.int64), np.zeros(0))
 
 
@@ -114,7 +114,7 @@ def round_rows(
 
 def full_series(session: Session, run_id: int, name: str) -> tuple[list[int], list[float | None]]:
     """Every recorded (round, value) of one metric, in round order."""
-    rounds, values = _series(session, run_id, [name], 0, MAX_ROUND).get(name, EMPTY)
+    rounds, values = _series(session, run_id, [name], 0, INT32_MAX).get(name, EMPTY)
     return rounds.tolist(), _nullable(values)
 
 

@@ -29,6 +29,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from fedwatch.limits import COMPONENT_NAME_MAX, METRIC_NAME_MAX, TAG_MAX
+
 # Where a run's rounds come from: the engine, or any FL code through the ingest API.
 SIMULATED, EXTERNAL = "simulated", "external"
 
@@ -108,9 +110,9 @@ class Run(Base):
     name: Mapped[str] = mapped_column(String(400))
     notes: Mapped[str] = mapped_column(Text, default="")
     config: Mapped[dict[str, Any]] = mapped_column(JSON)
-    algorithm: Mapped[str] = mapped_column(String(40))
-    dataset: Mapped[str] = mapped_column(String(40))
-    availability: Mapped[str] = mapped_column(String(40))
+    algorithm: Mapped[str] = mapped_column(String(COMPONENT_NAME_MAX))
+    dataset: Mapped[str] = mapped_column(String(COMPONENT_NAME_MAX))
+    availability: Mapped[str] = mapped_column(String(COMPONENT_NAME_MAX))
     seed: Mapped[int | None] = mapped_column(Integer, nullable=True)  # None: not given
     n_clients: Mapped[int] = mapped_column(Integer)
     queue: Mapped[str] = mapped_column(String(20))
@@ -168,7 +170,7 @@ class RunTag(Base):
     __table_args__ = (Index("ix_run_tags_tag", "tag"),)
 
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
-    tag: Mapped[str] = mapped_column(String(40), primary_key=True)
+    tag: Mapped[str] = mapped_column(String(TAG_MAX), primary_key=True)
 
 
 class RoundClients(Base):
@@ -241,7 +243,7 @@ class MetricChunk(Base):
     __tablename__ = "metric_chunks"
 
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
-    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(METRIC_NAME_MAX), primary_key=True)
     chunk: Mapped[int] = mapped_column(Integer, primary_key=True)
     present: Mapped[bytes] = mapped_column(LargeBinary)
     values: Mapped[bytes] = mapped_column(LargeBinary)

@@ -194,24 +194,45 @@ def unpack_timeline(blob: bytes, n_clients: int, begins: bytes | None = None) ->
 
 
 FACT_DTYPE = np.dtype("<f8")
+# The layout with a flags byte: 1, then which optional arrays follow the data shares
+# (`WORK`, `RATE`), then their zlib. The first layout, zlib alone, starts with 0x78.
+FLAGGED = b"\x01"
+WORK = 1
+RATE = 2
 
 
 @dataclass(frozen=True)
 class Facts:
-    """Each client's data share and, with a system model, its device time (seconds)."""
+    """Each client's data share and, with a system model, its device time (seconds);
+    where the privacy accountant amplifies at each client's availability, that rate."""
 
     data_share: np.ndarray
     work_s: np.ndarray | None
+    privacy_rate: np.ndarray | None = None
 
 
-def pack_facts(data_share: np.ndarray, work_s: np.ndarray | None) -> bytes:
-    """zlib of the N data shares, then the N device times where there are (float64)."""
+def pack_facts(
+    data_share: np.ndarray, work_s: np.ndarray | None, privacy_rate: np.ndarray | None = None
+) -> bytes:
+    """zlib of the N data shares, then the N device times where there are (float64);
+    with privacy rates, `FLAGGED`, a byte of flags, then zlib of the shares, the times
+    where there are and the N rates. Without rates the first layout, byte for byte."""
     parts = [np.asarray(data_share, FACT_DTYPE).tobytes()]
     if work_s is not None:
         parts.append(np.asarray(work_s, FACT_DTYPE).tobytes())
-    return zlib.compress(b"".join(parts), 1)
+    if privacy_rate is None:
+        return zlib.compress(b"".join(parts), 1)
+    parts.append(np.asarray(privacy_rate, FACT_DTYPE).tobytes())
+    flags = (WORK if work_s is not None else 0) | RATE
+    return FLAGGED + bytes([flags]) + zlib.compress(b"".join(parts), 1)
 
 
 def unpack_facts(blob: bytes, n_clients: int) -> Facts:
-    values = np.frombuffer(zlib.decompress(blob), FACT_DTYPE)
-    return Facts(values[:n_clients], values[n_clients:] if len(values) > n_clients else None)
+    """Facts packed in either layout."""
+    if not blob.startswith(FLAGGED):
+        values = np.frombuffer(zlib.decompress(blob), FACT_DTYPE)
+        return Facts(values[:n_clients], values[n_clients:] if len(values) > n_clients else None)
+    flags = blob[1]
+    arrays = np.frombuffer(zlib.decompress(blob[2:]), FACT_DTYPE).reshape(-1, n_clients)
+    work = arrays[1] if flags & WORK else None
+    return Facts(arrays[0], work, arrays[-1] if flags & RATE else None)

@@ -2,7 +2,9 @@
 share of the rounds it was available in; how often its update was kept (it entered
 fresh), dropped (the server asked for it and it did not enter: late, gone, or past the
 updates over-commitment keeps) or entered stale (a memory's entry of an earlier update);
-its share of the aggregate; and, from round 0's facts, its data share and device time."""
+its share of the aggregate; and, from round 0's facts, its data share and device time.
+`contributions` is the part the privacy accountant reads: the rounds each client's update
+entered, and the rates it amplified at."""
 
 from __future__ import annotations
 
@@ -78,6 +80,35 @@ def participation(session: Session, run_id: int, n_clients: int) -> Participatio
         weight_round=at,
         weight_ids=ids,
         weights=values.astype(np.float64),
+    )
+
+
+@dataclass(frozen=True)
+class Contributions:
+    """Per client (N,) the rounds its update entered the model fresh (`counts`: what
+    the privacy accountant composes), over the run's `rounds` recorded rounds, and, from
+    round 0's facts, the Poisson rates the accountant amplified at (None: it did not, or
+    the run was recorded before the rates were kept)."""
+
+    rounds: int
+    counts: np.ndarray
+    privacy_rate: np.ndarray | None
+
+
+def contributions(session: Session, run_id: int, n_clients: int) -> Contributions:
+    """Each client's contributions over every recorded round: the rounds that selected
+    it (a record's `selected`: the updates that entered, with a system model the kept
+    ones), which is what the engine's accountant counts."""
+    r = RoundClients
+    rows = fetch_all(session, select(r.selected).where(r.run_id == run_id))
+    chosen = np.frombuffer(b"".join(row[0] for row in rows), dtype=id_dtype(n_clients))
+    blob = session.scalar(
+        select(r.clients).where(r.run_id == run_id, r.clients.is_not(None)).limit(1)
+    )
+    return Contributions(
+        rounds=matrices.last_recorded(session, run_id) + 1,
+        counts=np.bincount(chosen, minlength=n_clients).astype(np.int64),
+        privacy_rate=None if blob is None else unpack_facts(blob, n_clients).privacy_rate,
     )
 
 

@@ -23,7 +23,18 @@ from db.metrics import full_series
 from db.models import RoundClients
 from db.packing import unpack_available, unpack_timeline
 
-STATES = ("offline", "online", "training", "uploading", "kept", "partial", "dropped")
+STATE_COLOURS = (
+    ("offline", "#f2f2f2"),
+    ("online", "#c6dbef"),
+    ("training", "#6baed6"),
+    ("uploading", "#fdae6b"),
+    ("kept", "#2ca02c"),
+    ("partial", "#bcbd22"),
+    ("dropped", "#d62728"),
+)
+"""The states a cell can hold, in the order its index counts, each with the colour the
+run page paints it (`GET /api/meta`)."""
+STATES = tuple(name for name, _ in STATE_COLOURS)
 ONLINE, TRAINING, UPLOADING, KEPT, PARTIAL, DROPPED = range(1, 7)
 OUTCOMES = {1: KEPT, 2: PARTIAL, 3: DROPPED, 4: DROPPED}  # worker.engine.system.timing's
 

@@ -1,6 +1,7 @@
-"""Facts with one owner: a second list of the run statuses, or a second copy of the
-chart panels' titles, fails here. The browser reads both from the server
-(`GET /api/meta`, `GET /api/metrics/panels`)."""
+"""Facts with one owner: a second list of the run statuses, a second copy of the chart
+panels' titles, or a second spelling of a storage limit (`fedwatch/limits.py`) fails
+here. The browser reads the first two from the server (`GET /api/meta`,
+`GET /api/metrics/panels`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 from db.status import STORED, Status
+from fedwatch import limits
 from worker.engine import metrics
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,3 +73,92 @@ def test_every_panel_is_used_and_every_round_metric_has_one() -> None:
     used = {s.panel for s in metrics.ROUND_METRICS}
     assert declared == used
     assert [p.name for p in metrics.panels()][: len(declared)] == [p.name for p in metrics.PANELS]
+
+
+# The storage limits (`fedwatch/limits.py`): the 32-bit bound, spelled `2**31` or its
+# digits, and the name lengths, spelled as a column's width, a `max_length`, a slice, a
+# comparison with a `len()`, a pattern's `{1,N}` or a constant of their own. Migrations
+# keep the numbers of their day; these files hold the same numbers for facts that are
+# stored nowhere.
+LIMITS = ROOT / "fedwatch" / "limits.py"
+LENGTHS = {limits.METRIC_NAME_MAX, limits.COMPONENT_NAME_MAX, limits.TAG_MAX}
+NOT_STORED = {
+    "fedwatch/spool.py": "the run's name in a spool file's name",
+    "worker/engine/data/hf.py": "the seeds flwr-datasets takes",
+    "worker/engine/data/partitions/natural.py": "a column of a dataset",
+}
+PATTERN = re.compile(r"\{\d*,(\d+)\}")
+
+
+def _constant(node: ast.AST | None) -> object:
+    return node.value if isinstance(node, ast.Constant) else None
+
+
+def _length_in(node: ast.AST) -> ast.AST | None:
+    """The number a column's width, a `max_length`, a slice `[:N]`, a comparison of a
+    `len()` or a constant named a maximum gives, if `node` is one."""
+    if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "String" and node.args:
+        return node.args[0]
+    if isinstance(node, ast.keyword) and node.arg == "max_length":
+        return node.value
+    if isinstance(node, ast.Slice) and node.lower is None:
+        return node.upper
+    if isinstance(node, ast.Compare) and isinstance(node.left, ast.Call):
+        return node.comparators[0] if getattr(node.left.func, "id", None) == "len" else None
+    if isinstance(node, ast.Assign) and any("MAX" in getattr(t, "id", "") for t in node.targets):
+        return node.value  # a second owner: `NAME_MAX = 64`
+    return None
+
+
+def spelled_limits(node: ast.AST) -> str | None:
+    """What `node` spells of a storage limit, if anything."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        if (_constant(node.left), _constant(node.right)) == (2, 31):
+            return "the 32-bit bound"
+    elif _constant(node) in (2**31 - 1, 2**31):
+        return "the 32-bit bound"
+    elif isinstance(text := _constant(node), str):
+        if any(int(n) in LENGTHS for n in PATTERN.findall(text)):
+            return f"a length in {text!r}"
+    elif _constant(_length_in(node)) in LENGTHS:
+        return f"a length of {_constant(_length_in(node))}"
+    return None
+
+
+def test_storage_limits_are_spelled_once() -> None:
+    found = []
+    for package in PYTHON:
+        for path in (ROOT / package).rglob("*.py"):
+            skipped = path == LIMITS or "migrations" in path.parts
+            if skipped or path.relative_to(ROOT).as_posix() in NOT_STORED:
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            found += [
+                f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', '?')}: {what}"
+                for node in ast.walk(tree)
+                if (what := spelled_limits(node))
+            ]
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "MAX_INT = 2**31 - 1",
+        "ok = abs(seed) < 2**31",
+        "Id = Field(le=2147483647)",
+        "name = mapped_column(String(64))",
+        "tag: str = Query(max_length=40)",
+        "short = value[:40]",
+        "long = len(name) > 64",
+        "METRIC_NAME_MAX = 64",
+        'MetricName = StringConstraints(pattern=r"^[a-z]{1,64}$")',
+    ],
+)
+def test_the_check_sees_a_second_spelling_of_a_limit(code: str) -> None:
+    assert [n for n in ast.walk(ast.parse(code)) if spelled_limits(n)]
+
+
+def test_the_check_leaves_other_numbers_alone() -> None:
+    code = "x = String(200); y = v[:3]; z = 2**32 - 1; p = r'[a-z]{1,20}'; n = len(s) > 4"
+    assert [n for n in ast.walk(ast.parse(code)) if spelled_limits(n)] == []

@@ -11,13 +11,15 @@ links that lead outside are refused, downloads happen only where the server allo
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePath, PurePosixPath
 
 from db.settings import Settings
 from worker.engine import ConfigError, RunConfig
+from worker.engine.components import current
 from worker.engine.data.vision import EXPECTED_FILES, missing_files, needs
-from worker.engine.errors import remedy
+from worker.engine.errors import DatasetMissing, remedy
 from worker.engine.paths import inside, shown, unnamable
 
 DEFAULT_ROOT = "data"
@@ -149,14 +151,34 @@ def data_status(dataset: str, root: str, settings: Settings) -> DataStatus:
     leads outside the data root."""
     allowed = settings.allow_download
     base = Path(settings.data_root).resolve()
-    if dataset not in EXPECTED_FILES:
+    if dataset not in EXPECTED_FILES and own_layout(dataset) is None:
         return DataStatus(dataset, False, [], None, allowed, None, str(base), RULE, [])
     folder = root_folder(root, settings)
-    missing = missing_files(dataset, str(folder))
+    missing, why = absent(dataset, folder, allowed)
     shown = relative_paths(str(folder), settings)
-    advice = f"{dataset} is not under {shown}: {remedy(allowed)}" if missing else None
+    advice = relative_paths(f"{dataset} is not under {shown}: {why}", settings) if missing else None
     found = holding(dataset, base)
     return DataStatus(dataset, True, missing, shown, allowed, advice, str(base), RULE, found)
+
+
+def own_layout(dataset: str) -> Callable[[Path], None] | None:
+    """The dataset's own check of its files' layout (a LEAF split's JSON), if it has one."""
+    datasets = current().datasets
+    return datasets.get(dataset).facts.layout if dataset in datasets else None
+
+
+def absent(dataset: str, folder: Path, download_allowed: bool) -> tuple[list[str], str]:
+    """The files `dataset` expects under `folder` that are not there, and what to do
+    about it: torchvision's files, or what the dataset's own layout check finds missing."""
+    if dataset in EXPECTED_FILES:
+        return missing_files(dataset, str(folder)), remedy(download_allowed)
+    layout = own_layout(dataset)
+    try:
+        if layout is not None:
+            layout(folder)
+    except DatasetMissing as err:
+        return list(err.missing) or [err.fact], err.advice(download_allowed)
+    return [], ""
 
 
 def holding(dataset: str, base: Path) -> list[str]:
@@ -171,7 +193,7 @@ def holding(dataset: str, base: Path) -> list[str]:
             visited += 1
             if visited > SEARCH_FOLDERS:
                 return found
-            if not missing_files(dataset, str(folder)):
+            if not absent(dataset, folder, False)[0]:
                 found.append(as_root(folder.relative_to(base)))
             below.extend(sorted(subfolders(folder)))
         level = below

@@ -7,6 +7,7 @@ import math
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,7 +77,8 @@ class Recorder:
     it again after a commit whose acknowledgement was lost changes nothing.
 
     `busy_s` is the time the simulation's thread spent in the recorder; `writer_cpu_s`
-    the CPU time of the writer thread.
+    the CPU time of the writer thread. `clock` (seconds, monotonic) times the flushes and
+    the checkpoints' interval.
     """
 
     def __init__(
@@ -92,7 +94,9 @@ class Recorder:
         claim: str | None = None,
         checkpoint_seconds: float = 0.0,
         retry_s: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        self.clock = clock
         self.sessions = sessions
         self.claim = claim
         self.run_id = run_id
@@ -103,7 +107,7 @@ class Recorder:
         self.cancel = cancel or threading.Event()
         self.rounds: list[RoundRecord] = []
         self.last_round = start_round - 1
-        self.last_flush = time.monotonic()
+        self.last_flush = self.clock()
         self.cancel_requested = False
         self.busy_s = 0.0
         self.writer_cpu_s = 0.0
@@ -132,13 +136,13 @@ class Recorder:
         if record.round > self.stored_through:
             self.rounds.append(record)
         self.last_round = record.round
-        due = time.monotonic() - self.last_flush >= self.flush_seconds
+        due = self.clock() - self.last_flush >= self.flush_seconds
         if due or len(self.rounds) >= self.flush_rounds:
             self._hand_over()
         self.busy_s += time.perf_counter() - started
 
     def on_checkpoint(self, state: dict[str, Any]) -> None:
-        now = time.monotonic()
+        now = self.clock()
         if self.should_stop() or now - self.checkpoint_at >= self.checkpoint_seconds:
             self.checkpoint = state  # a snapshot: the engine never changes it afterwards
             self.checkpoint_at = now
@@ -174,7 +178,7 @@ class Recorder:
         self.in_flight.acquire()
         self.pending.put(Batch(self.rounds, self.last_round + 1, self.checkpoint, self.model))
         self.rounds, self.checkpoint, self.model = [], None, None
-        self.last_flush = time.monotonic()
+        self.last_flush = self.clock()
 
     def _write_all(self) -> None:
         while (batch := self.pending.get()) is not None:

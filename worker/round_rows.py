@@ -187,7 +187,9 @@ class RoundRows:
 
 def _pack_facts(record: RoundRecord) -> bytes | None:
     facts = record.clients
-    return None if facts is None else pack_facts(facts.data_share, facts.work_s)
+    if facts is None:
+        return None
+    return pack_facts(facts.data_share, facts.work_s, facts.privacy_rate)
 
 
 def _pack_begins(timeline: ClientTimeline | None) -> bytes | None:

@@ -3,6 +3,7 @@ datasets on this server, the metric catalogue and its panels, and the run status
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query
@@ -10,6 +11,7 @@ from fastapi.exceptions import RequestValidationError
 
 from api.deps import SettingsDep
 from api.schemas.catalog import (
+    ChoicePublic,
     DatasetStatusPublic,
     MetaPublic,
     MetricSpecPublic,
@@ -17,15 +19,23 @@ from api.schemas.catalog import (
     PresetDetail,
     PresetPublic,
     StatusPublic,
+    TimelineStatePublic,
+    XAxisPublic,
 )
 from api.schemas.errors import NOT_FOUND
 from api.storable import NO_NUL
 from db import status
+from db.timeline import STATE_COLOURS
 from worker.data_root import DEFAULT_ROOT, data_status
 from worker.engine import ConfigError, metrics
 from worker.engine.components import current
 from worker.engine.paths import MAX_PATH_CHARS
 from worker.engine.presets import PRESETS, Preset
+from worker.engine.stats import DEFAULT_ALPHA
+from worker.results.curves import X_AXES
+from worker.results.figures import BAND_CHOICES, FIGURE_CHOICES
+from worker.results.grouping import GROUP_BY_CHOICES
+from worker.results.table import FILE_CHOICES
 
 router = APIRouter(prefix="/api", tags=["catalog"])
 
@@ -107,5 +117,19 @@ def metric_panels() -> list[PanelPublic]:
 
 @router.get("/meta")
 def meta() -> MetaPublic:
-    """The run statuses with their flags (active, final, resumable), in lifecycle order."""
-    return MetaPublic(statuses=[StatusPublic(**s) for s in status.table()])
+    """What the pages read once, each defined here and spelled nowhere in the browser: the
+    run statuses with their flags (active, final, resumable), in lifecycle order; the x
+    axes and their address words; the default α; the groupings, bands and file formats a
+    comparison offers; the client timeline's states and colours; each dataset's first
+    metric."""
+    return MetaPublic(
+        statuses=[StatusPublic(**s) for s in status.table()],
+        x_axes=[XAxisPublic(**asdict(a)) for a in X_AXES],
+        alpha=DEFAULT_ALPHA,
+        group_by=[ChoicePublic(**asdict(c)) for c in GROUP_BY_CHOICES],
+        bands=[ChoicePublic(**asdict(c)) for c in BAND_CHOICES],
+        table_formats=[ChoicePublic(**asdict(c)) for c in FILE_CHOICES],
+        figure_formats=[ChoicePublic(**asdict(c)) for c in FIGURE_CHOICES],
+        timeline_states=[TimelineStatePublic(name=n, colour=c) for n, c in STATE_COLOURS],
+        default_metrics={e.name: e.facts.default_metric for e in current().datasets},
+    )

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 import numpy as np
 from fastapi import APIRouter, Query
 
-from api.deps import MAX_INT, RunDep, SessionDep
+from api.deps import RunDep, SessionDep
 from api.schemas.errors import NOT_FOUND
 from api.schemas.participation import BinPublic, ParticipationPublic
 from api.schemas.series import (
@@ -23,6 +23,7 @@ from db.client_rounds import FIELDS, client_rounds
 from db.models import Run
 from db.participation import participation
 from db.timeline import STATES, client_timeline
+from fedwatch.limits import INT32_MAX
 from worker.engine.algorithms.asynchronous import runs_async
 from worker.engine.bias import Bin, aggregate_share, split, tv_distance
 from worker.engine.components import current
@@ -155,7 +156,7 @@ def read_client_accuracy(run: RunDep, session: SessionDep) -> ClientAccuracyPubl
 def read_client_rounds(
     run: RunDep,
     session: SessionDep,
-    after: Annotated[int, Query(ge=-1, le=MAX_INT, description="The page starts after it.")] = -1,
+    after: Annotated[int, Query(ge=-1, le=INT32_MAX, description="The page starts after it.")] = -1,
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
     fields: Annotated[
         str,

@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 import numpy as np
-from fastapi import APIRouter, HTTPException, Query, Response
+from fastapi import APIRouter, Query, Response
 from fastapi.exceptions import RequestValidationError
 from sqlalchemy import select
 
 from api.comparison import RunData, config_diff, table, targets
-from api.deps import MAX_INT, SessionDep
+from api.deps import SessionDep, get_run
 from api.files import attachment, file_responses
 from api.schemas.compare import ComparePublic
 from api.schemas.errors import NOT_FOUND
@@ -48,7 +48,7 @@ from worker.results.table import MEDIA_TYPES, labelled, render, table_json
 
 router = APIRouter(prefix="/api", tags=["compare"])
 
-# At most 10 digits an id: beyond MAX_INT it is a 404 like any unknown id.
+# At most 10 digits an id: beyond the 32-bit bound it is a 404 like any unknown id.
 RunIds = Annotated[
     str,
     Query(pattern=r"^ *[0-9]{1,10} *(, *[0-9]{1,10} *)*$", description="Comma-separated run ids."),
@@ -91,13 +91,6 @@ FIGURE_FILES = file_responses(
     {figures.MEDIA_TYPES[f]: f"a {f} figure" for f in figures.FIGURE_FORMATS}
 )
 TABLE_FILES = file_responses({MEDIA_TYPES[f]: f"the table as {f}" for f in ("csv", "md", "tex")})
-
-
-def find_run(session: SessionDep, run_id: int) -> Run:
-    run = session.get(Run, run_id) if run_id <= MAX_INT else None
-    if run is None:
-        raise HTTPException(404, f"run {run_id} not found")
-    return run
 
 
 def load(session: SessionDep, run: Run, metric: str, group: str) -> RunData:
@@ -178,7 +171,7 @@ def read_groups(
     names: list[str] | None = None,
 ) -> tuple[list[RunData], dict[str, list[RunData]], Grouping]:
     """The runs grouped (`worker.results.grouping`), and the kept runs' data by group key."""
-    found = [find_run(session, int(part)) for part in dict.fromkeys(runs.split(","))]
+    found = [get_run(int(part), session) for part in dict.fromkeys(runs.split(","))]
     experiments = {r.experiment_id for r in found if r.experiment_id is not None}
     query = select(Experiment.id, Experiment.preset).where(Experiment.id.in_(experiments))
     presets: dict[int, str | None] = {e: p for e, p in session.execute(query)}

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
 
 from api.bundle import bundle_json, bundle_zip, rounds_csv
-from api.deps import MAX_INT, RunDep, SessionDep, SessionsDep, SettingsDep
+from api.deps import RunDep, SessionDep, SessionsDep, SettingsDep
 from api.files import disposition
 from api.progress import shown_run
 from api.schemas.errors import NOT_FOUND
@@ -17,6 +17,7 @@ from api.schemas.runs import RunItem, without_config
 from api.schemas.series import MetricsPublic, RoundsPublic, SeriesPublic
 from api.storable import NO_NUL
 from db.metrics import downsample, last_round, round_rows
+from fedwatch.limits import INT32_MAX
 
 router = APIRouter(prefix="/api/runs/{run_id}", tags=["metrics"], responses=NOT_FOUND)
 
@@ -28,8 +29,8 @@ def read_metrics(
     names: Annotated[
         str | None, Query(pattern=NO_NUL, description="Comma-separated; default all.")
     ] = None,
-    start: Annotated[int, Query(ge=0, le=MAX_INT)] = 0,
-    end: Annotated[int | None, Query(ge=0, le=MAX_INT)] = None,
+    start: Annotated[int, Query(ge=0, le=INT32_MAX)] = 0,
+    end: Annotated[int | None, Query(ge=0, le=INT32_MAX)] = None,
     max_points: Annotated[int, Query(ge=1, le=20_000)] = 1000,
 ) -> MetricsPublic:
     """Each metric over rounds [start, end], downsampled for charts: cut into at most
@@ -50,7 +51,7 @@ def read_metrics(
 def read_rounds(
     run: RunDep,
     session: SessionDep,
-    after: Annotated[int, Query(ge=-1, le=MAX_INT, description="The page starts after it.")] = -1,
+    after: Annotated[int, Query(ge=-1, le=INT32_MAX, description="The page starts after it.")] = -1,
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
     names: Annotated[
         str | None, Query(pattern=NO_NUL, description="Comma-separated; default all.")

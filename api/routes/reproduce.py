@@ -7,22 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, HTTPException
-from fastapi.exceptions import RequestValidationError
 from sqlalchemy import select
 
-from api.deps import DispatcherDep, Id, SessionDep, SettingsDep
-from api.routes.experiments import create
+from api import submit
+from api.deps import DispatcherDep, ExperimentDep, SessionDep, SettingsDep
+from api.progress import board, one_experiment
 from api.schemas.errors import NOT_FOUND, WITH_BODY
-from api.schemas.experiments import (
-    ExperimentCell,
-    ExperimentCreate,
-    ExperimentPublic,
-    ReproduceRequest,
-)
+from api.schemas.experiments import ExperimentPublic, ReproduceRequest
 from db.metrics import full_series
-from db.models import Experiment, Run
-from worker.data_root import missing_data, portable
-from worker.engine import ConfigError
+from db.models import Run
 from worker.engine.presets import PRESETS
 from worker.reproduction.figures import Curve, run_curve
 from worker.reproduction.report import build
@@ -40,59 +33,18 @@ def reproduce(
 ) -> ExperimentPublic:
     """Run the preset's comparison set (each method with its paper's settings) over the
     paper's seeds; the experiment then has a reproduction report."""
-    preset = PRESETS.get(name)
-    if preset is None:
-        raise HTTPException(404, f"preset {name!r} not found")
     request = body or ReproduceRequest()
-    variants = preset.variants
-    if request.variant is not None and request.variant not in variants:
-        known = ", ".join(variants) or "none"
-        raise RequestValidationError(
-            [
-                {
-                    "loc": ["body", "variant"],
-                    "msg": f"unknown variant {request.variant!r} (known: {known})",
-                    "type": "value_error",
-                }
-            ]
-        )
-    variant = request.variant or next(iter(variants), None)
-    config = preset.run_config(variants[variant] if variant else [])
-    if request.root is not None:
-        config = config.model_copy(
-            update={"data": config.data.model_copy(update={"root": request.root})}
-        )
-    at = ["body", "root"] if request.root is not None else ["path", "name"]
-    try:
-        missing = missing_data(config, settings)
-        base = portable(config, settings).model_dump(mode="json")
-    except ConfigError as err:  # the root leads outside the data root
-        msg = str(err).removeprefix("data.root: ")
-        error = {"loc": at, "msg": msg, "type": "value_error"}
-        raise RequestValidationError([error]) from None
-    if missing is not None:  # every run would fail at its start
-        error = {"loc": at, "msg": f"needs {missing}", "type": "data_missing"}
-        raise RequestValidationError([error])
-    cells = [ExperimentCell(label=m.name, set=m.assignments()) for m in preset.compare]
-    experiment = ExperimentCreate(
-        name=f"{preset.name} reproduction" + (f" ({variant})" if variant else ""),
-        base=base,
-        cells=cells,
-        seeds=request.seeds or list(preset.seeds),
-    )
-    return create(experiment, session, dispatcher, settings, preset=preset.name)
+    experiment = submit.reproduce(session, dispatcher, settings, name, request)
+    return one_experiment(session, experiment, board(session, settings))
 
 
 @router.get("/experiments/{experiment_id}/reproduction", responses=NOT_FOUND)
-def reproduction(experiment_id: Id, session: SessionDep) -> dict[str, Any]:
+def reproduction(experiment: ExperimentDep, session: SessionDep) -> dict[str, Any]:
     """The report so far: the finished runs' figures per method, the authors' code's
     and the paper's, the differences with Welch's p-values, and the mean curves."""
-    experiment = session.get(Experiment, experiment_id)
-    if experiment is None:
-        raise HTTPException(404, f"experiment {experiment_id} not found")
     preset = PRESETS.get(experiment.preset or "")
     if preset is None:
-        raise HTTPException(404, f"experiment {experiment_id} reproduces no preset")
+        raise HTTPException(404, f"experiment {experiment.id} reproduces no preset")
     runs = session.scalars(select(Run).where(Run.experiment_id == experiment.id)).all()
     curves: dict[str, list[Curve]] = {}
     for run in runs:

@@ -6,12 +6,10 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Response
 
-from api.admission import admit
-from api.deps import MAX_INT, DispatcherDep, Offset, RunDep, SessionDep, SettingsDep
-from api.external import create_external
+from api import submit
+from api.deps import DispatcherDep, Offset, RunDep, SessionDep, SettingsDep
 from api.progress import board, one_run, shown_run
 from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
-from api.schemas.ingest import ExternalRunCreate
 from api.schemas.runs import (
     Ranking,
     RunBody,
@@ -25,13 +23,10 @@ from api.schemas.runs import (
 )
 from api.storable import NO_NUL
 from db.bulk import archive_runs, delete_runs, existing, tag_runs
-from db.models import EXTERNAL
-from db.runs import cancel_run, edit_run, list_runs, new_run, resume_run
+from db.runs import cancel_run, edit_run, list_runs
 from db.status import Status
-from worker.data_root import portable
-from worker.dispatch import queue_for
+from fedwatch.limits import INT32_MAX, TAG_MAX
 from worker.engine import metrics
-from worker.engine.components import current
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 
@@ -45,16 +40,7 @@ def create_run(
 ) -> RunPublic:
     """A config the engine simulates, or (`"source": "external"`) an external run that
     takes its rounds through `POST /api/runs/{id}/rounds`."""
-    if isinstance(body, ExternalRunCreate):
-        return one_run(create_external(session, body), session, settings)
-    config = body.config
-    admit(config, settings)
-    stored = portable(config, settings).model_dump(mode="json")
-    run = new_run(stored, queue=queue_for(config), notes=body.notes)
-    session.add(run)
-    session.commit()
-    dispatcher.submit(run.id, run.queue)
-    return one_run(run, session, settings)
+    return one_run(submit.create_run(session, dispatcher, settings, body), session, settings)
 
 
 @router.get("", responses=error_responses(422))
@@ -63,7 +49,7 @@ def read_runs(
     settings: SettingsDep,
     status: Status | None = None,
     algorithm: Annotated[str | None, Query(pattern=NO_NUL)] = None,
-    experiment_id: Annotated[int | None, Query(ge=1, le=MAX_INT)] = None,
+    experiment_id: Annotated[int | None, Query(ge=1, le=INT32_MAX)] = None,
     q: Annotated[
         str | None,
         Query(
@@ -78,7 +64,7 @@ def read_runs(
         Ranking | None,
         Query(description="Best first by this summary value, by its direction in the catalogue."),
     ] = None,
-    tag: Annotated[str | None, Query(max_length=40, pattern=NO_NUL)] = None,
+    tag: Annotated[str | None, Query(max_length=TAG_MAX, pattern=NO_NUL)] = None,
     order: Annotated[
         Literal["newest", "activity"],
         Query(
@@ -147,17 +133,7 @@ def resume(
     run: RunDep, session: SessionDep, dispatcher: DispatcherDep, settings: SettingsDep
 ) -> RunPublic:
     """Queue a failed or cancelled run again; it continues from its last checkpoint."""
-    if run.source == EXTERNAL:
-        raise HTTPException(409, f"run {run.id} is external: only its own code resumes it")
-    if not resume_run(session, run):
-        detail = f"run {run.id} is {run.status}: only a failed or cancelled run resumes"
-        raise HTTPException(409, detail)
-    # before the commit: a refused run is rolled back to what it was
-    admit(current().run_config.model_validate(run.config), settings, loc=("config",))
-    session.commit()
-    session.refresh(run)
-    dispatcher.submit(run.id, run.queue)
-    return one_run(run, session, settings)
+    return one_run(submit.resume(session, dispatcher, settings, run), session, settings)
 
 
 @router.delete("/{run_id:int}", status_code=204, responses=NOT_FOUND)

@@ -80,6 +80,7 @@ class MetricSpecPublic(BaseModel):
         description="A figure of the machine and its load (wall time, updates/s), not of the "
         "method: shown apart, never tested, never marked best."
     )
+    log: bool = Field(description="Its charts and figures default to a log y axis.")
 
 
 class DatasetStatusPublic(BaseModel):
@@ -127,7 +128,42 @@ class StatusPublic(BaseModel):
     resumable: bool = Field(description="A simulated run in it can be resumed.")
 
 
-class MetaPublic(BaseModel):
-    """What the browser reads once: the run statuses, in lifecycle order."""
+class XAxisPublic(BaseModel):
+    """An x axis of the charts (`worker.results.curves.X_AXES`)."""
 
-    statuses: list[StatusPublic]
+    key: str = Field(description="What the API's `x` and the series call it.")
+    word: str = Field(description="What a page writes in its own address (`x=wall`).")
+    title: str = Field(description="The axis title.")
+    option: str = Field(description="Its entry in a page's chooser.")
+
+
+class ChoicePublic(BaseModel):
+    """A value a page offers to pick, with the words it shows for it."""
+
+    name: str
+    label: str
+
+
+class TimelineStatePublic(BaseModel):
+    """A state of the client timeline (`db.timeline`), in the order its index counts."""
+
+    name: str
+    colour: str = Field(description="The CSS colour a page paints it.")
+
+
+class MetaPublic(BaseModel):
+    """What the browser reads once and spells nowhere itself."""
+
+    statuses: list[StatusPublic] = Field(description="The run statuses, in lifecycle order.")
+    x_axes: list[XAxisPublic] = Field(description="The charts' x axes, in chooser order.")
+    alpha: float = Field(description="The comparison tables' default significance level.")
+    group_by: list[ChoicePublic] = Field(description="How a comparison may group its runs.")
+    bands: list[ChoicePublic] = Field(description="The bands a comparison's curves may draw.")
+    table_formats: list[ChoicePublic] = Field(description="A comparison table's files.")
+    figure_formats: list[ChoicePublic] = Field(description="A figure's files.")
+    timeline_states: list[TimelineStatePublic] = Field(
+        description="The client timeline's states with their colours, by index."
+    )
+    default_metrics: dict[str, str] = Field(
+        description="Dataset -> the round metric a chart of its runs shows first."
+    )

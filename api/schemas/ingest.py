@@ -21,18 +21,19 @@ from pydantic import (
 from api.storable import NO_NUL
 from db.packing import WEIGHT_DTYPE
 from db.status import Status
+from fedwatch.limits import INT32_MAX, METRIC_NAME_MAX
 
-# Client ids and rounds are stored in 32-bit integers (see `api.deps.MAX_INT`).
-MAX_INT = 2**31 - 1
 # External runs: a staleness mark holds 12 bytes per client (simulated runs, whose memory
 # is estimated before they are admitted, go to 10⁶).
 MAX_CLIENTS = 100_000
-# A metric's name: the key of its stored series (`metric_chunks.name`, 64 characters).
-MetricName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.\-/]{1,64}$")]
-ClientId = Annotated[int, Field(ge=0, le=MAX_INT)]  # also a JSON object's key (a string)
+# A metric's name: the key of its stored series (`metric_chunks.name`).
+MetricName = Annotated[
+    str, StringConstraints(pattern=rf"^[A-Za-z0-9_.\-/]{{1,{METRIC_NAME_MAX}}}$")
+]
+ClientId = Annotated[int, Field(ge=0, le=INT32_MAX)]  # also a JSON object's key (a string)
 # `true` and "5" are no numbers (lax parsing would read them as 1 and 5).
 StrictInt = Annotated[int, Strict()]
-Id = Annotated[int, Field(ge=0, le=MAX_INT), Strict()]
+Id = Annotated[int, Field(ge=0, le=INT32_MAX), Strict()]
 Number = Annotated[float, Strict()]
 # Weights are stored as float32 (`db.packing.WEIGHT_DTYPE`): a larger one would read as inf.
 WEIGHT_MAX = float(np.finfo(WEIGHT_DTYPE).max)
@@ -85,7 +86,7 @@ class ExternalRunCreate(BaseModel):
         ge=1, le=MAX_CLIENTS, description="Client ids lie in [0, n_clients)."
     )
     rounds: StrictInt | None = Field(
-        None, ge=1, le=MAX_INT, description="Rounds expected, for the progress; unknown if unset."
+        None, ge=1, le=INT32_MAX, description="Rounds expected, for the progress; unknown if unset."
     )
     experiment: str | None = Field(
         None,
@@ -117,7 +118,7 @@ class RoundIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     round: Annotated[int, Strict()] = Field(
-        ge=0, le=MAX_INT - 1, description="0-based round number."
+        ge=0, le=INT32_MAX - 1, description="0-based round number."
     )
     metrics: dict[MetricName, Number | None] = Field(
         default_factory=dict,

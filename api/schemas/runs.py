@@ -27,6 +27,7 @@ from api.schemas.ingest import ExternalRunCreate
 from api.storable import NO_NUL
 from db.models import EXTERNAL
 from db.status import ACTIVE, RESUMABLE, Status
+from fedwatch.limits import INT32_MAX, TAG_MAX
 from worker.engine import RunConfig, metrics
 from worker.engine.components import current
 from worker.engine.presets import references_for
@@ -163,8 +164,8 @@ class RunItem(BaseModel):
 
 Tag = Annotated[
     str,
-    StringConstraints(pattern=r"^[A-Za-z0-9_.:+-]{1,40}$"),
-    Field(description="Letters, digits and _ . : + -, at most 40."),
+    StringConstraints(pattern=rf"^[A-Za-z0-9_.:+-]{{1,{TAG_MAX}}}$"),
+    Field(description=f"Letters, digits and _ . : + -, at most {TAG_MAX}."),
 ]
 
 
@@ -185,7 +186,7 @@ class RunsBulk(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    ids: list[Annotated[int, Field(ge=1, le=2**31 - 1)]] = Field(min_length=1, max_length=1000)
+    ids: list[Annotated[int, Field(ge=1, le=INT32_MAX)]] = Field(min_length=1, max_length=1000)
     action: Literal["delete", "archive", "unarchive", "tag", "untag"]
     tag: Tag | None = Field(None, description="The tag of `tag` and `untag`.")
 

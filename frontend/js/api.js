@@ -329,13 +329,116 @@ function toMatrix(w) {
  * @typedef {{name: string, label: string, short: string, kind: "round"|"summary", unit: string,
  *   scale: number, panel: string, better: "higher"|"lower"|null, summary: boolean,
  *   compare: boolean, rank: boolean, description: string,
- *   domain: [number|null, number|null], machine: boolean}} MetricSpec domain: the closed
- *   range a value can take before scale (null: unbounded); machine: a figure of the machine
+ *   domain: [number|null, number|null], machine: boolean, log: boolean}} MetricSpec domain: the closed
+ *   range a value can take before scale (null: unbounded); machine: a figure of the machine;
+ *   log: its charts and figures default to a log y axis
  * @typedef {{name: string, title: string, yTitle: string, log: boolean, description: string}} PanelSpec a chart of
  *   the run page; description: the one line that says what it measures (empty: its title says it all)
  * @typedef {{name: string, description: string, stored: boolean, active: boolean, final: boolean,
  *   resumable: boolean}} StatusSpec
+ * @typedef {{key: string, word: string, title: string, option: string}} XAxisSpec an x axis of the
+ *   charts: key, what the API's `x` and the series call it; word, what a page writes in its own address
+ * @typedef {{name: string, label: string}} Choice a value a page offers to pick, with its words
+ * @typedef {{name: string, colour: string}} TimelineState a state of the client timeline, with its colour
+ * @typedef {{statuses: StatusSpec[], xAxes: XAxisSpec[], alpha: number, groupBy: Choice[], bands: Choice[],
+ *   tableFormats: Choice[], figureFormats: Choice[], timelineStates: TimelineState[],
+ *   defaultMetrics: Record<string, string>}} Meta what the pages read once (`GET /api/meta`), in display
+ *   order: the run statuses (lifecycle order), the x axes, the default α, a comparison's groupings, bands
+ *   (the first the default) and files, the timeline's states (by index), each dataset's first metric
  */
+
+/** @param {any} w @returns {Meta} */
+function toMeta(w) {
+  const choices = (/** @type {any[]} */ list) => list.map((c) => ({ name: String(c.name), label: String(c.label) }));
+  return {
+    statuses: w.statuses.map((/** @type {any} */ s) => ({
+      name: s.name,
+      description: s.description ?? "",
+      stored: Boolean(s.stored),
+      active: Boolean(s.active),
+      final: Boolean(s.final),
+      resumable: Boolean(s.resumable),
+    })),
+    xAxes: w.x_axes.map((/** @type {any} */ a) => ({ key: a.key, word: a.word, title: a.title, option: a.option })),
+    alpha: Number(w.alpha),
+    groupBy: choices(w.group_by),
+    bands: choices(w.bands),
+    tableFormats: choices(w.table_formats),
+    figureFormats: choices(w.figure_formats),
+    timelineStates: w.timeline_states.map((/** @type {any} */ t) => ({ name: t.name, colour: t.colour })),
+    defaultMetrics: { ...w.default_metrics },
+  };
+}
+
+/** A group's curve: its mean and bands. @param {any} g @returns {Comparison["groups"][number]} */
+function toCompareGroup(g) {
+  return {
+    name: String(g.name ?? ""),
+    label: String(g.label || g.name || ""),
+    runIds: g.run_ids ?? [],
+    x: g.x ?? [],
+    mean: g.mean ?? [],
+    std: g.std ?? [],
+    stdLow: g.std_low ?? [],
+    stdHigh: g.std_high ?? [],
+    ciLow: g.ci_low ?? [],
+    ciHigh: g.ci_high ?? [],
+    waiting: g.waiting ?? [],
+  };
+}
+
+/** @param {any} row @returns {CompareRow} */
+function toCompareRow(row) {
+  return {
+    group: String(row.group ?? ""),
+    label: String(row.label || row.group || ""),
+    n: row.n ?? 0,
+    seeds: row.seeds ?? [],
+    stats: Object.fromEntries(
+      Object.entries(row.stats ?? {}).map(([k, /** @type {any} */ s]) => [
+        k,
+        {
+          mean: s.mean ?? null,
+          std: s.std ?? null,
+          n: s.n ?? 0,
+          ciLow: s.ci_low ?? null,
+          ciHigh: s.ci_high ?? null,
+          interval: s.interval ?? null,
+          identical: Boolean(s.identical),
+          text: s.text ?? null,
+          ciText: s.ci_text ?? null,
+          ciNote: s.ci_note ?? null,
+        },
+      ]),
+    ),
+    config: row.config ?? {},
+    configOnly: row.config_only ?? {},
+  };
+}
+
+/** @param {any} t @returns {TTest} */
+function toTTest(t) {
+  return {
+    group: String(t.group ?? ""),
+    reference: String(t.reference ?? ""),
+    metric: t.metric ?? "",
+    test: t.test ?? null,
+    pValue: t.p_value ?? null,
+    pAdjusted: t.p_adjusted ?? null,
+    pText: t.p_text ?? "–",
+    pAdjustedText: t.p_adjusted_text ?? "–",
+    diffText: t.diff_text ?? "–",
+    nPairs: t.n_pairs ?? 0,
+    meanDiff: t.mean_diff ?? null,
+    ciLow: t.ci_low ?? null,
+    ciHigh: t.ci_high ?? null,
+    effectSize: t.effect_size ?? null,
+    reason: t.reason ?? null,
+    direction: t.direction ?? null,
+    verdict: t.verdict ?? null,
+    degenerate: t.degenerate ?? null,
+  };
+}
 
 /** @param {any} w @returns {Comparison} */
 function toComparison(w) {
@@ -350,19 +453,7 @@ function toComparison(w) {
       x: r.x ?? [],
       y: r.y ?? [],
     })),
-    groups: (w.groups ?? []).map((/** @type {any} */ g) => ({
-      name: String(g.name ?? ""),
-      label: String(g.label || g.name || ""),
-      runIds: g.run_ids ?? [],
-      x: g.x ?? [],
-      mean: g.mean ?? [],
-      std: g.std ?? [],
-      stdLow: g.std_low ?? [],
-      stdHigh: g.std_high ?? [],
-      ciLow: g.ci_low ?? [],
-      ciHigh: g.ci_high ?? [],
-      waiting: g.waiting ?? [],
-    })),
+    groups: (w.groups ?? []).map(toCompareGroup),
     bandClip: w.band_clip ?? "",
     columns: w.columns ?? [],
     machine: w.machine ?? [],
@@ -382,55 +473,12 @@ function toComparison(w) {
     dropped: w.dropped ?? [],
     headline: w.headline ?? [],
     columnsLeftOut: w.columns_left_out ?? [],
-    alpha: w.alpha ?? 0.05,
+    alpha: w.alpha,
     nTests: w.n_tests ?? 0,
-    table: (w.table ?? []).map((/** @type {any} */ row) => ({
-      group: String(row.group ?? ""),
-      label: String(row.label || row.group || ""),
-      n: row.n ?? 0,
-      seeds: row.seeds ?? [],
-      stats: Object.fromEntries(
-        Object.entries(row.stats ?? {}).map(([k, /** @type {any} */ s]) => [
-          k,
-          {
-            mean: s.mean ?? null,
-            std: s.std ?? null,
-            n: s.n ?? 0,
-            ciLow: s.ci_low ?? null,
-            ciHigh: s.ci_high ?? null,
-            interval: s.interval ?? null,
-            identical: Boolean(s.identical),
-            text: s.text ?? null,
-            ciText: s.ci_text ?? null,
-            ciNote: s.ci_note ?? null,
-          },
-        ]),
-      ),
-      config: row.config ?? {},
-      configOnly: row.config_only ?? {},
-    })),
+    table: (w.table ?? []).map(toCompareRow),
     configKeys: w.config_keys ?? [],
     configPartial: w.config_partial ?? [],
-    ttests: (w.ttests ?? []).map((/** @type {any} */ t) => ({
-      group: String(t.group ?? ""),
-      reference: String(t.reference ?? ""),
-      metric: t.metric ?? "",
-      test: t.test ?? null,
-      pValue: t.p_value ?? null,
-      pAdjusted: t.p_adjusted ?? null,
-      pText: t.p_text ?? "–",
-      pAdjustedText: t.p_adjusted_text ?? "–",
-      diffText: t.diff_text ?? "–",
-      nPairs: t.n_pairs ?? 0,
-      meanDiff: t.mean_diff ?? null,
-      ciLow: t.ci_low ?? null,
-      ciHigh: t.ci_high ?? null,
-      effectSize: t.effect_size ?? null,
-      reason: t.reason ?? null,
-      direction: t.direction ?? null,
-      verdict: t.verdict ?? null,
-      degenerate: t.degenerate ?? null,
-    })),
+    ttests: (w.ttests ?? []).map(toTTest),
   };
 }
 
@@ -451,6 +499,7 @@ function toMetricSpec(w) {
     description: w.description ?? "",
     domain: [w.domain?.[0] ?? null, w.domain?.[1] ?? null],
     machine: Boolean(w.machine),
+    log: Boolean(w.log),
   };
 }
 
@@ -488,16 +537,8 @@ export const api = {
       log: Boolean(w.log),
       description: w.description ?? "",
     })),
-  /** The run statuses in lifecycle order; read through statuses.js. @returns {Promise<StatusSpec[]>} */
-  statuses: async () =>
-    (await request("GET", "/api/meta")).statuses.map((/** @type {any} */ w) => ({
-      name: w.name,
-      description: w.description ?? "",
-      stored: Boolean(w.stored),
-      active: Boolean(w.active),
-      final: Boolean(w.final),
-      resumable: Boolean(w.resumable),
-    })),
+  /** What the pages read once (the statuses, the x axes, the comparison's choices…); read through meta.js. @returns {Promise<Meta>} */
+  meta: async () => toMeta(await request("GET", "/api/meta")),
   /**
    * Whether a dataset's files are on this server, where they must go and what works here.
    * @param {string} name @param {string} root `data.root`
@@ -685,13 +726,16 @@ export const api = {
    */
   compare: async (p) => toComparison(await request("GET", `/api/compare${query(compareParams(p))}`)),
   /**
-   * The path of the comparison's table as a file (csv, md, tex) or its figure (pdf, svg, png).
+   * The path of the comparison's table as a file (a format of `Meta.tableFormats`).
+   * @param {CompareQuery} p @param {string} format
+   */
+  comparePath: (p, format) => `/api/compare${query({ ...compareParams(p), max_points: undefined, format })}`,
+  /**
+   * The path of the comparison's figure as a file (a format of `Meta.figureFormats`).
    * @param {CompareQuery} p @param {string} format @param {{band?: string, width?: string, log?: boolean}} [figure]
    */
-  comparePath: (p, format, figure) =>
-    ["pdf", "svg", "png"].includes(format)
-      ? `/api/compare/figure.${format}${query({ ...compareParams(p), max_points: undefined, alpha: undefined, reference: undefined, band: figure?.band, width: figure?.width, log: figure?.log ? "true" : undefined })}`
-      : `/api/compare${query({ ...compareParams(p), max_points: undefined, format })}`,
+  compareFigurePath: (p, format, figure) =>
+    `/api/compare/figure.${format}${query({ ...compareParams(p), max_points: undefined, alpha: undefined, reference: undefined, band: figure?.band, width: figure?.width, log: figure?.log ? "true" : undefined })}`,
 };
 
 /** @param {any} b @returns {ParticipationBin[]|null} */

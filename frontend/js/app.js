@@ -2,7 +2,7 @@
 // (which closes its streams and timers).
 import { errorBox, h, replace } from "./dom.js";
 import { parseRoute } from "./router.js";
-import * as comparePage from "./pages/compare.js";
+import * as comparePage from "./pages/compare/index.js";
 import * as experimentPage from "./pages/experiment.js";
 import * as newRunPage from "./pages/new-run.js";
 import * as reproductionPage from "./pages/reproduction.js";

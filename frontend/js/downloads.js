@@ -28,15 +28,3 @@ export function downloadButton(text, path, o = {}) {
   });
   return button;
 }
-
-/** The comparison's table files, then its figure files, by format. */
-export const TABLE_FILES = [
-  ["tex", "LaTeX"],
-  ["csv", "CSV"],
-  ["md", "Markdown"],
-];
-export const FIGURE_FILES = [
-  ["pdf", "PDF"],
-  ["svg", "SVG"],
-  ["png", "PNG"],
-];

@@ -11,7 +11,6 @@ import { lineLayout, PALETTE } from "./traces.js";
 /** @typedef {import("./api.js").Participation} Participation */
 /** @typedef {import("./api.js").ParticipationBin} ParticipationBin */
 
-const PLOT_CONFIG = { responsive: true, displaylogo: false };
 const FIFTHS = ["1st", "2nd", "3rd", "4th", "5th"];
 
 /**
@@ -173,20 +172,20 @@ export class ParticipationView {
     });
     shares.xaxis.tickformat = ".1%";
     shares.yaxis.tickformat = ".1%";
-    react(this.shares, shareTraces(p), { ...shares, hovermode: "closest" }, PLOT_CONFIG);
+    react(this.shares, shareTraces(p), { ...shares, hovermode: "closest" });
     const outcomes = lineLayout(outcomeTitle(p), {
       xTitle: p.workS ? "device time for a round (s)" : "share of rounds available",
       yTitle: "updates",
       uirevision: "participation-outcomes",
     });
     if (!p.workS) outcomes.xaxis.tickformat = ".0%";
-    react(this.outcomes, outcomeTraces(p), { ...outcomes, hovermode: "closest" }, PLOT_CONFIG);
+    react(this.outcomes, outcomeTraces(p), { ...outcomes, hovermode: "closest" });
     const gaps = lineLayout(gapsTitle(p), {
       xTitle: fifthsTitle(Boolean(p.byDeviceTime)),
       yTitle: "aggregate − data share (pp)",
       uirevision: "participation-gaps",
     });
-    react(this.gaps, gapTraces(p), { ...gaps, hovermode: "closest", barmode: "group" }, PLOT_CONFIG);
+    react(this.gaps, gapTraces(p), { ...gaps, hovermode: "closest", barmode: "group" });
   }
 
   /** Release the plots. */

@@ -7,8 +7,6 @@ import { lineLayout, PALETTE } from "./traces.js";
 
 /** @typedef {import("./api.js").PartitionSummary} PartitionSummary */
 
-const PLOT_CONFIG = { responsive: true, displaylogo: false };
-
 /** Bars of each client's train samples, by client id. @param {PartitionSummary} p */
 export function sizeTraces(p) {
   return [
@@ -78,7 +76,7 @@ export class PartitionView {
       uirevision: "partition-sizes",
       legend: false,
     });
-    react(this.sizes, sizeTraces(p), { ...sizes, hovermode: "closest", bargap: 0.1 }, PLOT_CONFIG);
+    react(this.sizes, sizeTraces(p), { ...sizes, hovermode: "closest", bargap: 0.1 });
     if (!p.nClasses) {
       purge(this.classes);
       replace(this.classes, empty("No classes", "A regression dataset: its samples have no labels to count."));
@@ -90,7 +88,7 @@ export class PartitionView {
       uirevision: "partition-classes",
       legend: false,
     });
-    react(this.classes, classTraces(p), { ...classes, hovermode: "closest" }, PLOT_CONFIG);
+    react(this.classes, classTraces(p), { ...classes, hovermode: "closest" });
   }
 
   /** Release the plots. */

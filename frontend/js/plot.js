@@ -13,6 +13,8 @@ export const FIRST_PLOT = "fedwatch:first-plot";
 /** The measure from the navigation's start to that mark. */
 export const TIME_TO_FIRST_PLOT = "fedwatch:time-to-first-plot";
 const DEFAULT_URL = "/vendor/plotly.min.js";
+/** Every plot's Plotly config: it follows its card's width, without Plotly's logo. */
+export const PLOT_CONFIG = { responsive: true, displaylogo: false };
 
 /** @type {Promise<any>|null} */
 let pending = null;
@@ -121,7 +123,7 @@ async function drain(P) {
  * Plotly.react into `div`, which may hold an empty, loading or error state instead of a plot.
  * @param {HTMLElement} div @param {any[]} data @param {any} layout @param {any} [config]
  */
-export function react(div, data, layout, config) {
+export function react(div, data, layout, config = PLOT_CONFIG) {
   const ticket = {};
   latest.set(div, ticket);
   if (!ready && !div.querySelector(".js-plotly-plot, .main-svg")) replace(div, loading("Loading the chart…"));

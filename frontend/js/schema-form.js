@@ -63,27 +63,28 @@ export function bounds(n) {
   return { hint: parts.join(", "), min: attr(n.minimum), max: attr(n.maximum) };
 }
 
-/** @param {string} path @param {string} key @param {LeafType} type @returns {Leaf} */
-function leaf(path, key, type) {
+/**
+ * A leaf's input: a select of an enum, a checkbox of a flag, a bounded number, comma-separated
+ * text of a list, a text area of CSV, else a line of text.
+ * @param {string} path @param {string} id @param {LeafType} type @returns {any}
+ */
+function leafInput(path, id, type) {
   const n = type.node;
-  const id = `f-${path.replaceAll(".", "-")}`;
-  /** @type {any} */
-  let input;
   if (type.kind === "enum") {
     // A registered component's label where the schema gives one (`x-labels`), its name otherwise.
     const labels = n["x-labels"] ?? {};
-    input = h(
+    return h(
       "select",
       { id, name: path },
       n.enum.map((/** @type {string} */ v) =>
         h("option", { value: v, title: v }, labels[v] && labels[v] !== v ? `${labels[v]} (${v})` : v),
       ),
     );
-  } else if (type.kind === "bool") {
-    input = h("input", { id, name: path, type: "checkbox" });
-  } else if (type.kind === "int" || type.kind === "number") {
+  }
+  if (type.kind === "bool") return h("input", { id, name: path, type: "checkbox" });
+  if (type.kind === "int" || type.kind === "number") {
     const { min, max } = bounds(n);
-    input = h("input", {
+    return h("input", {
       id,
       name: path,
       type: "number",
@@ -92,18 +93,54 @@ function leaf(path, key, type) {
       max,
       placeholder: type.nullable ? "none" : "",
     });
-  } else if (type.kind === "list") {
-    input = h("input", {
+  }
+  if (type.kind === "list") {
+    return h("input", {
       id,
       name: path,
       type: "text",
       placeholder: type.nullable ? "none (comma-separated numbers)" : "comma-separated numbers",
     });
-  } else if (/\bCSV\b/.test(n.description ?? "")) {
-    input = h("textarea", { id, name: path, rows: 3, spellcheck: false });
-  } else {
-    input = h("input", { id, name: path, type: "text", maxLength: n.maxLength ?? null });
   }
+  if (/\bCSV\b/.test(n.description ?? "")) return h("textarea", { id, name: path, rows: 3, spellcheck: false });
+  return h("input", { id, name: path, type: "text", maxLength: n.maxLength ?? null });
+}
+
+/**
+ * A leaf's value as its input holds it, in its type (an empty nullable field: null).
+ * @param {any} input @param {LeafType} type
+ */
+function inputValue(input, type) {
+  if (type.kind === "enum") return input.value;
+  if (type.kind === "bool") return input.checked;
+  const raw = String(input.value).trim();
+  if (type.kind === "string") return raw === "" && type.nullable ? null : input.value;
+  if (raw === "") return type.nullable ? null : type.kind === "list" ? [] : null;
+  if (type.kind === "list")
+    return raw
+      .split(",")
+      .map((t) => t.trim())
+      .filter(Boolean)
+      .map((t) => (Number.isNaN(Number(t)) ? t : Number(t)));
+  return Number(raw);
+}
+
+/**
+ * Show `v` in a leaf's input.
+ * @param {any} input @param {LeafType} type @param {any} v
+ */
+function showValue(input, type, v) {
+  if (type.kind === "bool") input.checked = Boolean(v);
+  else if (v === null || v === undefined) input.value = "";
+  else if (Array.isArray(v)) input.value = v.join(", ");
+  else input.value = String(v);
+}
+
+/** @param {string} path @param {string} key @param {LeafType} type @returns {Leaf} */
+function leaf(path, key, type) {
+  const n = type.node;
+  const id = `f-${path.replaceAll(".", "-")}`;
+  const input = leafInput(path, id, type);
   const error = h("div", { class: "field-error", role: "alert", hidden: true });
   const hint = [n.description, bounds(n).hint, type.nullable ? "empty = none" : ""].filter(Boolean).join(" · ");
   const wrap = h(
@@ -122,29 +159,11 @@ function leaf(path, key, type) {
   };
   input.addEventListener("input", () => setError(null));
   input.addEventListener("change", () => setError(null));
-
-  const get = () => {
-    if (type.kind === "enum") return input.value;
-    if (type.kind === "bool") return input.checked;
-    const raw = String(input.value).trim();
-    if (type.kind === "string") return raw === "" && type.nullable ? null : input.value;
-    if (raw === "") return type.nullable ? null : type.kind === "list" ? [] : null;
-    if (type.kind === "list")
-      return raw
-        .split(",")
-        .map((t) => t.trim())
-        .filter(Boolean)
-        .map((t) => (Number.isNaN(Number(t)) ? t : Number(t)));
-    return Number(raw);
-  };
   const set = (/** @type {any} */ v) => {
-    if (type.kind === "bool") input.checked = Boolean(v);
-    else if (v === null || v === undefined) input.value = "";
-    else if (Array.isArray(v)) input.value = v.join(", ");
-    else input.value = String(v);
+    showValue(input, type, v);
     setError(null);
   };
-  return { path, key, type, wrap, input, get, set, setError };
+  return { path, key, type, wrap, input, get: () => inputValue(input, type), set, setError };
 }
 
 /** Whether `el` or an element between it and `top` is hidden. @param {Element} el @param {Element} top */
@@ -160,16 +179,27 @@ function hiddenBelow(el, top) {
  * @param {any} schema
  */
 export function schemaForm(schema) {
-  /** @type {Leaf[]} */
-  const leaves = [];
-  /** @type {Group[]} */
-  const groups = [];
-  /** @type {(() => void)[]} */
-  const syncs = [];
+  return new SchemaForm(schema);
+}
+
+class SchemaForm {
+  /** @param {any} schema */
+  constructor(schema) {
+    this.schema = schema;
+    /** @type {Leaf[]} */
+    this.leaves = [];
+    /** @type {Group[]} the sections, innermost first */
+    this.groups = [];
+    /** @type {(() => void)[]} what shows the sections and fields of the values chosen */
+    this.syncs = [];
+    this.element = this.objectFieldset(resolve(schema, schema), "", "run");
+    this.watchConditional();
+    this.set({});
+  }
 
   /** @param {any} node @param {string} path @param {string} title */
-  function objectFieldset(node, path, title) {
-    const props = Object.entries(node.properties ?? {}).map(([key, sub]) => [key, resolve(schema, sub)]);
+  objectFieldset(node, path, title) {
+    const props = Object.entries(node.properties ?? {}).map(([key, sub]) => [key, resolve(this.schema, sub)]);
     const objectKeys = new Set(props.filter(([, sub]) => sub.type === "object").map(([key]) => key));
     // Sibling enums whose values name object properties select which of them is shown
     // (data.dataset and data.partition each select their own).
@@ -186,7 +216,7 @@ export function schemaForm(schema) {
       const subPath = path ? `${path}.${key}` : key;
       if (sub.type === "object") {
         const selector = selectorOf(key);
-        const fs = objectFieldset(sub, subPath, selector ? `${subPath} — ${key} parameters` : subPath);
+        const fs = this.objectFieldset(sub, subPath, selector ? `${subPath} — ${key} parameters` : subPath);
         if (selector) {
           fs.classList.add("variant");
           variants.push([key, fs, selector[0]]);
@@ -194,30 +224,11 @@ export function schemaForm(schema) {
         } else nested.appendChild(fs);
       } else {
         const l = leaf(subPath, key, leafType(sub));
-        leaves.push(l);
+        this.leaves.push(l);
         fields.appendChild(l.wrap);
       }
     }
-    for (const [name, sub] of selectors) {
-      const control = (/** @type {string} */ key) => leaves.find((l) => l.path === (path ? `${path}.${key}` : key));
-      const input = /** @type {HTMLSelectElement} */ (control(name)?.input);
-      // `x-auto`: what "auto" means, by the value of another field (the dataset's own partition).
-      const autos = Object.entries(sub["x-auto"] ?? {}).map(([p, map]) => ({
-        leaf: leaves.find((l) => l.path === p),
-        map: /** @type {Record<string, string>} */ (map),
-      }));
-      const chosen = () => {
-        const auto = autos.find((a) => a.leaf && a.map[a.leaf.get()] !== undefined);
-        return input.value === "auto" && auto ? auto.map[auto.leaf?.get()] : input.value;
-      };
-      const sync = () => {
-        for (const [key, fs, by] of variants) if (by === name) fs.dataset.unchosen = String(chosen() !== key);
-        showSections();
-      };
-      input.addEventListener("change", sync);
-      for (const a of autos) a.leaf?.input.addEventListener("change", sync);
-      syncs.push(sync);
-    }
+    for (const [name, sub] of selectors) this.watchSelector(path, name, sub, variants);
     const fs = h(
       "fieldset",
       { class: path ? "section" : "section root", dataset: { path } },
@@ -226,38 +237,68 @@ export function schemaForm(schema) {
       error,
       fields,
     );
-    groups.push({ path, el: fs, error });
+    this.groups.push({ path, el: fs, error });
     const wrapper = path ? fs : h("div", { class: "schema-form" }, fs, nested);
     if (path) fs.appendChild(nested);
     return wrapper;
   }
 
-  const element = objectFieldset(resolve(schema, schema), "", "run");
-
-  // Fields of some datasets or partitions only (`x-applies` in the schema, e.g.
-  // {"data.dataset": ["mean_estimation"]}) show while those are chosen.
-  const conditional = leaves.filter((l) => l.type.node["x-applies"]);
-  const showRelevant = () => {
-    for (const l of conditional) {
-      const conditions = Object.entries(l.type.node["x-applies"]);
-      l.wrap.hidden = !conditions.every(([path, values]) => {
-        const control = leaves.find((x) => x.path === path);
-        return !control || /** @type {any[]} */ (values).includes(control.get());
-      });
-    }
-    showSections();
-  };
-  for (const path of new Set(conditional.flatMap((l) => Object.keys(l.type.node["x-applies"])))) {
-    leaves.find((x) => x.path === path)?.input.addEventListener("change", showRelevant);
+  /**
+   * Show the variant (sub-object) of `path` that the enum `name` chooses, as it changes.
+   * @param {string} path @param {string} name @param {any} sub its schema
+   * @param {[string, HTMLElement, string][]} variants each variant's key, fieldset and the enum choosing it
+   */
+  watchSelector(path, name, sub, variants) {
+    const control = (/** @type {string} */ key) => this.leaves.find((l) => l.path === (path ? `${path}.${key}` : key));
+    const input = /** @type {HTMLSelectElement} */ (control(name)?.input);
+    // `x-auto`: what "auto" means, by the value of another field (the dataset's own partition).
+    const autos = Object.entries(sub["x-auto"] ?? {}).map(([p, map]) => ({
+      leaf: this.leaves.find((l) => l.path === p),
+      map: /** @type {Record<string, string>} */ (map),
+    }));
+    const chosen = () => {
+      const auto = autos.find((a) => a.leaf && a.map[a.leaf.get()] !== undefined);
+      return input.value === "auto" && auto ? auto.map[auto.leaf?.get()] : input.value;
+    };
+    const sync = () => {
+      for (const [key, fs, by] of variants) if (by === name) fs.dataset.unchosen = String(chosen() !== key);
+      this.showSections();
+    };
+    input.addEventListener("change", sync);
+    for (const a of autos) a.leaf?.input.addEventListener("change", sync);
+    this.syncs.push(sync);
   }
-  syncs.push(showRelevant);
-  showRelevant();
 
-  // A section shows while it has a field to show: not a variant that is not chosen, nor
-  // one whose fields all apply to other choices (the round's, without a system model).
-  // Groups come innermost first, so a section's subsections are settled before it.
-  function showSections() {
-    for (const g of groups) {
+  /**
+   * Fields of some datasets or partitions only (`x-applies` in the schema, e.g.
+   * {"data.dataset": ["mean_estimation"]}) show while those are chosen.
+   */
+  watchConditional() {
+    const conditional = this.leaves.filter((l) => l.type.node["x-applies"]);
+    const showRelevant = () => {
+      for (const l of conditional) {
+        const conditions = Object.entries(l.type.node["x-applies"]);
+        l.wrap.hidden = !conditions.every(([path, values]) => {
+          const control = this.leaves.find((x) => x.path === path);
+          return !control || /** @type {any[]} */ (values).includes(control.get());
+        });
+      }
+      this.showSections();
+    };
+    for (const path of new Set(conditional.flatMap((l) => Object.keys(l.type.node["x-applies"])))) {
+      this.leaves.find((x) => x.path === path)?.input.addEventListener("change", showRelevant);
+    }
+    this.syncs.push(showRelevant);
+    showRelevant();
+  }
+
+  /**
+   * A section shows while it has a field to show: not a variant that is not chosen, nor
+   * one whose fields all apply to other choices (the round's, without a system model).
+   * Groups come innermost first, so a section's subsections are settled before it.
+   */
+  showSections() {
+    for (const g of this.groups) {
       if (!g.path) continue;
       const shown = [...g.el.querySelectorAll(".field")].some((f) => !hiddenBelow(f, g.el));
       g.el.hidden = g.el.dataset.unchosen === "true" || !shown;
@@ -265,21 +306,21 @@ export function schemaForm(schema) {
   }
 
   /** @returns {Record<string, any>} */
-  function value() {
+  value() {
     /** @type {Record<string, any>} */
     const out = {};
-    for (const l of leaves) setPath(out, l.path, l.get());
+    for (const l of this.leaves) setPath(out, l.path, l.get());
     return out;
   }
 
   /** Fill every field: from `config` where it has the path, else the schema default. @param {Record<string, any>} config */
-  function set(config) {
-    for (const l of leaves) {
+  set(config) {
+    for (const l of this.leaves) {
       const v = getPath(config, l.path);
       l.set(v === undefined ? (l.type.node.default ?? null) : v);
     }
-    for (const sync of syncs) sync();
-    clearErrors();
+    for (const sync of this.syncs) sync();
+    this.clearErrors();
   }
 
   /**
@@ -289,17 +330,17 @@ export function schemaForm(schema) {
    * @param {import("./api.js").FieldError[]} errors
    * @returns {import("./api.js").FieldError[]}
    */
-  function showErrors(errors) {
+  showErrors(errors) {
     const unplaced = [];
     /** @type {Map<Leaf, string[]>} */
     const atLeaf = new Map();
     for (const e of errors) {
-      const { leaf: l, message } = placed(e);
+      const { leaf: l, message } = this.placed(e);
       if (l && !l.wrap.closest("[hidden]")) {
         atLeaf.set(l, [...(atLeaf.get(l) ?? []), message]);
         continue;
       }
-      const g = groups
+      const g = this.groups
         .filter((x) => x.path && (e.path === x.path || e.path.startsWith(`${x.path}.`)) && !x.el.closest("[hidden]"))
         .sort((a, b) => b.path.length - a.path.length)[0];
       if (g && !l) {
@@ -308,7 +349,7 @@ export function schemaForm(schema) {
       } else unplaced.push(e);
     }
     for (const [l, messages] of atLeaf) l.setError([...new Set(messages)].join("; "));
-    const first = element.querySelector(".invalid, .section > .field-error:not([hidden])");
+    const first = this.element.querySelector(".invalid, .section > .field-error:not([hidden])");
     first?.scrollIntoView({ block: "center" });
     return unplaced;
   }
@@ -317,10 +358,10 @@ export function schemaForm(schema) {
    * The field an error belongs to, and its message there.
    * @param {import("./api.js").FieldError} e @returns {{leaf: Leaf|undefined, message: string}}
    */
-  function placed(e) {
-    const exact = leaves.find((x) => x.path === e.path);
+  placed(e) {
+    const exact = this.leaves.find((x) => x.path === e.path);
     if (exact) return { leaf: exact, message: e.message };
-    const list = leaves.find(
+    const list = this.leaves.find(
       (x) => x.type.kind === "list" && /^\d+$/.test(e.path.slice(x.path.length + 1)) && e.path.startsWith(`${x.path}.`),
     );
     if (!list) return { leaf: undefined, message: e.message };
@@ -332,11 +373,8 @@ export function schemaForm(schema) {
     };
   }
 
-  function clearErrors() {
-    for (const l of leaves) l.setError(null);
-    for (const g of groups) g.error.hidden = true;
+  clearErrors() {
+    for (const l of this.leaves) l.setError(null);
+    for (const g of this.groups) g.error.hidden = true;
   }
-
-  set({});
-  return { element, leaves, value, set, showErrors, clearErrors };
 }

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx
 
 from db.settings import Settings
+from tests.eventually import eventually
 from worker.engine import ListSink, simulate
 from worker.engine.components import current
 from worker.engine.presets import get_preset
@@ -41,25 +41,29 @@ def submit(client: httpx.Client, config: dict[str, Any], notes: str = "") -> dic
 
 
 def wait_final(client: httpx.Client, run_id: int, timeout: float = 120) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def final() -> dict[str, Any] | None:
         run: dict[str, Any] = client.get(f"/api/runs/{run_id}").json()
-        if run["status"] in FINAL:
-            return run
-        time.sleep(0.05)
-    raise AssertionError(f"run {run_id} did not finish in {timeout} s")
+        return run if run["status"] in FINAL else None
+
+    return eventually(final, f"run {run_id} finishing", timeout)
 
 
 def wait_rounds(client: httpx.Client, run_id: int, rounds: int, timeout: float = 60) -> None:
     """Until the run has recorded at least `rounds` rounds."""
-    deadline = time.monotonic() + timeout
-    while (run := client.get(f"/api/runs/{run_id}").json())["rounds_done"] < rounds:
-        if time.monotonic() > deadline or run["status"] in ("succeeded", "failed", "cancelled"):
-            raise AssertionError(
-                f"run {run_id} did not reach round {rounds} in {timeout} s: {run['status']}, "
-                f"{run['rounds_done']} rounds, {run['error']}"
-            )
-        time.sleep(0.02)
+    last: dict[str, Any] = {}
+
+    def reached() -> bool:
+        last.update(client.get(f"/api/runs/{run_id}").json())
+        if last["rounds_done"] >= rounds:
+            return True
+        assert last["status"] not in FINAL, said()  # it will not get there
+        return False
+
+    def said() -> str:
+        state = f"{last['status']}, {last['rounds_done']} rounds, {last['error']}"
+        return f"run {run_id} reaching round {rounds}: {state}"
+
+    eventually(reached, said, timeout, every=0.02)
 
 
 def reference(config: dict[str, Any]) -> list[dict[str, Any]]:

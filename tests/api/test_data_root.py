@@ -3,6 +3,7 @@ allows them, and errors show paths relative to the data root."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from fedwatch.errors import CliError
 from tests.api.helpers import embedded_settings, submit, wait_final
 from tests.api.test_execution import queue_directly
 from tests.engine.test_data import write_tiny_mnist
+from tests.engine.test_leaf import images, write
 from worker.data_root import RULE, data_folder, holding, portable
 from worker.engine import ConfigError
 from worker.engine.components import current
@@ -136,6 +138,25 @@ def test_the_dataset_endpoint_says_what_is_missing_and_what_works(served: TestCl
     assert (bundled["present"], bundled["from_root"], bundled["advice"]) == (True, False, None)
     assert outside.status_code == 422 and outside.json()["detail"][0]["loc"] == ["query", "root"]
     assert unknown.status_code == 404
+
+
+def test_the_dataset_endpoint_lists_a_leaf_split_missing(
+    served: TestClient, data_root: Path
+) -> None:
+    shutil.rmtree(data_root / "leaf", ignore_errors=True)  # the other database's run's
+    write(data_root / "leaf", "femnist", "train", "a.json", {"w1": {"x": images(0), "y": [1]}})
+    nothing = served.get("/api/datasets/femnist", params={"root": "nowhere"}).json()
+    half = served.get("/api/datasets/femnist", params={"root": "leaf"}).json()
+    write(data_root / "leaf", "femnist", "test", "a.json", {"w1": {"x": images(9), "y": [2]}})
+    whole = served.get("/api/datasets/femnist", params={"root": "leaf"}).json()
+
+    assert nothing["from_root"] and not nothing["present"]
+    assert nothing["missing"] == ["femnist/data/train/*.json", "femnist/data/test/*.json"]
+    assert half["missing"] == ["femnist/data/test/*.json"]
+    assert half["advice"].startswith("femnist is not under <data root>/leaf: data.root: ")
+    assert "LEAF's preprocessing" in half["advice"] and str(data_root) not in half["advice"]
+    assert (whole["present"], whole["missing"], whole["advice"]) == (True, [], None)
+    assert whole["holding"] == ["leaf"]
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from fastapi.testclient import TestClient
 from api.main import create_app
 from db.runs import new_run
 from tests.api.helpers import embedded_settings, example1, submit, wait_final
+from tests.eventually import eventually
 from worker.child import process_name
 from worker.engine.components import current
 
@@ -44,14 +44,6 @@ def run_processes(run_id: int) -> list[int]:
         except OSError:  # the process ended meanwhile
             continue
     return pids
-
-
-def eventually(condition: Callable[[], Any], what: str, timeout: float = 60) -> Any:
-    deadline = time.monotonic() + timeout
-    while not (value := condition()):
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-    return value
 
 
 def test_cancel_takes_effect_within_the_round_in_progress(client: TestClient) -> None:

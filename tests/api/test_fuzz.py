@@ -32,6 +32,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from tests.api.helpers import FINAL, example1
+from tests.eventually import eventually
 from tests.frontend.conftest import REPO, serve
 
 pytestmark = [pytest.mark.fuzz, pytest.mark.slow]
@@ -65,12 +66,12 @@ RECORDED = {
 def record_runs(url: str, timeout: float = 120) -> None:
     experiment = httpx.post(f"{url}/api/experiments", json=RECORDED).raise_for_status().json()
     assert (experiment["id"], experiment["run_ids"]) == (1, [1, 2, 3, 4])
-    deadline = time.monotonic() + timeout
-    for run_id in experiment["run_ids"]:
-        while httpx.get(f"{url}/api/runs/{run_id}").json()["status"] not in FINAL:
-            if time.monotonic() > deadline:
-                pytest.fail(f"run {run_id} did not finish in {timeout} s")
-            time.sleep(0.2)
+
+    def finished() -> bool:
+        runs = [httpx.get(f"{url}/api/runs/{i}").json() for i in experiment["run_ids"]]
+        return all(run["status"] in FINAL for run in runs)
+
+    eventually(finished, f"runs {experiment['run_ids']} finishing", timeout, every=0.2)
 
 
 def test_schemathesis_finds_no_server_error_and_no_schema_violation(tmp_path: Path) -> None:

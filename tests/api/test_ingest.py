@@ -4,7 +4,6 @@ stored, the finish with the server's summary, the token, and `stalled`."""
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,6 +14,7 @@ from api.main import create_app
 from db.models import Run
 from db.session import make_engine, make_sessionmaker
 from tests.api.helpers import embedded_settings, example1, submit
+from tests.eventually import eventually
 from worker.engine.bias import SUMMARY_NAMES as BIAS
 
 ROUNDS = [
@@ -267,10 +267,11 @@ def test_writes_need_the_token_and_a_silent_run_shows_as_stalled(strict: TestCli
     assert strict.post(f"/api/runs/{run['id']}/finish", json={}).status_code == 401
     assert strict.get(f"/api/runs/{run['id']}").json()["rounds_done"] == 0
 
-    deadline = time.monotonic() + 10
-    while strict.get(f"/api/runs/{run['id']}").json()["status"] != "stalled":
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    def shown() -> str:
+        status: str = strict.get(f"/api/runs/{run['id']}").json()["status"]
+        return status
+
+    eventually(lambda: shown() == "stalled", lambda: f"the run stalled, not {shown()}", 10)
     listed = strict.get("/api/runs").json()["data"]
     assert [r["status"] for r in listed if r["id"] == run["id"]] == ["stalled"]
     # Every answer shows the run as a read does: an edit's too (it answered `running`).

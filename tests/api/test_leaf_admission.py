@@ -1,7 +1,6 @@
 """A LEAF folder with a split missing is refused at submission, naming `data.root`, by
-the API (422, nothing created) and the CLI (an error, nothing written); a user listed
-without data is found where the files are parsed, when the run loads its data, before
-its first round (parsing full-size FEMNIST takes minutes: too long for a submission)."""
+the API (422, nothing created) and the CLI (an error, nothing written); so is a user
+listed without data, found by a scan of the files' bytes (`leaf.check_users`)."""
 
 from __future__ import annotations
 
@@ -76,12 +75,16 @@ def test_whole_splits_are_admitted_and_run(served: TestClient) -> None:
     assert done["status"] == "succeeded", done.get("error")
 
 
-def test_a_user_without_data_fails_the_run_before_its_first_round(served: TestClient) -> None:
-    done = wait_final(served, submit(served, femnist("ghost", n_clients=3))["id"])
+def test_a_user_without_data_is_refused_and_nothing_is_created(served: TestClient) -> None:
+    before = served.get("/api/runs").json()["count"]
 
-    assert done["status"] == "failed"
-    assert done["error"].startswith("data.root: a.json: user_data.nobody: no x and y")
-    assert done["rounds_done"] == 0
+    response = served.post("/api/runs", json={"config": femnist("ghost", n_clients=3)})
+
+    assert response.status_code == 422
+    [error] = response.json()["detail"]
+    assert error["loc"] == ["body", "config", "data", "root"]
+    assert error["msg"] == "user_data.nobody in a.json: no x and y for a user listed in `users`"
+    assert served.get("/api/runs").json()["count"] == before
 
 
 def test_the_cli_refuses_a_missing_split_before_writing_anything(

@@ -15,6 +15,7 @@ CONFLICTS = {
     for action in ("cancel", "resume", "rounds", "finish", "model")
 } | {
     ("get", "/api/runs/{run_id}/partition"),  # an external run's data never came here
+    ("get", "/api/runs/{run_id}/privacy/clients"),  # before the run's first round
     ("get", "/api/tunes/{tune_id}/tables"),  # a tune not done yet
 }
 

@@ -4,7 +4,6 @@ list in activity order, an experiment's progress; and every config error in one 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from fastapi.testclient import TestClient
 from api.main import create_app
 from db.progress import Active, Standing, schedule
 from tests.api.helpers import embedded_settings, example1, wait_final
+from tests.eventually import eventually
 
 
 def active(
@@ -83,14 +83,15 @@ def one_at_a_time(db_url: str, api_data_root: Path) -> Iterator[TestClient]:
         yield c
 
 
-def wait_for(client: TestClient, path: str, ok: Any, timeout: float = 60) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        body = client.get(path).json()
-        if ok(body):
-            return body
-        time.sleep(0.05)
-    raise AssertionError(f"{path} never satisfied the condition: {body}")
+def wait_for(client: TestClient, path: str, ok: Any) -> Any:
+    """`path`'s answer once `ok` holds of it."""
+    last: list[Any] = [None]
+
+    def answer() -> Any:
+        last[0] = client.get(path).json()
+        return last[0] if ok(last[0]) else None
+
+    return eventually(answer, lambda: f"{path} answering as awaited, not {last[0]}")
 
 
 def test_an_experiment_in_the_queue_stands_in_order(one_at_a_time: TestClient) -> None:

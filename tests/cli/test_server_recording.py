@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from fedwatch.command import main
 from tests.client.conftest import Server
 from tests.client.rounds import views
 from tests.client.test_sdk import fedwatch_command
+from tests.eventually import eventually
 
 pytestmark = pytest.mark.slow
 
@@ -126,18 +126,20 @@ def test_simulate_with_a_server_records_the_run_as_it_runs(server: Server, tmp_p
         command, env={**os.environ, **env}, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    seen: list[int] = []
     with httpx.Client(base_url=server.url) as api:
-        while process.poll() is None and not seen:  # a round arrives while it runs
+
+        def recorded_while_running() -> int | None:  # a round arrives while it runs
+            assert process.poll() is None, "the run ended before a round was seen running"
             found = api.get("/api/runs").json()["data"]
-            if found and found[0]["status"] == "running" and found[0]["rounds_done"] > 0:
-                seen.append(found[0]["rounds_done"])
-            time.sleep(0.05)
+            running = found and found[0]["status"] == "running"
+            return found[0]["rounds_done"] if running and found[0]["rounds_done"] > 0 else None
+
+        seen = eventually(recorded_while_running, "a round recorded while the run runs", 120)
         stdout, stderr = process.communicate(timeout=120)
         assert process.returncode == 0, stderr
         (run,) = api.get("/api/runs").json()["data"]
         series = api.get(f"/api/runs/{run['id']}/metrics", params={"max_points": 2000}).json()
-    assert seen and seen[0] < 2000
+    assert seen < 2000
     assert f"example1: recorded as run {run['id']} at {server.url}" in stderr
     assert (run["status"], run["rounds_done"], run["algorithm"]) == ("succeeded", 2000, "fedlaavg")
     summary = json.loads(stdout)

@@ -6,7 +6,6 @@ transfer past FEDWATCH_MODEL_TRANSFERS gets a 503 with Retry-After at once."""
 from __future__ import annotations
 
 import hashlib
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -18,6 +17,7 @@ import pytest
 
 from fedwatch import tensorfile
 from tests.client.conftest import Server
+from tests.eventually import eventually
 
 pytestmark = pytest.mark.slow
 
@@ -119,14 +119,4 @@ def test_a_transfer_past_the_limit_gets_a_503_at_once(server: Server) -> None:
             assert answer.headers["retry-after"] == "2"
             assert "FEDWATCH_MODEL_TRANSFERS" in answer.json()["detail"]
         # the held ones closed, their slots come back as the server finds them gone
-        assert wait_for_ok(client, url)
-
-
-def wait_for_ok(client: httpx.Client, url: str) -> bool:
-    """Whether `url` answers 200 within a minute (asked every 0.1 s)."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if client.get(url).status_code == 200:
-            return True
-        time.sleep(0.1)
-    return False
+        eventually(lambda: client.get(url).status_code == 200, f"{url} answering 200", every=0.1)

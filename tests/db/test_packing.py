@@ -7,6 +7,7 @@ from db.packing import (
     pack_acc,
     pack_available,
     pack_available_many,
+    pack_facts,
     pack_gaps,
     pack_gaps_many,
     pack_ids,
@@ -14,6 +15,7 @@ from db.packing import (
     pack_weights,
     unpack_acc,
     unpack_available,
+    unpack_facts,
     unpack_gaps,
     unpack_ids,
     unpack_weights,
@@ -92,3 +94,38 @@ def test_client_accuracy_keeps_missing_as_none() -> None:
     assert unpack_acc(blob) == [0.5, None, 1.0]
     assert pack_acc(None) is None
     np.testing.assert_equal(len(blob), 12)
+
+
+# Round 0's facts as the first layout stored them (before privacy rates): the shares
+# (0.25, 0.75), then with device times (1.5, 2.0).
+OLD_FACTS = bytes.fromhex("7801636000810bf6608ae1853d000c760237")
+OLD_TIMED_FACTS = bytes.fromhex("7801636000810bf6608ae10594fe01a5191c003c0d03ae")
+
+
+def test_facts_stored_in_the_first_layout_unpack_as_before() -> None:
+    plain = unpack_facts(OLD_FACTS, 2)
+    timed = unpack_facts(OLD_TIMED_FACTS, 2)
+
+    assert plain.data_share.tolist() == [0.25, 0.75]
+    assert (plain.work_s, plain.privacy_rate) == (None, None)
+    assert timed.data_share.tolist() == [0.25, 0.75]
+    assert timed.work_s is not None and timed.work_s.tolist() == [1.5, 2.0]
+    assert timed.privacy_rate is None
+    # without rates the layout is the first one, byte for byte
+    assert pack_facts(np.array([0.25, 0.75]), np.array([1.5, 2.0])) == OLD_TIMED_FACTS
+
+
+@pytest.mark.parametrize("work_s", [None, np.array([1.5, 2.0, 0.5])])
+def test_facts_with_privacy_rates_round_trip(work_s: np.ndarray | None) -> None:
+    shares, rates = np.array([0.5, 0.25, 0.25]), np.array([0.1, 0.9, 0.5])
+
+    blob = pack_facts(shares, work_s, rates)
+    facts = unpack_facts(blob, 3)
+
+    assert blob[:2] == bytes([1, 2 if work_s is None else 3])
+    assert facts.data_share.tolist() == [0.5, 0.25, 0.25]
+    assert facts.privacy_rate is not None and facts.privacy_rate.tolist() == [0.1, 0.9, 0.5]
+    if work_s is None:
+        assert facts.work_s is None
+    else:
+        assert facts.work_s is not None and facts.work_s.tolist() == [1.5, 2.0, 0.5]

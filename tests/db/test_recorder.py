@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from sqlalchemy import delete, func, select, text
@@ -154,19 +152,55 @@ def test_repeated_weights_are_stored_for_every_round(sessions: sessionmaker[Sess
     assert stored == [{c: float(np.float32(1 / len(s))) for c in s} for s in chosen]
 
 
+class Clock:
+    """A monotonic clock that moves only when the test moves it."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
 def test_checkpoints_are_kept_at_most_once_per_interval(sessions: sessionmaker[Session]) -> None:
     run_id = make_run(sessions, 2, 8)
-    rec = Recorder(sessions, run_id, 2, flush_rounds=1, flush_seconds=60, checkpoint_seconds=1.5)
+    clock = Clock()
+    rec = Recorder(
+        sessions, run_id, 2, flush_rounds=1, flush_seconds=60, checkpoint_seconds=1.5, clock=clock
+    )
     kept = []
-    for t, pause in enumerate([0.0, 0.0, 0.0, 1.6, 0.0]):
-        time.sleep(pause)
+    for t, pause in enumerate([0.0, 1.0, 0.4, 0.1, 1.4]):
+        clock.advance(pause)
         rec.on_checkpoint({"round": t})
         kept.append(rec.checkpoint is not None)
         rec.on_round(record(t, [0, 1], [t % 2]))  # hands the checkpoint over with round t
     rec.close()
 
-    # the first one, then the first offered 1.5 s or more after it
+    # offered at 0, 1.0, 1.4, 1.5 and 2.9 s: the first, then the first 1.5 s after it
     assert kept == [True, False, False, True, False]
     with sessions() as session:
         state = load_checkpoint(session, run_id)
     assert state is not None and state["round"] == 3
+
+
+def test_rounds_are_handed_over_once_the_flush_interval_passes(
+    sessions: sessionmaker[Session],
+) -> None:
+    run_id = make_run(sessions, 2, 8)
+    clock = Clock()
+    rec = Recorder(sessions, run_id, 2, flush_rounds=100, flush_seconds=2.0, clock=clock)
+    waiting = []
+    for t, pause in enumerate([0.5, 1.0, 0.5, 0.5, 1.4, 0.1]):
+        clock.advance(pause)
+        rec.on_round(record(t, [0, 1], [t % 2]))
+        waiting.append(len(rec.rounds))
+    rec.close()
+
+    # at 0.5, 1.5, 2.0 (due: rounds 0-2 go), 2.5, 3.9, 4.0 s (2 s after the last: 3-5 go)
+    assert waiting == [1, 2, 0, 1, 2, 0]
+    with sessions() as session:
+        stored = session.scalars(select(RoundClients.round).where(RoundClients.run_id == run_id))
+        assert list(stored) == [0, 1, 2, 3, 4, 5]

@@ -12,12 +12,12 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from tests.db.databases import unavailable
+from tests.eventually import eventually
 
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fedwatch-deploy"
 READY_S = 60
@@ -85,12 +85,10 @@ def stop(daemon: subprocess.Popen[bytes]) -> None:
 
 
 def wait_ready(daemon: subprocess.Popen[bytes], env: dict[str, str], log: Path) -> None:
-    deadline = time.monotonic() + READY_S
-    while time.monotonic() < deadline:
+    def ready() -> bool:
         if daemon.poll() is not None:
             raise AssertionError(f"dockerd exited ({daemon.returncode}):\n{log.read_text()}")
         probe = subprocess.run(["docker", "version"], env=env, capture_output=True, check=False)
-        if probe.returncode == 0:
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"dockerd not ready in {READY_S} s:\n{log.read_text()}")
+        return probe.returncode == 0
+
+    eventually(ready, lambda: f"dockerd ready:\n{log.read_text()}", READY_S, every=0.2)

@@ -21,6 +21,7 @@ from tests.deploy.certificates import host_additions
 from tests.deploy.daemon import docker_daemon
 from tests.deploy.images import base_images
 from tests.deploy.wheels import torch_wheels
+from tests.eventually import eventually
 from tests.service.servers import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -87,16 +88,17 @@ class Stack:
         return [json.loads(line) for line in done.stdout.splitlines()]
 
     def wait_healthy(self, service: str, count: int) -> None:
-        deadline = time.monotonic() + HEALTHY_S
-        while time.monotonic() < deadline:
+        def healthy() -> bool:
             ids = self.containers(service)
             health = "{{.State.Health.Status}}"
             states = self.docker("inspect", "-f", health, *ids).split() if ids else []
-            if states.count("healthy") == count:
-                return
-            time.sleep(1)
-        logs = self.compose("logs", "--tail", "40", service, check=False).stdout
-        raise AssertionError(f"{service}: {count} not healthy in {HEALTHY_S} s:\n{logs}")
+            return states.count("healthy") == count
+
+        def said() -> str:
+            logs = self.compose("logs", "--tail", "40", service, check=False).stdout
+            return f"{service}: {count} healthy:\n{logs}"
+
+        eventually(healthy, said, HEALTHY_S, every=1)
 
 
 def render(env: dict[str, str], folder: Path) -> Path:

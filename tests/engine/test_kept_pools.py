@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import torch
 
 from tests.engine.test_data import write_tiny_mnist
+from tests.eventually import eventually
 from worker.engine.components import current
 from worker.engine.data import load_data
 from worker.engine.data.federated import Pool
@@ -96,18 +96,10 @@ def load_and_report(kept: KeptPools, calls: Path, release: Path, out: Path) -> N
 
     def load() -> Pool:
         (calls / str(os.getpid())).touch()
-        while not release.exists():
-            time.sleep(0.01)
+        eventually(release.exists, "the test releasing the load", every=0.01)
         return pool(5, 3.0)
 
     out.write_text(str(float(kept.pool("p", load)[0].sum())))
-
-
-def wait_for(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + 60
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.01)
 
 
 def test_runs_loading_the_same_pool_at_once_wait_for_the_first(
@@ -119,7 +111,7 @@ def test_runs_loading_the_same_pool_at_once_wait_for_the_first(
     outs = [tmp_path / "first.out", tmp_path / "second.out"]
     first = ctx.Process(target=load_and_report, args=(kept, calls, release, outs[0]))
     first.start()
-    wait_for(lambda: len(list(calls.iterdir())) == 1, "the first load started")
+    eventually(lambda: len(list(calls.iterdir())) == 1, "the first load starting", every=0.01)
     second = ctx.Process(target=load_and_report, args=(kept, calls, release, outs[1]))
     second.start()
 
@@ -128,7 +120,9 @@ def test_runs_loading_the_same_pool_at_once_wait_for_the_first(
         blocked = any("->" in line and f" {second.pid} " in line for line in locks)
         return blocked or len(list(calls.iterdir())) == 2
 
-    wait_for(second_waits_or_loads, "the second process waits for the lock or loads")
+    eventually(
+        second_waits_or_loads, "the second process waiting for the lock or loading", every=0.01
+    )
     release.touch()
     for process in (first, second):
         process.join(60)

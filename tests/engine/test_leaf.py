@@ -109,7 +109,7 @@ def test_a_user_without_data_names_the_file_and_the_key(tmp_path: Path) -> None:
     doc["num_samples"].append(4)
     path.write_text(json.dumps(doc))
 
-    with pytest.raises(ConfigError, match=r"^data\.root: b\.json: user_data\.ghost: no x and y"):
+    with pytest.raises(ConfigError, match=r"^data\.root: user_data\.ghost in b\.json: no x and y"):
         load_data(femnist_config(tmp_path, 3), seed=0)
 
 
@@ -236,6 +236,6 @@ def test_a_run_with_a_user_without_data_stops_before_its_first_round(tmp_path: P
     )
     sink = ListSink()
 
-    with pytest.raises(ConfigError, match=r"^data\.root: a\.json: user_data\.ghost: no x and y"):
+    with pytest.raises(ConfigError, match=r"^data\.root: user_data\.ghost in a\.json: no x and y"):
         simulate(cfg, sink)
     assert sink.records == []

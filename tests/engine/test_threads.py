@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
+from pathlib import Path
 
 import pytest
 import torch
 
+from tests.eventually import eventually
 from worker.engine import threads
 from worker.engine.threads import Reading, ThreadGovernor, busy_ticks, running, threads_for
 
@@ -111,6 +112,13 @@ def test_an_explicit_thread_count_is_kept_and_the_count_restored() -> None:
 SPIN = "import os\nos.sched_setaffinity(0, {%d})\nwhile True: pass"
 
 
+def spinning(pid: int, core: int) -> bool:
+    """Whether process `pid` runs on `core` alone and has used the CPU (its utime, the
+    14th field of /proc/<pid>/stat, in clock ticks)."""
+    after_name = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return os.sched_getaffinity(pid) == {core} and int(after_name[11]) > 0
+
+
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores")
 def test_a_process_spinning_on_a_core_leaves_one_thread() -> None:
     # a competitor pinned to one of two cores: the governor's readings of /proc/stat
@@ -121,13 +129,15 @@ def test_a_process_spinning_on_a_core_leaves_one_thread() -> None:
     competitor = subprocess.Popen([sys.executable, "-c", SPIN % cores[0]])
     os.sched_setaffinity(0, set(cores))
     try:
-        time.sleep(0.3)
+        eventually(lambda: spinning(competitor.pid, cores[0]), "the competitor spinning")
         governor = ThreadGovernor(2, 2, apply=applied.append)
-        deadline = time.monotonic() + 30
-        while governor.threads != 1 or governor.wait_s != threads.EVERY_S:
-            assert time.monotonic() < deadline, f"still {governor.threads} threads"
+
+        def one_thread() -> bool:
             sum(i * i for i in range(20_000))  # this process's own work
             governor.tick()
+            return governor.threads == 1 and governor.wait_s == threads.EVERY_S
+
+        eventually(one_thread, lambda: f"one thread, not {governor.threads}", 30, every=0)
     finally:
         competitor.kill()
         competitor.wait()

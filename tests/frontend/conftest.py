@@ -10,7 +10,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -21,6 +20,7 @@ import httpx
 import pytest
 
 from tests.db.databases import unavailable
+from tests.eventually import eventually
 from tests.manual_site import build_manual
 
 REPO = Path(__file__).resolve().parents[2]
@@ -166,15 +166,17 @@ def _wait_healthy(
 ) -> None:
     # Only a server that never answers waits this long: a start took over 60 s under a
     # load of 30 on 2 cores
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
+    def healthy() -> bool:
         if proc.poll() is not None:
             pytest.fail(f"fedwatch serve exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
         with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{url}/healthz", headers=headers, timeout=2).status_code == 200:
-                return
-        time.sleep(0.3)
-    pytest.fail(f"fedwatch serve did not become healthy:\n{log.read_text()[-3000:]}")
+            return httpx.get(f"{url}/healthz", headers=headers, timeout=2).status_code == 200
+        return False
+
+    def said() -> str:
+        return f"fedwatch serve healthy:\n{log.read_text()[-3000:]}"
+
+    eventually(healthy, said, 180, every=0.3)
 
 
 @pytest.fixture

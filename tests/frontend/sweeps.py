@@ -4,11 +4,11 @@ algorithms × two client learning rates."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx
 
+from tests.eventually import eventually
 from worker.engine.presets import get_preset
 
 ALGORITHMS = ["cafed", "fedavg"]
@@ -28,12 +28,14 @@ def lr_sweep(server: str, name: str = "lr sweep") -> dict[str, Any]:
     response = httpx.post(f"{server}/api/experiments", json=body)
     assert response.status_code == 201, response.text
     experiment: dict[str, Any] = response.json()
-    deadline = time.monotonic() + 180
-    for run_id in experiment["run_ids"]:
-        while (run := httpx.get(f"{server}/api/runs/{run_id}").json())["status"] != "succeeded":
+
+    def succeeded() -> bool:
+        runs = [httpx.get(f"{server}/api/runs/{i}").json() for i in experiment["run_ids"]]
+        for run in runs:
             assert run["status"] not in ("failed", "cancelled"), run["error"]
-            assert time.monotonic() < deadline, f"run {run_id} did not finish"
-            time.sleep(0.3)
+        return all(run["status"] == "succeeded" for run in runs)
+
+    eventually(succeeded, f"runs {experiment['run_ids']} succeeding", 180, every=0.3)
     return experiment
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.frontend.conftest import screenshot
@@ -135,3 +136,35 @@ def test_a_sweep_in_parallel_coordinates(page: Any, server: str, sweep: Any) -> 
     page.reload()
     page.wait_for_function(f"() => ({last})() === 'time-average accuracy'")
     assert page.input_value("select[name=pc]") == "time_avg_test_acc"
+
+
+def test_choices_and_files_are_the_servers(page: Any, server: str, sweep: Any) -> None:
+    meta = httpx.get(f"{server}/api/meta", timeout=30).json()
+    page.goto(f"{server}/#/compare?experiment={sweep['id']}&x=wall")
+    page.wait_for_function(f"() => ({CONFIG_CELLS})().length === 4")
+
+    def options(name: str) -> list[list[str]]:
+        return page.eval_on_selector_all(
+            f"select[name={name}] option", "os => os.map((o) => [o.value, o.textContent])"
+        )
+
+    # Each chooser offers what GET /api/meta serves, in its order and words.
+    assert options("x") == [[a["key"], a["option"]] for a in meta["x_axes"]]
+    assert options("group_by") == [[c["name"], c["label"]] for c in meta["group_by"]]
+    assert options("band") == [[c["name"], c["label"]] for c in meta["bands"]]
+    assert page.input_value("select[name=x]") == "wall_s"  # the address's word, read
+    assert page.input_value("input[name=alpha]") == str(meta["alpha"])
+
+    def files(kind: str) -> list[list[str]]:
+        return page.eval_on_selector_all(
+            f"[data-files={kind}] button", "bs => bs.map((b) => [b.dataset.format, b.textContent])"
+        )
+
+    assert files("table") == [[c["name"], c["label"]] for c in meta["table_formats"]]
+    assert files("figure") == [[c["name"], c["label"]] for c in meta["figure_formats"]]
+
+    # No band: the groups' means alone.
+    page.select_option("select[name=band]", "none")
+    title = "document.querySelector('[data-plot=compare]')?.layout?.title?.text"
+    page.wait_for_function(f"() => {title}?.includes('mean per group')")
+    assert "band=none" in page.url

@@ -7,7 +7,6 @@ the runs table and the compare page."""
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,6 +14,7 @@ import httpx
 import pytest
 
 from tests.api.helpers import example1
+from tests.eventually import eventually
 from tests.frontend.conftest import js, screenshot, serve, watched_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -25,11 +25,12 @@ TIMEOUT = httpx.Timeout(60)
 ROWS = "() => [...document.querySelectorAll('tr[data-run-id]')].map((r) => +r.dataset.runId)"
 
 
-def wait_final(server: str, run_id: int, timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while httpx.get(f"{server}/api/runs/{run_id}", timeout=TIMEOUT).json()["status"] not in FINAL:
-        assert time.monotonic() < deadline, f"run {run_id} did not finish"
-        time.sleep(0.2)
+def wait_final(server: str, run_id: int) -> None:
+    def status() -> str:
+        run: dict[str, str] = httpx.get(f"{server}/api/runs/{run_id}", timeout=TIMEOUT).json()
+        return run["status"]
+
+    eventually(lambda: status() in FINAL, f"run {run_id} finishing", 90, every=0.2)
 
 
 @pytest.fixture(scope="module")

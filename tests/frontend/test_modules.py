@@ -1,6 +1,6 @@
 """Helper modules of the front end in Chromium, where they need a browser (localStorage,
-location) or the server's catalogue: API error mapping and wire conversion, hash routes,
-sweeps. The pure modules run under `node --test` (tests/js)."""
+location) or the server's catalogue: API error mapping and wire conversion, hash routes.
+The pure modules run under `node --test` (tests/js)."""
 
 from __future__ import annotations
 
@@ -77,53 +77,6 @@ def test_routes(modules_page: Any) -> None:
         {"page": "runs", "id": None, "q": {}},
     ]
     assert js(modules_page, "router.js", "m => m.idList('3, x,0,7,2.5')") == [3, 7]
-
-
-def test_sweep_size_and_values(modules_page: Any) -> None:
-    assert (
-        js(
-            modules_page,
-            "sweep.js",
-            "m => m.sweepSize({'algorithm.name': ['a', 'b'], lr: [1, 2, 3]}, [0, 1])",
-        )
-        == 12
-    )
-    assert js(modules_page, "sweep.js", "m => m.parseValues('0.1, x, 2', 'number')") == [
-        0.1,
-        "x",
-        2,
-    ]
-
-
-def test_cells_of_a_presets_methods(modules_page: Any) -> None:
-    methods = (
-        "[{algorithm: 'cafed', set: {'client.lr': 0.01, 'server.lr': 0.3}},"
-        " {algorithm: 'f3ast', set: {}}]"
-    )
-    out = js(
-        modules_page,
-        "sweep.js",
-        f"""m => {{ const cells = m.methodCells({methods});
-          return [cells, cells.map(m.cellText), m.sweepSize({{}}, [0, 1, 2], cells),
-            m.sweepSize({{lr: [1, 2]}}, [0], cells), m.sweepSize({{lr: [1, 2]}}, [0], []),
-            m.cellError('client.lr', 'cafed, seed=3: Input should be greater than 0'),
-            m.cellError('', 'seed=0: unknown algorithm')]; }}""",
-    )
-    assert out == [
-        [
-            {
-                "label": "cafed",
-                "set": {"algorithm.name": "cafed", "client.lr": 0.01, "server.lr": 0.3},
-            },
-            {"label": "f3ast", "set": {"algorithm.name": "f3ast"}},
-        ],
-        ["cafed — client.lr = 0.01, server.lr = 0.3", "f3ast"],
-        6,
-        4,
-        2,
-        "client.lr: Input should be greater than 0",
-        "unknown algorithm",
-    ]
 
 
 def test_run_names_from_a_preset_say_what_differs(modules_page: Any) -> None:

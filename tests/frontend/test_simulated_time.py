@@ -3,6 +3,7 @@ comparison against simulated time."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
@@ -80,8 +81,10 @@ def test_a_run_without_a_system_model_offers_no_simulated_time(page: Any, server
 
 def test_compare_against_simulated_time(page: Any, server: str) -> None:
     runs = [timed_run(server, "fedavg", seed) for seed in (1, 2)]
+    # An older address spells the axis by its key: read, and written back as its word.
     page.goto(f"{server}/#/compare?runs={runs[0]},{runs[1]}&group_by=none&x=sim_time_s")
     page.wait_for_function(f"() => ({X_TITLE})('compare') === 'simulated time (s)'")
+    page.wait_for_url(re.compile(r".*[?&]x=sim(&|$)"))
     page.wait_for_function("() => document.querySelector('[data-plot=compare]').data?.length >= 2")
 
     # One group per run ("#<id> <name>"), each a line of its run's own points.

@@ -7,7 +7,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from api.main import create_app
 from db.migrate import upgrade
 from tests.api.helpers import embedded_settings
 from tests.db.databases import REDIS_URL, postgres_database, unavailable
+from tests.eventually import eventually
 
 pytestmark = pytest.mark.service
 
@@ -100,11 +100,12 @@ def start_worker(
             start_new_session=True,
         )
         started.append(process)
-        deadline = time.monotonic() + 60
-        while b" ready." not in log.read_bytes():
+
+        def ready() -> bool:
             assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, f"worker {name} not ready: {log.read_text()}"
-            time.sleep(0.2)
+            return b" ready." in log.read_bytes()
+
+        eventually(ready, lambda: f"worker {name} ready: {log.read_text()}", every=0.2)
         return Worker(process, log)
 
     yield start

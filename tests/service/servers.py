@@ -7,10 +7,11 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
+
+from tests.eventually import eventually
 
 
 def free_port() -> int:
@@ -43,12 +44,14 @@ def serve(url: str, port: int, log: Path, **env: str) -> subprocess.Popen[bytes]
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    deadline = time.monotonic() + 60
-    while True:
+
+    def answers() -> bool:
         assert process.poll() is None, log.read_text()
-        assert time.monotonic() < deadline, log.read_text()
         try:
             httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
-            return process
         except httpx.TransportError:
-            time.sleep(0.2)
+            return False
+        return True
+
+    eventually(answers, lambda: f"the server answering:\n{log.read_text()}", every=0.2)
+    return process

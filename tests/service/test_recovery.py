@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -22,6 +21,7 @@ from db.models import Run, utcnow
 from db.runs import claim_run, new_run
 from db.session import make_engine, make_sessionmaker
 from tests.api.helpers import example1, submit, wait_final, wait_rounds
+from tests.eventually import eventually
 from tests.service.conftest import StartWorker
 from tests.service.servers import free_port, serve
 from tests.service.test_worker import database_counts, reference, stored_rows
@@ -143,10 +143,12 @@ def test_killed_worker_is_resumed_by_the_sweep(
     # The killed worker's delivery stays unacknowledged (Redis did not redeliver it);
     # the sweeper acknowledges its own one just after the run's final status.
     unacked = redis.Redis.from_url(broker_url)
-    deadline = time.monotonic() + 10
-    while unacked.hlen("unacked") != 1 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert unacked.hlen("unacked") == 1
+    eventually(
+        lambda: unacked.hlen("unacked") == 1,
+        lambda: f"one delivery unacknowledged, not {unacked.hlen('unacked')}",
+        10,
+        every=0.1,
+    )
     assert database_counts(pg_url, run["id"]) == (ROUNDS, ROUNDS, ROUNDS)
     assert stored_rows(api, run["id"]) == expected
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.api.helpers import example1, submit
+from tests.eventually import eventually
 from worker.child import process_name
 from worker.cores import split
 
@@ -30,14 +30,17 @@ def affinity(pid: int | str) -> frozenset[int]:
 def run_process(run_id: int) -> str:
     """The process id of the run's process, once it has started (it names itself)."""
     name = f"{process_name(run_id)}\n"
-    while True:  # the test's timeout bounds the wait
+
+    def started() -> str | None:
         for proc in Path("/proc").iterdir():
             try:
                 if proc.name.isdigit() and (proc / "comm").read_text() == name:
                     return proc.name
             except OSError:
                 continue
-        time.sleep(0.05)
+        return None
+
+    return eventually(started, f"run {run_id}'s process starting")
 
 
 def threads_cores(pid: int | str) -> set[frozenset[int]]:

@@ -11,11 +11,13 @@ class DatasetMissing(ConfigError, FileNotFoundError):
     """Dataset files absent (or unreadable) under the data root, and not to be downloaded.
     `fact` says what is wrong; the message adds what to do about it, naming a download
     only where one is allowed (`advice`: a server that downloads nothing says so, the
-    command line may)."""
+    command line may). `missing`: the files expected and absent, where it can list them
+    (a pattern for a folder of files, `femnist/data/train/*.json`)."""
 
-    def __init__(self, fact: str) -> None:
+    def __init__(self, fact: str, missing: tuple[str, ...] = ()) -> None:
         super().__init__(f"{fact}; {remedy(True)}")
         self.fact = fact
+        self.missing = missing  # the expected files absent, relative to the data root
 
     def advice(self, download_allowed: bool) -> str:
         return f"{self.fact}; {remedy(download_allowed)}"

@@ -13,6 +13,17 @@ DataSource = Literal["generated", "bundled", "data_root"]
 
 
 @dataclass(frozen=True)
+class FileSizes:
+    """What a dataset's files say of its size without their samples being parsed:
+    `largest_user`, the train samples of its user with the most (one client's local
+    steps under the natural partition); `reading_bytes`, what reading the files holds
+    at once beyond the arrays the loader returns."""
+
+    largest_user: int
+    reading_bytes: int
+
+
+@dataclass(frozen=True)
 class DatasetFacts:
     """What a dataset declares, so that config checks need no list of names.
 
@@ -35,6 +46,9 @@ class DatasetFacts:
     (the `natural` partition). `layout`: a cheap check of its files under `data.root`
     (a folder listing, nothing parsed), raising `DatasetMissing` or `ConfigError` naming
     the key, that a submission runs before any run starts (`data.check_dataset`).
+    `file_sizes`: the `FileSizes` of its files under `data.root`, read cheaply (LEAF's
+    `num_samples`, written before the samples), so that a run's estimate counts its
+    largest user rather than the whole set (None where they cannot be read so).
     """
 
     n_classes: int
@@ -48,6 +62,7 @@ class DatasetFacts:
     users: bool = False
     columns: tuple[str, ...] = ()
     layout: Callable[[Path], None] | None = None
+    file_sizes: Callable[[Path], FileSizes | None] | None = None
 
     @property
     def pooled(self) -> bool:
@@ -60,6 +75,12 @@ class DatasetFacts:
         if self.partitions:
             return self.partitions[0]
         return "natural" if self.users else "iid"
+
+    @property
+    def default_metric(self) -> str:
+        """The round metric a chart of its runs shows first: the estimate itself for a
+        regression target (FedLaAvg's mean estimation), test accuracy otherwise."""
+        return "param" if self.kind == "regression" else "test_acc"
 
 
 @dataclass(frozen=True)

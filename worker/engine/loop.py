@@ -26,7 +26,7 @@ from worker.engine.data.validation import Validation, hold_out
 from worker.engine.errors import ConfigError
 from worker.engine.masks import Available
 from worker.engine.models import build_model, has_buffers, objective, recurrent
-from worker.engine.privacy.run import run_privacy
+from worker.engine.privacy.run import amplification, run_privacy
 from worker.engine.records import ClientFacts, ClientTimeline, RoundRecord, Summary
 from worker.engine.registry import selected
 from worker.engine.ring import VersionRing
@@ -174,7 +174,6 @@ class Simulation:
         self.algorithm: Algorithm = entry.component(params, facts)
         self.declared = {spec.name for spec in self.algorithm.metrics}
         work_s = self.work_s()
-        self.facts = ClientFacts(alpha.detach().cpu().double().numpy(), work_s)
         self.tracker = Tracker(alpha, config.eval.target_acc, self.availability.period, work_s)
         self.w = self.model.initial().to(self.device)
         self.server = ServerOptimizer(config.server, self.model.dim, self.device)
@@ -185,10 +184,10 @@ class Simulation:
             self.deck = FlightDeck(self.clock, facts.k, data.n_clients)
             self.ring = VersionRing(self.algorithm.params.ring, self.model.dim, self.device)
             self.ring.push(0, self.w)
-        independent = self.availability.independent and self.clock is None
-        self.privacy = run_privacy(
-            config.privacy, data.n_clients, facts.k, config.seed, pi if independent else None
-        )
+        rates = pi if amplification(config) is None else None
+        self.privacy = run_privacy(config.privacy, data.n_clients, facts.k, config.seed, rates)
+        kept = None if self.privacy is None else self.privacy.rates
+        self.facts = ClientFacts(alpha.detach().cpu().double().numpy(), work_s, kept)
         self.start_round = 0
         self.wall_s = 0.0
         self.startup_s: float | None = None

@@ -69,7 +69,7 @@ class MetricSpec:
         return self.short or self.label
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "domain": list(self.domain)}
+        return {**asdict(self), "domain": list(self.domain), "log": log_scaled(self)}
 
 
 @dataclass(frozen=True)
@@ -572,6 +572,11 @@ def panels() -> list[PanelSpec]:
         *(p for p in PANELS if p.name in used),
         *(PanelSpec(name, f"{name[:1].upper()}{name[1:]} metrics") for name in extra),
     ]
+
+
+def log_scaled(spec: MetricSpec) -> bool:
+    """Whether its charts and figures default to a log y axis: its panel's."""
+    return any(p.log for p in PANELS if p.name == spec.panel)
 
 
 def compared() -> list[MetricSpec]:

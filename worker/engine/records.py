@@ -77,14 +77,20 @@ class ClientTimeline:
 class ClientFacts:
     """What a run knows of each client before its first round, in round 0's record:
     its data share (the target weights α, Σ = 1) and, with a system model, its device's
-    seconds for a round's whole work (`Clock.work_s`: download, local steps, upload)."""
+    seconds for a round's whole work (`Clock.work_s`: download, local steps, upload),
+    and, where the privacy accountant amplifies each client by sampling at its own
+    availability, that rate π_k (`RunPrivacy.rates`)."""
 
     data_share: np.ndarray  # float64 (N,)
     work_s: np.ndarray | None = None  # float64 (N,)
+    privacy_rate: np.ndarray | None = None  # float64 (N,)
 
     def to_dict(self) -> dict[str, Any]:
         work = None if self.work_s is None else self.work_s.tolist()
-        return {"data_share": self.data_share.tolist(), "work_s": work}
+        out: dict[str, Any] = {"data_share": self.data_share.tolist(), "work_s": work}
+        if self.privacy_rate is not None:
+            out["privacy_rate"] = self.privacy_rate.tolist()
+        return out
 
 
 @dataclass(eq=False)

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from fedwatch.limits import COMPONENT_NAME_MAX, METRIC_NAME_MAX
 from worker.engine import metrics
 from worker.engine.facts import DatasetFacts, ModelFacts
 from worker.engine.metrics import MetricSpec
@@ -37,7 +38,6 @@ from worker.engine.sections import (
 )
 
 T = TypeVar("T")
-METRIC_NAME_MAX = 64  # the stored series' key (db/models.py: MetricChunk.name)
 
 
 class RegistrationError(Exception):
@@ -249,6 +249,11 @@ def declare(
     where = f"{source}: {kind.section} {name!r}"
     if not (isinstance(name, str) and name.isidentifier()):
         raise RegistrationError(f"{where}: a name must be a Python identifier (a config key)")
+    if len(name) > COMPONENT_NAME_MAX:
+        raise RegistrationError(
+            f"{where}: a name has at most {COMPONENT_NAME_MAX} characters (a run stores it), "
+            f"not {len(name)}"
+        )
     if name == "auto" and kind is PARTITION:
         raise RegistrationError(f"{where}: auto is the dataset's own partition")
     if name in kind.reserved and params is not None and params.model_fields:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from fedwatch.limits import INT32_MAX
 from worker.engine.params import Params
 from worker.engine.paths import MAX_PATH_CHARS
 from worker.engine.privacy.section import PrivacySection
@@ -16,7 +17,7 @@ from worker.engine.timespan import MAX_SECONDS, MIN_SECONDS
 if TYPE_CHECKING:
     from worker.engine.components import Components
 
-MAX_SEED = 2**31 - 1
+MAX_SEED = INT32_MAX  # a run's seed is stored (`runs.seed`)
 
 
 # Form hints that depend on the components, resolved by `config.build_run_config`: the

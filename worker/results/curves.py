@@ -16,7 +16,26 @@ from worker.engine.stats import t_quantile
 from worker.results import numbers
 
 XAxis = Literal["round", "wall_s", "sim_time_s"]
-X_LABELS = {"round": "round", "wall_s": "wall time (s)", "sim_time_s": "simulated time (s)"}
+
+
+@dataclass(frozen=True)
+class XAxisSpec:
+    """An x axis a curve can take: `key`, what the API's `x` and the series call it;
+    `word`, what the pages write in their own addresses (`x=wall`); `title`, the axis
+    title; `option`, its entry in a page's chooser."""
+
+    key: XAxis
+    word: str
+    title: str
+    option: str
+
+
+X_AXES = (
+    XAxisSpec("round", "round", "round", "x = round"),
+    XAxisSpec("wall_s", "wall", "wall time (s)", "x = wall time"),
+    XAxisSpec("sim_time_s", "sim", "simulated time (s)", "x = simulated time"),
+)
+X_LABELS: dict[XAxis, str] = {a.key: a.title for a in X_AXES}
 Domain = tuple[float | None, float | None]
 UNBOUNDED: Domain = (None, None)
 

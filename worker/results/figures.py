@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from worker.engine.metrics import MetricSpec
+from worker.results.choices import Choice
 from worker.results.curves import UNBOUNDED, Domain, GroupCurve, RunCurve, clip_note
 
 if TYPE_CHECKING:
@@ -40,6 +41,12 @@ HEIGHT_IN = {"column": 2.2, "full": 2.8}  # a row of axes with their labels
 FONT_PT = {"column": 8.0, "full": 9.0}
 Band = Literal["std", "ci", "none"]
 BAND_LABELS = {"std": "± std across runs", "ci": "95 % CI of the mean", "none": ""}
+BAND_CHOICES = (
+    Choice("std", "band: ± std"),
+    Choice("ci", "band: 95 % CI of the mean"),
+    Choice("none", "no band"),
+)
+FIGURE_CHOICES = (Choice("pdf", "PDF"), Choice("svg", "SVG"), Choice("png", "PNG"))
 # Okabe & Ito's colours, black first, without the yellow that a white page loses.
 COLOURS = ("#000000", "#E69F00", "#0072B2", "#009E73", "#D55E00", "#56B4E9", "#CC79A7")
 DASHES: tuple[Any, ...] = ("-", "--", ":", "-.")

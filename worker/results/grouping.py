@@ -28,9 +28,15 @@ from worker.engine.algorithms.asynchronous import runs_async
 from worker.engine.components import Components
 from worker.engine.moved import MOVED, moved
 from worker.engine.presets import PRESETS, Preset
+from worker.results.choices import Choice
 from worker.results.table import TableNotes
 
 GroupBy = Literal["algorithm", "experiment_cell", "none"]
+GROUP_BY_CHOICES = (
+    Choice("algorithm", "group by algorithm"),
+    Choice("experiment_cell", "group by experiment cell"),
+    Choice("none", "no grouping"),
+)
 Why = Literal["explicit", "preset", "sweep", "first"]
 WarningKind = Literal["duplicate_seed", "mixed_configs"]
 

@@ -37,9 +37,12 @@ from worker.engine.stats import (
 )
 from worker.results import cells as safe
 from worker.results import numbers
+from worker.results.choices import Choice
 
 Format = Literal["text", "csv", "md", "tex"]
 FORMATS: tuple[Format, ...] = ("text", "csv", "md", "tex")
+FILE_CHOICES = (Choice("tex", "LaTeX"), Choice("csv", "CSV"), Choice("md", "Markdown"))
+"""The formats a page offers a table in, as files."""
 MEDIA_TYPES = {
     "text": "text/plain",
     "csv": "text/csv",

@@ -6,13 +6,13 @@
 import { ApiError, api } from "../api.js";
 import { confirmIn } from "../confirm.js";
 import { badge, empty, errorBox, h, loading, progressBar, replace } from "../dom.js";
-import { downloadButton, FIGURE_FILES, TABLE_FILES } from "../downloads.js";
+import { downloadButton } from "../downloads.js";
 import { seedText, when } from "../format.js";
 import { etaText, speedText, standing } from "../standing.js";
-import { loadStatuses } from "../statuses.js";
+import { loadMeta } from "../meta.js";
 import { helpLink } from "../help.js";
 import { go } from "../router.js";
-import { cellText } from "../sweep.js";
+import { cellText } from "../sweep/values.js";
 
 const REFRESH_MS = 2000;
 
@@ -28,187 +28,24 @@ export function mount(root, route) {
   async function refresh() {
     clearTimeout(timer);
     try {
-      const [experiment, { runs, count }, statuses] = await Promise.all([
+      const [experiment, { runs, count }, meta] = await Promise.all([
         api.experiment(id),
         api.listRuns({ experimentId: id, order: "activity", limit: 500 }),
-        loadStatuses(),
+        loadMeta(),
       ]);
       if (!alive) return;
       // Re-render only on change: an idle page keeps its links still under the pointer.
       const key = JSON.stringify([experiment, runs, count]);
       if (key !== shown) {
         shown = key;
-        render(experiment, runs, count, statuses);
+        replace(root, ...page(experiment, runs, count, meta, { asking, remove }));
       }
-      if (activeCount(experiment.progress.byStatus, statuses) > 0) timer = setTimeout(refresh, REFRESH_MS);
+      if (activeCount(experiment.progress.byStatus, meta.statuses) > 0) timer = setTimeout(refresh, REFRESH_MS);
     } catch (err) {
       if (!alive) return;
       shown = "";
-      if (err instanceof ApiError && err.status === 404) {
-        replace(
-          root,
-          h(
-            "div",
-            { class: "state state-missing" },
-            empty(`Experiment #${id} does not exist`, "It was never created."),
-            h("a", { href: "#/runs" }, "Back to the runs"),
-          ),
-        );
-      } else {
-        replace(root, errorBox(err, refresh));
-      }
+      replace(root, err instanceof ApiError && err.status === 404 ? missing(id) : errorBox(err, refresh));
     }
-  }
-
-  /**
-   * @param {import("../api.js").Experiment} e @param {import("../api.js").Run[]} runs
-   * @param {number} count all its runs (the table shows the first 500)
-   * @param {import("../api.js").StatusSpec[]} specs the statuses, in lifecycle order
-   */
-  function render(e, runs, count, specs) {
-    const p = e.progress;
-    const total = Object.values(p.byStatus).reduce((a, b) => a + b, 0);
-    const statuses = specs.map((s) => s.name).filter((s) => p.byStatus[s]);
-    const active = activeCount(p.byStatus, specs);
-    const grid = Object.entries(e.grid);
-    replace(
-      root,
-      h(
-        "div",
-        { class: "page-head" },
-        h(
-          "h1",
-          {},
-          h("span", { class: "run-id" }, `#${e.id}`),
-          " ",
-          h("span", { class: "experiment-title" }, e.name),
-          " ",
-          helpLink("experiment", "the experiment page"),
-        ),
-        h(
-          "div",
-          { class: "actions" },
-          h("a", { class: "button", href: `#/compare?experiment=${e.id}` }, "Compare"),
-          e.preset && h("a", { class: "button", href: `#/experiments/${e.id}/reproduction` }, "Reproduction report"),
-          h("button", { type: "button", class: "danger", on: { click: () => remove(e) } }, "Delete experiment"),
-        ),
-      ),
-      asking,
-      e.runIds.length > 0 &&
-        h(
-          "div",
-          { class: "toolbar downloads", dataset: { files: "experiment" } },
-          "Comparison of its cells: ",
-          TABLE_FILES.slice(0, 2).map(([fmt, text]) =>
-            downloadButton(text, () => comparePath(e, runs, fmt), {
-              title: `The summary table as ${text}`,
-              format: fmt,
-            }),
-          ),
-          downloadButton("Figure (PDF)", () => comparePath(e, runs, "pdf"), {
-            title: "The cells' mean curves with ± std bands",
-            format: "pdf",
-          }),
-        ),
-      h(
-        "section",
-        { class: "experiment-progress" },
-        h(
-          "div",
-          { class: "status-line" },
-          progressBar(
-            p.roundsTotal ? p.roundsDone / p.roundsTotal : 0,
-            `${p.roundsDone.toLocaleString()} / ${p.roundsTotal.toLocaleString()} rounds`,
-          ),
-        ),
-        h(
-          "dl",
-          { class: "facts" },
-          h(
-            "div",
-            { class: "status-counts" },
-            h("dt", {}, `${total} run${total === 1 ? "" : "s"}`),
-            h(
-              "dd",
-              {},
-              statuses.map((s) =>
-                h("span", { class: "status-count", dataset: { status: s } }, badge(s), ` ${p.byStatus[s]}`),
-              ),
-            ),
-          ),
-          fact("ETA", active ? etaText(p.etaS) : "done", "overall-eta"),
-          fact("speed", speedText(p.roundsPerS), "speed"),
-          fact("created", when(e.createdAt)),
-        ),
-      ),
-      h(
-        "section",
-        { class: "experiment-design" },
-        h(
-          "dl",
-          { class: "facts" },
-          fact("seeds", e.seeds.join(", ")),
-          e.preset && fact("preset", e.preset),
-          grid.length > 0 &&
-            fact("grid", grid.map(([k, values]) => `${k} ∈ {${values.map(show).join(", ")}}`).join(" × ")),
-          e.cells.length > 0 && fact("cells", `${e.cells.length}`),
-        ),
-        e.cells.length > 0 &&
-          h(
-            "ul",
-            { class: "experiment-cells small" },
-            e.cells.map((c) => h("li", {}, cellText(c))),
-          ),
-      ),
-      h(
-        "section",
-        {},
-        h("h2", {}, "Runs"),
-        runs.length
-          ? h(
-              "div",
-              { class: "table-wrap" },
-              h(
-                "table",
-                { class: "runs-table compact" },
-                h(
-                  "thead",
-                  {},
-                  h(
-                    "tr",
-                    {},
-                    ["#", "name", "status", "progress", "seed"].map((t) => h("th", {}, t)),
-                  ),
-                ),
-                h(
-                  "tbody",
-                  {},
-                  runs.map((r) =>
-                    h(
-                      "tr",
-                      { dataset: { runId: String(r.id) } },
-                      h("td", { class: "num" }, String(r.id)),
-                      h(
-                        "td",
-                        { class: "name-cell" },
-                        h("a", { href: `#/runs/${r.id}`, class: "run-name" }, r.name || `run ${r.id}`),
-                      ),
-                      h("td", {}, badge(r.cancelling ? "cancelling" : r.status), standing(r)),
-                      h(
-                        "td",
-                        { class: "progress-cell" },
-                        progressBar(r.progress, `${r.roundsDone} / ${r.roundsTotal}`),
-                      ),
-                      h("td", { class: "num" }, seedText(r.seed)),
-                    ),
-                  ),
-                ),
-              ),
-            )
-          : empty("This experiment has no runs left.", "Its runs were deleted."),
-        count > runs.length && h("p", { class: "help" }, `The first ${runs.length} of ${count} runs.`),
-      ),
-    );
   }
 
   /** The experiment and its runs, after one confirmation. @param {import("../api.js").Experiment} e */
@@ -231,13 +68,198 @@ export function mount(root, route) {
   };
 }
 
+/** The page of an experiment that does not exist. @param {number} id */
+function missing(id) {
+  return h(
+    "div",
+    { class: "state state-missing" },
+    empty(`Experiment #${id} does not exist`, "It was never created."),
+    h("a", { href: "#/runs" }, "Back to the runs"),
+  );
+}
+
 /**
- * The API path of the experiment's comparison (its cells as groups) as a file.
- * @param {import("../api.js").Experiment} e @param {import("../api.js").Run[]} runs @param {string} fmt
+ * The page's parts: its head, its files, its progress, its design and its runs.
+ * @param {import("../api.js").Experiment} e @param {import("../api.js").Run[]} runs
+ * @param {number} count all its runs (the table shows the first 500) @param {import("../api.js").Meta} meta
+ * @param {{asking: HTMLElement, remove: (e: import("../api.js").Experiment) => void}} o the confirmation's slot, and what Delete does
  */
-function comparePath(e, runs, fmt) {
-  const metric = runs.length && runs.every((r) => r.dataset === "mean_estimation") ? "param" : "test_acc";
-  return api.comparePath({ runs: e.runIds, metric, groupBy: "experiment_cell", x: "round" }, fmt);
+function page(e, runs, count, meta, o) {
+  return [
+    head(e, o.remove),
+    o.asking,
+    e.runIds.length > 0 && files(e, runs, meta),
+    progress(e, meta.statuses),
+    design(e),
+    h(
+      "section",
+      {},
+      h("h2", {}, "Runs"),
+      runs.length ? runsTable(runs) : empty("This experiment has no runs left.", "Its runs were deleted."),
+      count > runs.length && h("p", { class: "help" }, `The first ${runs.length} of ${count} runs.`),
+    ),
+  ];
+}
+
+/**
+ * Its title and actions: compare, the reproduction report (a preset's), delete.
+ * @param {import("../api.js").Experiment} e @param {(e: import("../api.js").Experiment) => void} remove
+ */
+function head(e, remove) {
+  return h(
+    "div",
+    { class: "page-head" },
+    h(
+      "h1",
+      {},
+      h("span", { class: "run-id" }, `#${e.id}`),
+      " ",
+      h("span", { class: "experiment-title" }, e.name),
+      " ",
+      helpLink("experiment", "the experiment page"),
+    ),
+    h(
+      "div",
+      { class: "actions" },
+      h("a", { class: "button", href: `#/compare?experiment=${e.id}` }, "Compare"),
+      e.preset && h("a", { class: "button", href: `#/experiments/${e.id}/reproduction` }, "Reproduction report"),
+      h("button", { type: "button", class: "danger", on: { click: () => remove(e) } }, "Delete experiment"),
+    ),
+  );
+}
+
+/**
+ * The comparison of its cells as files: the table in each served format, the figure in the first.
+ * @param {import("../api.js").Experiment} e @param {import("../api.js").Run[]} runs @param {import("../api.js").Meta} meta
+ */
+function files(e, runs, meta) {
+  const q = () => ({
+    runs: e.runIds,
+    metric: meta.defaultMetrics[runs[0]?.dataset] ?? "",
+    groupBy: "experiment_cell",
+    x: meta.xAxes[0].key,
+  });
+  const figure = meta.figureFormats[0];
+  return h(
+    "div",
+    { class: "toolbar downloads", dataset: { files: "experiment" } },
+    "Comparison of its cells: ",
+    meta.tableFormats.map((f) =>
+      downloadButton(f.label, () => api.comparePath(q(), f.name), {
+        title: `The summary table as ${f.label}`,
+        format: f.name,
+      }),
+    ),
+    downloadButton(`Figure (${figure.label})`, () => api.compareFigurePath(q(), figure.name), {
+      title: "The cells' mean curves with ± std bands",
+      format: figure.name,
+    }),
+  );
+}
+
+/**
+ * How far its runs are together: rounds done over total, runs by status, the ETA of the last one.
+ * @param {import("../api.js").Experiment} e @param {import("../api.js").StatusSpec[]} specs the statuses, in lifecycle order
+ */
+function progress(e, specs) {
+  const p = e.progress;
+  const total = Object.values(p.byStatus).reduce((a, b) => a + b, 0);
+  const statuses = specs.map((s) => s.name).filter((s) => p.byStatus[s]);
+  const active = activeCount(p.byStatus, specs);
+  return h(
+    "section",
+    { class: "experiment-progress" },
+    h(
+      "div",
+      { class: "status-line" },
+      progressBar(
+        p.roundsTotal ? p.roundsDone / p.roundsTotal : 0,
+        `${p.roundsDone.toLocaleString()} / ${p.roundsTotal.toLocaleString()} rounds`,
+      ),
+    ),
+    h(
+      "dl",
+      { class: "facts" },
+      h(
+        "div",
+        { class: "status-counts" },
+        h("dt", {}, `${total} run${total === 1 ? "" : "s"}`),
+        h(
+          "dd",
+          {},
+          statuses.map((s) =>
+            h("span", { class: "status-count", dataset: { status: s } }, badge(s), ` ${p.byStatus[s]}`),
+          ),
+        ),
+      ),
+      fact("ETA", active ? etaText(p.etaS) : "done", "overall-eta"),
+      fact("speed", speedText(p.roundsPerS), "speed"),
+      fact("created", when(e.createdAt)),
+    ),
+  );
+}
+
+/** Its design: seeds, preset, grid and cells. @param {import("../api.js").Experiment} e */
+function design(e) {
+  const grid = Object.entries(e.grid);
+  return h(
+    "section",
+    { class: "experiment-design" },
+    h(
+      "dl",
+      { class: "facts" },
+      fact("seeds", e.seeds.join(", ")),
+      e.preset && fact("preset", e.preset),
+      grid.length > 0 && fact("grid", grid.map(([k, values]) => `${k} ∈ {${values.map(show).join(", ")}}`).join(" × ")),
+      e.cells.length > 0 && fact("cells", `${e.cells.length}`),
+    ),
+    e.cells.length > 0 &&
+      h(
+        "ul",
+        { class: "experiment-cells small" },
+        e.cells.map((c) => h("li", {}, cellText(c))),
+      ),
+  );
+}
+
+/** Its runs as they progress. @param {import("../api.js").Run[]} runs */
+function runsTable(runs) {
+  return h(
+    "div",
+    { class: "table-wrap" },
+    h(
+      "table",
+      { class: "runs-table compact" },
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          ["#", "name", "status", "progress", "seed"].map((t) => h("th", {}, t)),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        runs.map((r) =>
+          h(
+            "tr",
+            { dataset: { runId: String(r.id) } },
+            h("td", { class: "num" }, String(r.id)),
+            h(
+              "td",
+              { class: "name-cell" },
+              h("a", { href: `#/runs/${r.id}`, class: "run-name" }, r.name || `run ${r.id}`),
+            ),
+            h("td", {}, badge(r.cancelling ? "cancelling" : r.status), standing(r)),
+            h("td", { class: "progress-cell" }, progressBar(r.progress, `${r.roundsDone} / ${r.roundsTotal}`)),
+            h("td", { class: "num" }, seedText(r.seed)),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 /** @param {string} k @param {string} v @param {string} [key] */

@@ -8,7 +8,6 @@ import { preloadPlotly, purge, react } from "../plot.js";
 import { lineLayout, reproductionTraces } from "../traces.js";
 
 const REFRESH_MS = 2000;
-const PLOT_CONFIG = { responsive: true, displaylogo: false };
 /** The report's figures, in the order shown, with their headings. */
 const FIGURES = [
   ["time_avg", "time-average"],
@@ -45,7 +44,9 @@ export function mount(root, route) {
         api.listRuns({ experimentId: id, limit: 500 }),
       ]);
       if (!alive) return;
-      render(report);
+      title.textContent = `Reproduction: ${report.preset}`;
+      document.title = `${title.textContent} · FedWatch`;
+      render(body, chart, report, id);
       // Runs that failed or were cancelled never count as done: stop once none is active.
       if (report.runsDone < report.runsTotal && runs.some((r) => r.active)) timer = setTimeout(refresh, REFRESH_MS);
     } catch (err) {
@@ -65,59 +66,6 @@ export function mount(root, route) {
     }
   }
 
-  /** @param {import("../api.js").Reproduction} report */
-  function render(report) {
-    title.textContent = `Reproduction: ${report.preset}`;
-    document.title = `${title.textContent} · FedWatch`;
-    const fraction = report.runsTotal ? report.runsDone / report.runsTotal : 0;
-    const rmses = report.rows.filter((r) => r.curveRmse !== null);
-    const traces = reproductionTraces(report.rows);
-    replace(
-      body,
-      report.paper && h("p", {}, `Paper: ${report.paper}`),
-      h(
-        "div",
-        { class: "repro-progress", dataset: { done: String(report.runsDone), total: String(report.runsTotal) } },
-        progressBar(fraction, `${report.runsDone} of ${report.runsTotal} runs`),
-        h("span", { class: "muted" }, ` ${report.rounds} rounds each`),
-      ),
-      h("p", { class: "help" }, report.definition),
-      h("p", {}, report.source ? `Official runs: ${report.source}` : "No official runs are bundled for this preset."),
-      FIGURES.map(([key, heading]) => figureTable(report, key, heading)),
-      h(
-        "section",
-        {},
-        h("h2", {}, "Mean curves"),
-        rmses.length
-          ? h(
-              "ul",
-              { class: "curve-rmse" },
-              rmses.map((r) =>
-                h(
-                  "li",
-                  { dataset: { algorithm: r.algorithm } },
-                  `${r.algorithm}: RMSE ${r.rmseText} pp between FedWatch's and the official mean curve over ${sharedRounds(r)} shared rounds`,
-                ),
-              ),
-            )
-          : h("p", { class: "help" }, "No curve to compare yet."),
-        h(
-          "div",
-          { class: "plot-card wide" },
-          traces.length ? chart : empty("No curve yet.", "The chart fills in as runs finish."),
-        ),
-      ),
-    );
-    if (traces.length) {
-      const layout = lineLayout("Mean test accuracy — FedWatch solid, official code dashed", {
-        yTitle: "accuracy (%)",
-        height: 440,
-        uirevision: String(id),
-      });
-      react(chart, traces, layout, PLOT_CONFIG);
-    }
-  }
-
   preloadPlotly(); // downloads while the data does; runs once a plot is drawn
   refresh();
   return () => {
@@ -125,6 +73,61 @@ export function mount(root, route) {
     clearTimeout(timer);
     purge(chart);
   };
+}
+
+/**
+ * The report into `body`, its mean curves into `chart`.
+ * @param {HTMLElement} body @param {HTMLElement} chart @param {import("../api.js").Reproduction} report
+ * @param {number} id the experiment's
+ */
+function render(body, chart, report, id) {
+  const fraction = report.runsTotal ? report.runsDone / report.runsTotal : 0;
+  const rmses = report.rows.filter((r) => r.curveRmse !== null);
+  const traces = reproductionTraces(report.rows);
+  replace(
+    body,
+    report.paper && h("p", {}, `Paper: ${report.paper}`),
+    h(
+      "div",
+      { class: "repro-progress", dataset: { done: String(report.runsDone), total: String(report.runsTotal) } },
+      progressBar(fraction, `${report.runsDone} of ${report.runsTotal} runs`),
+      h("span", { class: "muted" }, ` ${report.rounds} rounds each`),
+    ),
+    h("p", { class: "help" }, report.definition),
+    h("p", {}, report.source ? `Official runs: ${report.source}` : "No official runs are bundled for this preset."),
+    FIGURES.map(([key, heading]) => figureTable(report, key, heading)),
+    h(
+      "section",
+      {},
+      h("h2", {}, "Mean curves"),
+      rmses.length
+        ? h(
+            "ul",
+            { class: "curve-rmse" },
+            rmses.map((r) =>
+              h(
+                "li",
+                { dataset: { algorithm: r.algorithm } },
+                `${r.algorithm}: RMSE ${r.rmseText} pp between FedWatch's and the official mean curve over ${sharedRounds(r)} shared rounds`,
+              ),
+            ),
+          )
+        : h("p", { class: "help" }, "No curve to compare yet."),
+      h(
+        "div",
+        { class: "plot-card wide" },
+        traces.length ? chart : empty("No curve yet.", "The chart fills in as runs finish."),
+      ),
+    ),
+  );
+  if (traces.length) {
+    const layout = lineLayout("Mean test accuracy — FedWatch solid, official code dashed", {
+      yTitle: "accuracy (%)",
+      height: 440,
+      uirevision: String(id),
+    });
+    react(chart, traces, layout);
+  }
 }
 
 /** Rounds at which both mean curves have a point. @param {import("../api.js").ReproductionRow} r */

@@ -82,3 +82,14 @@ def test_noise_changes_the_model_and_none_records_no_epsilon() -> None:
 
     assert "epsilon_assumed" not in plain.records[-1].metrics
     assert plain.records[-1].metrics["test_loss"] != noised.records[-1].metrics["test_loss"]
+
+
+def test_round_0_keeps_the_rates_it_amplified_at() -> None:
+    bernoulli = run(*CENTRAL, "availability.kind=bernoulli", "availability.bernoulli.p=0.5")
+    markov = run(*CENTRAL, "availability.kind=markov")
+
+    amplified, composed = bernoulli.records[0].clients, markov.records[0].clients
+    assert amplified is not None and amplified.privacy_rate is not None
+    assert amplified.privacy_rate.tolist() == [0.5] * 12
+    assert composed is not None and composed.privacy_rate is None
+    assert bernoulli.records[1].clients is None

@@ -10,6 +10,7 @@ one, each encoded as its index in LEAF's 80-character alphabet (`ALPHABET`, LEAF
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -18,12 +19,22 @@ import numpy as np
 import torch
 
 from worker.engine.data.federated import FederatedData, offsets
-from worker.engine.data.leaf import Decode, check_layout, load_split, test_order
+from worker.engine.data.leaf import (
+    PARSED_CHAR,
+    PARSED_NUMBER,
+    Decode,
+    check_layout,
+    check_users,
+    file_sizes,
+    load_split,
+    test_order,
+)
 from worker.engine.errors import ConfigError
 from worker.engine.facts import DatasetFacts
 from worker.engine.registry import dataset
 from worker.engine.sections import DataSection
 
+Loader = Callable[[Any, DataSection, np.random.Generator], FederatedData]
 PIXELS = 28 * 28
 SEQUENCE = 80  # LEAF's Shakespeare samples: 80 characters, then the one to predict
 ALPHABET = "\n !\"&'(),-.0123456789:;>?ABCDEFGHIJKLMNOPQRSTUVWXYZ[]abcdefghijklmnopqrstuvwxyz}"
@@ -44,6 +55,7 @@ FEMNIST = DatasetFacts(
     80_527,
     users=True,
     layout=partial(check_layout, name="femnist"),
+    file_sizes=partial(file_sizes, name="femnist", decoded=PIXELS, parsed=PARSED_NUMBER * PIXELS),
 )
 SHAKESPEARE = DatasetFacts(
     len(ALPHABET),
@@ -55,6 +67,9 @@ SHAKESPEARE = DatasetFacts(
     422_616,
     users=True,
     layout=partial(check_layout, name="shakespeare"),
+    file_sizes=partial(
+        file_sizes, name="shakespeare", decoded=SEQUENCE, parsed=PARSED_CHAR * SEQUENCE
+    ),
 )
 LEAF_DATASETS = ("femnist", "shakespeare")
 
@@ -141,7 +156,20 @@ def natural(
     return data, train.x, test.x[rows]
 
 
-@dataset("femnist", facts=FEMNIST, label="FEMNIST (LEAF, one client per writer)")
+class LeafLoader:
+    """A LEAF dataset's loader, and its check of the files before any run is created
+    (`check_dataset`): every user listed in `users` has its data (`check_users`)."""
+
+    def __init__(self, name: str, load: Loader) -> None:
+        self.name, self.load = name, load
+
+    def __call__(self, params: Any, cfg: DataSection, rng: np.random.Generator) -> FederatedData:
+        return self.load(params, cfg, rng)
+
+    def check(self, params: Any, cfg: DataSection) -> None:
+        check_users(Path(cfg.root), self.name)
+
+
 def femnist(params: Any, cfg: DataSection, rng: np.random.Generator) -> FederatedData:
     """LEAF's FEMNIST from `data.root`: images (1, 28, 28) in [0, 1], 62 classes."""
     data, x, xt = natural("femnist", cfg, FEMNIST.n_classes, pixels, labels)
@@ -153,10 +181,17 @@ def _images(pixels: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(pixels.astype(np.float32)).div_(255).view(-1, 1, 28, 28)
 
 
-@dataset("shakespeare", facts=SHAKESPEARE, label="Shakespeare (LEAF, one client per role)")
 def shakespeare(params: Any, cfg: DataSection, rng: np.random.Generator) -> FederatedData:
     """LEAF's Shakespeare from `data.root`: 80 token ids a sample (uint8), the next
     character's id the label (80 classes)."""
     data, x, xt = natural("shakespeare", cfg, SHAKESPEARE.n_classes, sequences, next_characters)
     data.x_train, data.x_test = torch.from_numpy(np.array(x)), torch.from_numpy(xt)
     return data
+
+
+dataset("femnist", facts=FEMNIST, label="FEMNIST (LEAF, one client per writer)")(
+    LeafLoader("femnist", femnist)
+)
+dataset("shakespeare", facts=SHAKESPEARE, label="Shakespeare (LEAF, one client per role)")(
+    LeafLoader("shakespeare", shakespeare)
+)

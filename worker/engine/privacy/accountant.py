@@ -15,11 +15,13 @@ the counts (a histogram kept incrementally): a round costs O(K + rounds so far),
 conversion per figure, whatever N. RDP of one round is computed once per event by
 `dp_accounting.rdp.RdpAccountant`; T rounds of it are T times that vector (what
 `compose(event, T)` computes), converted by `rdp_privacy_accountant.compute_epsilon`.
+`client_epsilon` is the one function that gives a client's ε, for this accountant and for
+the histogram of a run's clients (`client_epsilons.py`).
 """
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 import dp_accounting
@@ -30,7 +32,7 @@ from dp_accounting.rdp import rdp_privacy_accountant
 ORDERS = np.asarray(rdp_privacy_accountant.DEFAULT_RDP_ORDERS, dtype=np.float64)
 
 
-@cache
+@lru_cache(maxsize=4096)
 def round_rdp(sigma: float, q: float) -> np.ndarray:
     """RDP at `ORDERS` of one round: Gaussian of noise multiplier σ, Poisson-sampled at q
     (q = 1: the bare Gaussian)."""
@@ -51,6 +53,13 @@ def epsilon(rdp: np.ndarray, count: int, delta: float) -> float:
     return float(eps)
 
 
+def client_epsilon(sigma: float, delta: float, count: int, rate: float = 1.0) -> float:
+    """ε at δ of one client: `count` rounds of the Gaussian of noise multiplier σ, each a
+    Poisson sample at `rate`: its own π_k over every round (amplified), or 1 over the
+    rounds it contributed to (unamplified); the assumed figure is rate K/N."""
+    return epsilon(round_rdp(sigma, rate), count, delta)
+
+
 def middle(n: int) -> tuple[int, int]:
     """The ranks (0-based) whose mean is the median of n sorted values."""
     return (n - 1) // 2, n // 2
@@ -67,7 +76,7 @@ class Accountant:
         self.sigma = sigma
         self.delta = delta
         self.n = n
-        self.assumed = round_rdp(sigma, min(1.0, k / n))
+        self.assumed_rate = min(1.0, k / n)
         self.rates = None if rates is None else np.sort(np.asarray(rates, dtype=np.float64))
         self.rounds = 0
         self.counts = np.zeros(n, dtype=np.int64)  # rounds each client contributed to
@@ -89,7 +98,9 @@ class Accountant:
         np.add.at(self.histogram, self.counts[ids], 1)
         worst, median = self.amplified() if self.rates is not None else self.unamplified()
         return {
-            "epsilon_assumed": epsilon(self.assumed, self.rounds, self.delta),
+            "epsilon_assumed": client_epsilon(
+                self.sigma, self.delta, self.rounds, self.assumed_rate
+            ),
             "epsilon_client_max": worst,
             "epsilon_client_median": median,
         }
@@ -100,7 +111,7 @@ class Accountant:
         assert rates is not None
         lo, hi = middle(self.n)
         eps = {
-            q: epsilon(round_rdp(self.sigma, q), self.rounds, self.delta)
+            q: client_epsilon(self.sigma, self.delta, self.rounds, q)
             for q in {float(rates[r]) for r in (lo, hi, self.n - 1)}
         }
         return eps[float(rates[-1])], (eps[float(rates[lo])] + eps[float(rates[hi])]) / 2
@@ -114,9 +125,8 @@ class Accountant:
 
     def by(self, count: int) -> float:
         """ε of `count` unamplified rounds, kept as counts appear (one new a round)."""
-        gaussian = round_rdp(self.sigma, 1.0)
         while len(self.by_count) <= count:
-            self.by_count.append(epsilon(gaussian, len(self.by_count), self.delta))
+            self.by_count.append(client_epsilon(self.sigma, self.delta, len(self.by_count)))
         return self.by_count[count]
 
     def state_dict(self) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from worker.engine.availability.trace import FIELD as TRACE_FIELD
 from worker.engine.availability.trace import interval_count, parse_trace
 from worker.engine.config import RunConfig, dataset_facts
 from worker.engine.registry import selected
-from worker.engine.resources.sizes import RunSizes, driver, generated_rows
+from worker.engine.resources.sizes import RunSizes, driver, file_sizes, generated_rows
 from worker.engine.resources.terms import Term
 from worker.engine.training.evaluate import evaluation_rows
 
@@ -47,8 +47,12 @@ def _data(run: RunSizes) -> list[Term]:
         field = driver(c, "data.dataset")
         # decoded bytes and two float copies per split; then the pool and its
         # per-client copy; and the partition's index arrays
-        loading = f * max(10 * facts.train, 4 * facts.train + 10 * facts.test)
-        loading = max(loading, 4 * f * (facts.train + facts.test)) + 16 * facts.train
+        files = file_sizes(c)
+        if files is not None:  # the dataset's own reader's cost, from its files
+            loading = files.reading_bytes + 16 * facts.train
+        else:
+            loading = f * max(10 * facts.train, 4 * facts.train + 10 * facts.test)
+            loading = max(loading, 4 * f * (facts.train + facts.test)) + 16 * facts.train
         held = samples * (f * FLOAT + LONG)
         what = f"{run.n_train} + {run.n_test} samples of {f} values"
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from worker.engine.algorithms.asynchronous import AsyncParams
@@ -12,6 +13,7 @@ from worker.engine.algorithms.base import Footprint
 from worker.engine.config import RunConfig, dataset_facts
 from worker.engine.data.synthetic import GeneratedRows
 from worker.engine.errors import ConfigError
+from worker.engine.facts import FileSizes
 from worker.engine.loop import resolve_backend
 from worker.engine.registry import selected
 from worker.engine.resources.model_profile import ModelProfile, model_profile
@@ -159,13 +161,21 @@ def run_sizes(config: RunConfig) -> RunSizes:
     )
 
 
+def file_sizes(config: RunConfig) -> FileSizes | None:
+    """What the dataset's files under `data.root` say of their size, where it can say
+    (`DatasetFacts.file_sizes`)."""
+    read = dataset_facts(config).file_sizes
+    return None if read is None else read(Path(config.data.root))
+
+
 def _largest_client(config: RunConfig, n_train: int) -> int:
-    """Train samples of the client with the most, from above."""
+    """Train samples of the client with the most, from above: a partition's bound on
+    its spread, else (a natural partition's) the dataset's largest user, read from its
+    files, else the whole set."""
     data = config.data
     split, params = selected(data, config.components.partitions)
     spread = split.component(params).spread()
-    return (
-        n_train
-        if math.isinf(spread)
-        else min(n_train, math.ceil(n_train / data.n_clients * spread))
-    )
+    if not math.isinf(spread):
+        return min(n_train, math.ceil(n_train / data.n_clients * spread))
+    sizes = file_sizes(config)
+    return n_train if sizes is None else min(n_train, sizes.largest_user)
