@@ -28,7 +28,8 @@ export function mount(root, route) {
       const key = JSON.stringify(tune);
       if (key !== shown) {
         shown = key;
-        render(tune);
+        plots.forEach(purge);
+        plots = renderTune(root, tune);
       }
       if (tune.status !== "done") timer = setTimeout(refresh, REFRESH_MS);
     } catch (err) {
@@ -42,63 +43,82 @@ export function mount(root, route) {
     }
   }
 
-  /** @param {import("./data.js").Tune} t */
-  function render(t) {
-    plots.forEach(purge);
-    const methods = t.progress.map((p) => p.method);
-    const histories = methods.map((m) => h("div", { class: "plot tune-history", "data-method": m }));
-    const importances = h("div", { class: "plot tune-importances" });
-    const parallels = methods.map((m) => h("div", { class: "plot tune-parallel", "data-method": m }));
-    plots = [...histories, importances, ...parallels];
-    const final = t.experimentId
-      ? h(
-          "p",
-          {},
-          "Final comparison: ",
-          h("a", { href: `#/experiments/${t.experimentId}`, class: "tune-final" }, `experiment #${t.experimentId}`),
-        )
-      : h("p", {}, "The final runs start once every method has finished its trials.");
-    replace(
-      root,
-      h("div", { class: "page-head" }, h("h1", {}, `Tune #${t.id}: ${t.name} `, badge(t.status))),
-      h("p", { class: "tune-protocol" }, t.protocol),
-      ...t.flags.map((f) => h("p", { class: "tune-flag" }, f)),
-      final,
-      h("h2", {}, "Progress"),
-      progressTable(t),
-      h("h2", {}, "Optimisation history"),
-      ...methods.map((m, i) => h("section", {}, h("h3", {}, m), histories[i])),
-      h("h2", {}, "Parameter importances"),
-      Object.keys(t.importances).length
-        ? importances
-        : empty("No importances yet", "They come once two trials of a method completed."),
-      h("h2", {}, "Parallel coordinates"),
-      ...methods.map((m, i) => h("section", {}, h("h3", {}, m), parallels[i])),
-      h("h2", {}, "Trials"),
-      trialsTable(t),
-    );
-    const title = { title: { text: t.objective } };
-    methods.forEach((m, i) => {
-      const traces = historyTraces(
-        t.trials.filter((x) => x.method === m),
-        t.direction,
-      );
-      react(histories[i], traces, { xaxis: { title: { text: "trial" } }, yaxis: title, uirevision: m, height: 280 });
-      const axes = t.parallel[m] ?? [];
-      if (axes.length && axes[0].values.length)
-        react(parallels[i], [parcoordsTrace(axes)], { height: 300, uirevision: m });
-      else replace(parallels[i], empty("No completed trial yet"));
-    });
-    if (Object.keys(t.importances).length)
-      react(importances, importanceTraces(t.importances), { barmode: "group", height: 240 });
-  }
-
   refresh();
   return () => {
     alive = false;
     clearTimeout(timer);
     plots.forEach(purge);
   };
+}
+
+/** @typedef {{histories: HTMLElement[], importances: HTMLElement, parallels: HTMLElement[]}} TunePlots */
+
+/**
+ * The page of the tune `t` in `root`, its plots drawn; returns the plot divs.
+ * @param {HTMLElement} root @param {import("./data.js").Tune} t
+ */
+function renderTune(root, t) {
+  const methods = t.progress.map((p) => p.method);
+  /** @type {TunePlots} */
+  const els = {
+    histories: methods.map((m) => h("div", { class: "plot tune-history", "data-method": m })),
+    importances: h("div", { class: "plot tune-importances" }),
+    parallels: methods.map((m) => h("div", { class: "plot tune-parallel", "data-method": m })),
+  };
+  replace(root, ...sections(t, methods, els));
+  drawPlots(t, methods, els);
+  return [...els.histories, els.importances, ...els.parallels];
+}
+
+/** @param {import("./data.js").Tune} t @param {string[]} methods @param {TunePlots} els */
+function sections(t, methods, els) {
+  return [
+    h("div", { class: "page-head" }, h("h1", {}, `Tune #${t.id}: ${t.name} `, badge(t.status))),
+    h("p", { class: "tune-protocol" }, t.protocol),
+    ...t.flags.map((f) => h("p", { class: "tune-flag" }, f)),
+    finalLink(t),
+    h("h2", {}, "Progress"),
+    progressTable(t),
+    h("h2", {}, "Optimisation history"),
+    ...methods.map((m, i) => h("section", {}, h("h3", {}, m), els.histories[i])),
+    h("h2", {}, "Parameter importances"),
+    Object.keys(t.importances).length
+      ? els.importances
+      : empty("No importances yet", "They come once two trials of a method completed."),
+    h("h2", {}, "Parallel coordinates"),
+    ...methods.map((m, i) => h("section", {}, h("h3", {}, m), els.parallels[i])),
+    h("h2", {}, "Trials"),
+    trialsTable(t),
+  ];
+}
+
+/** The final comparison's experiment, or when it starts. @param {import("./data.js").Tune} t */
+function finalLink(t) {
+  if (!t.experimentId) return h("p", {}, "The final runs start once every method has finished its trials.");
+  const link = h(
+    "a",
+    { href: `#/experiments/${t.experimentId}`, class: "tune-final" },
+    `experiment #${t.experimentId}`,
+  );
+  return h("p", {}, "Final comparison: ", link);
+}
+
+/** @param {import("./data.js").Tune} t @param {string[]} methods @param {TunePlots} els */
+function drawPlots(t, methods, els) {
+  const title = { title: { text: t.objective } };
+  methods.forEach((m, i) => {
+    const traces = historyTraces(
+      t.trials.filter((x) => x.method === m),
+      t.direction,
+    );
+    react(els.histories[i], traces, { xaxis: { title: { text: "trial" } }, yaxis: title, uirevision: m, height: 280 });
+    const axes = t.parallel[m] ?? [];
+    if (axes.length && axes[0].values.length)
+      react(els.parallels[i], [parcoordsTrace(axes)], { height: 300, uirevision: m });
+    else replace(els.parallels[i], empty("No completed trial yet"));
+  });
+  if (Object.keys(t.importances).length)
+    react(els.importances, importanceTraces(t.importances), { barmode: "group", height: 240 });
 }
 
 /** @param {import("./data.js").Tune} t */
