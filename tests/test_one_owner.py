@@ -14,10 +14,17 @@ import pytest
 from db.status import STORED, Status
 from fedwatch import limits
 from worker.engine import metrics
+from worker.results.curves import X_AXES
+from worker.results.figures import BAND_CHOICES, FIGURE_CHOICES
+from worker.results.grouping import GROUP_BY_CHOICES
+from worker.results.table import FILE_CHOICES
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = {s.value for s in Status}
 OWNER = ROOT / "db" / "status.py"
+# Lists of other things whose names are also status names: a tune trial's states
+# (Optuna's: running, complete, pruned, failed, waiting), in its schema and its page.
+TRIAL_STATES = {ROOT / "api" / "schemas" / "tunes.py", ROOT / "frontend" / "js" / "pages" / "tune"}
 PYTHON = ("api", "bench", "db", "docs", "fedwatch", "worker")
 JS = sorted((ROOT / "frontend" / "js").rglob("*.js"))
 
@@ -37,7 +44,7 @@ def test_statuses_are_listed_once_in_python() -> None:
     found = []
     for package in PYTHON:
         for path in (ROOT / package).rglob("*.py"):
-            if path == OWNER:
+            if path == OWNER or path in TRIAL_STATES:
                 continue
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if len(names := listed_statuses(node)) >= 2:
@@ -50,7 +57,7 @@ def test_the_browser_lists_no_statuses_and_no_panel_titles() -> None:
     quoted = re.compile(r"""["']([a-z]+)["']""")
     titles = [p.title for p in metrics.PANELS]
     found = []
-    for path in JS:
+    for path in (p for p in JS if p.parent not in TRIAL_STATES):
         text = path.read_text(encoding="utf-8")
         for match in literal.finditer(text):
             if len(set(quoted.findall(match.group(1))) & NAMES) >= 2:
@@ -162,3 +169,58 @@ def test_the_check_sees_a_second_spelling_of_a_limit(code: str) -> None:
 def test_the_check_leaves_other_numbers_alone() -> None:
     code = "x = String(200); y = v[:3]; z = 2**32 - 1; p = r'[a-z]{1,20}'; n = len(s) > 4"
     assert [n for n in ast.walk(ast.parse(code)) if spelled_limits(n)] == []
+
+
+# The facts GET /api/meta and the catalogue serve, which a page reads and never spells:
+# the x axes' titles and choosers, the comparison's groupings, bands and file formats,
+# and what used to be decided by a name in the browser: the
+# Plotly config (plot.js owns it), a metric's log scale, a dataset's first metric.
+def served_words() -> set[str]:
+    choices = (*GROUP_BY_CHOICES, *BAND_CHOICES, *FIGURE_CHOICES, *FILE_CHOICES)
+    return {
+        *(a.title for a in X_AXES if a.title != a.key),
+        *(a.option for a in X_AXES),
+        *(c.label for c in choices),
+    }
+
+
+DECIDED_BY_NAME = re.compile(r"""===?\s*["']opt_gap["']|["']mean_estimation["']|displaylogo""")
+QUOTED = re.compile(r"""["'`]([^"'`\n]+)["'`]""")
+COMMENT = re.compile(r"^\s*(//|/?\*)")
+
+
+def spelled_facts(text: str, owner: bool = False) -> list[str]:
+    """The served facts a front-end file spells (`owner`: plot.js, which owns the config)."""
+    words = served_words()
+    found = []
+    for line in text.splitlines():
+        if COMMENT.match(line):
+            continue
+        found += [q for q in QUOTED.findall(line) if q in words]
+        found += [m for m in DECIDED_BY_NAME.findall(line) if not (owner and m == "displaylogo")]
+    return found
+
+
+def test_the_browser_spells_no_served_fact() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}: {what}"
+        for path in JS
+        for what in spelled_facts(path.read_text(encoding="utf-8"), path.name == "plot.js")
+    ]
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'const X = { wall_s: "wall time (s)" };',
+        '["ci", "band: 95 % CI of the mean"],',
+        'log: state.metric === "opt_gap",',
+        'runs.every((r) => r.dataset === "mean_estimation")',
+        "const PLOT_CONFIG = { responsive: true, displaylogo: false };",
+        '["tex", "LaTeX"],',
+    ],
+)
+def test_the_check_sees_a_served_fact_spelled(line: str) -> None:
+    assert spelled_facts(line)
+    assert spelled_facts("// " + line) == []  # a comment may name it

@@ -24,6 +24,7 @@ from db.models import Experiment, Run, Tune
 from db.runs import cancel_run, new_run
 from db.settings import Settings
 from db.status import ACTIVE
+from fedwatch.limits import TAG_MAX
 from worker.data_root import portable
 from worker.dispatch import queue_for
 from worker.engine.errors import ConfigError
@@ -39,7 +40,7 @@ PRUNED_AT = "pruned_at_round"
 def tags(tune_id: int, method: str, trial: int | None) -> list[str]:
     """A trial's (or, with `trial` None, a final run's) tags."""
     which = "final" if trial is None else f"trial:{trial}"
-    return [f"tune:{tune_id}", f"method:{method}"[:40], which]
+    return [f"tune:{tune_id}", f"method:{method}"[:TAG_MAX], which]
 
 
 def load_study(

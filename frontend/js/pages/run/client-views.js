@@ -20,7 +20,7 @@ import { failedEarly } from "./state.js";
  * client age, whether the distribution's counts are on a log axis, and the timeline's
  * states with their colours (`GET /api/meta`).
  * @typedef {{run: Run, unit: string, round: string, age: string, histLog: boolean,
- *   timelineStates: import("../../api.js").TimelineState[]}} Context
+ *   timelineStates: import("../../api.js").TimelineState[], simTitle: string}} Context
  */
 /**
  * A client view: `fetch` its data, then `draw` the settled result into its plot div; or,
@@ -117,11 +117,12 @@ export const CLIENT_VIEWS = [
 export class ClientViews {
   /**
    * @param {Run} run @param {boolean} timed @param {() => boolean} histLog
-   * @param {import("../../api.js").TimelineState[]} timelineStates
+   * @param {import("../../api.js").Meta} meta the timeline's states, the simulated-time axis' title
    */
-  constructor(run, timed, histLog, timelineStates) {
+  constructor(run, timed, histLog, meta) {
     this.histLog = histLog;
-    this.timelineStates = timelineStates;
+    this.timelineStates = meta.timelineStates;
+    this.simTitle = meta.xAxes.find((a) => a.key === "sim_time_s")?.title ?? "";
     this.element = h("div", { class: "plots client-views" });
     /** @type {Shown[]} */
     this.shown = CLIENT_VIEWS.filter((v) => v.when(run, timed)).map(shownView);
@@ -180,7 +181,8 @@ export class ClientViews {
     const unit = spread?.status === "fulfilled" ? spread.value.unit : "rounds";
     const age = panelSpecs().find((p) => p.name === AGE_PANEL)?.title ?? AGE_PANEL;
     const round = unit === "versions" ? "server update" : "round";
-    return { run, unit, round, age, histLog: this.histLog(), timelineStates: this.timelineStates };
+    const states = this.timelineStates;
+    return { run, unit, round, age, histLog: this.histLog(), timelineStates: states, simTitle: this.simTitle };
   }
 }
 
@@ -228,7 +230,7 @@ function drawTimeline(div, result, c) {
   const t = result.value;
   const height = Math.min(560, Math.max(240, 14 * t.clients.length + 110));
   const layout = {
-    ...lineLayout(title, { xTitle: "simulated time (s)", uirevision: "timeline", height, legend: false }),
+    ...lineLayout(title, { xTitle: c.simTitle, uirevision: "timeline", height, legend: false }),
     hovermode: "closest",
     yaxis: { autorange: "reversed", type: "category", title: { text: "" } },
   };

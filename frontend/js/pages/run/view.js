@@ -44,7 +44,7 @@ export class RunView {
     this.histLog = /** @type {HTMLInputElement} */ (
       h("input", { type: "checkbox", name: "hist-log", on: { change: () => this.refreshClientViews() } })
     );
-    this.clients = new ClientViews(run, this.curves.timed, () => this.histLog.checked, meta.timelineStates);
+    this.clients = new ClientViews(run, this.curves.timed, () => this.histLog.checked, meta);
     plots.push(...this.clients.plots());
     this.head = h("div", { class: "run-head" });
     this.asking = h("div", { class: "confirm-slot", hidden: true });
