@@ -87,6 +87,11 @@ def start(spec: ChildSpec) -> tuple[BaseProcess, LogRelay]:
     return process, logs
 
 
+WARM = threading.Event()
+"""Set once this process's fork server has made its imports (`warm_up`): a run, or a
+system model's check, starts in milliseconds from then on."""
+
+
 def warm_up() -> None:
     """Start the fork server now and wait until it has made its imports (it starts a first
     process once they are done), so that the first run does not wait for them. The
@@ -96,6 +101,7 @@ def warm_up() -> None:
     probe = context().Process(target=_nothing, name="fedwatch-warm-up")
     probe.start()
     probe.join()
+    WARM.set()
 
 
 def _nothing() -> None:

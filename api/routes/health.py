@@ -10,6 +10,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from api.deps import DispatcherDep, SessionDep, SettingsDep
+from worker import child
 
 router = APIRouter(tags=["health"])
 
@@ -30,9 +31,12 @@ UNHEALTHY = "The database or the broker does not answer, or the database's disk 
 @router.get("/healthz", responses={503: {"description": UNHEALTHY}})
 def healthz(
     session: SessionDep, dispatcher: DispatcherDep, settings: SettingsDep, response: Response
-) -> dict[str, str | float | None]:
+) -> dict[str, str | float | bool | None]:
     """`database`: `ok` or the error; `disk_free_mb`: free space on the disk of a SQLite
-    database file (null for a database server)."""
+    database file (null for a database server); `warm`: the fork server that runs and
+    system-model checks start from has made its imports (an embedded server warms it at
+    start: until then a first run, or a first submission with a system model, waits
+    seconds for them)."""
     try:
         session.execute(text("SELECT 1"))
         database = "ok"
@@ -45,4 +49,10 @@ def healthz(
     healthy = database == "ok" and broker in ("ok", "embedded")
     response.status_code = 200 if healthy else 503
     status = "ok" if healthy else "error"
-    return {"status": status, "database": database, "disk_free_mb": free, "broker": broker}
+    return {
+        "status": status,
+        "database": database,
+        "disk_free_mb": free,
+        "broker": broker,
+        "warm": child.WARM.is_set(),
+    }

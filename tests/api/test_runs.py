@@ -18,6 +18,7 @@ from tests.api.helpers import (
     wait_rounds,
 )
 from tests.engine.test_data import write_tiny_mnist
+from tests.eventually import eventually
 from tests.metrics_probe import metrics_added
 from worker.engine import metrics
 from worker.engine.metrics import MetricSpec
@@ -301,7 +302,9 @@ def test_health_schema_presets_and_static(client: TestClient, db_url: str) -> No
     health = client.get("/healthz").json()
     free = health.pop("disk_free_mb")  # of a SQLite file's disk; a server's is its own
     assert (free is None) == db_url.startswith("postgresql")
+    assert isinstance(health.pop("warm"), bool)  # warming in the background from the start
     assert health == {"status": "ok", "database": "ok", "broker": "embedded"}
+    eventually(lambda: client.get("/healthz").json()["warm"], "the fork server warm", 180)
     schema = client.get("/api/schema/run-config").json()
     assert {"rounds", "algorithm", "availability"} <= set(schema["properties"])
     presets = client.get("/api/presets").json()
