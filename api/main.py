@@ -34,6 +34,7 @@ from api.routes import (
     run_figure,
     runs,
     static,
+    tunes,
 )
 from api.schemas.errors import error_responses
 from api.storable import reject_unstorable
@@ -44,6 +45,7 @@ from db.settings import Settings, settings
 from worker.dispatch import make_dispatcher
 from worker.engine import components
 from worker.engine.components import Components
+from worker.tune.loop import TuneLoop
 
 # The page, its assets and the API docs stay open so a browser can load them and then ask
 # for the token; everything under /api goes through the token check, then the body's values.
@@ -62,6 +64,7 @@ API_ROUTERS = (
     experiments.router,
     reproduce.router,
     compare.router,
+    tunes.router,
 )
 
 
@@ -83,6 +86,7 @@ def create_app(
     sessions = make_sessionmaker(engine)
     dispatcher = make_dispatcher(sessions, config, run_cores)
     feed = LiveFeed(sessions, config.sse_poll_s, config.stall_s)
+    tune_loop = TuneLoop(sessions, config, dispatcher.submit)
 
     def begin_shutdown() -> None:
         """Asked to stop (SIGTERM): end the event streams, take no more runs and have the
@@ -94,6 +98,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         anyio.to_thread.current_default_thread_limiter().total_tokens = REQUEST_THREADS
         dispatcher.start()
+        tune_loop.start()
         # Everything loaded so far (torch, SQLAlchemy, the app) lives as long as the
         # process: keep it out of the collector's full passes, which would otherwise
         # walk it and pause a request for a few hundred milliseconds.
@@ -102,6 +107,7 @@ def create_app(
         yield
         feed.close()
         await poller
+        await anyio.to_thread.run_sync(tune_loop.stop)
         await anyio.to_thread.run_sync(dispatcher.close)
         engine.dispose()
 
@@ -116,6 +122,7 @@ def create_app(
     app.state.sessions = sessions
     app.state.dispatcher = dispatcher
     app.state.feed = feed
+    app.state.tunes = tune_loop
     app.state.transfers = Transfers(config.model_transfers)
     app.state.begin_shutdown = begin_shutdown
     app.state.assets = Assets(config.frontend_dir, static.PLOTLY_JS)

@@ -77,6 +77,25 @@ class Experiment(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
+class Tune(Base):
+    """A tuned comparison (`worker.tune.service`): its request (`spec`, as the API took
+    it), where it stands, and the experiment of its final runs once they exist. Its
+    studies live in Optuna's storage (`worker.tune.storage`), its trials are runs tagged
+    `tune:<id>`."""
+
+    __tablename__ = "tunes"
+    __table_args__ = ({"sqlite_autoincrement": True},)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    spec: Mapped[dict[str, Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(20), default="tuning")  # tuning, final, done
+    experiment_id: Mapped[int | None] = mapped_column(
+        ForeignKey("experiments.id", ondelete="SET NULL"), nullable=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
 class Run(Base):
     __tablename__ = "runs"
     __table_args__ = (

@@ -164,6 +164,12 @@ class Settings(BaseSettings):
     supervise_poll_s: float = Field(
         0.2, gt=0, description="How often a run's supervisor looks for cancel or delete."
     )
+    tune_poll_s: float = Field(
+        0.5,
+        gt=0,
+        description="How often the server advances its tunes: settles trials from their "
+        "runs' rounds (reports, prunes) and starts new ones.",
+    )
 
     max_run_gflop: float = Field(
         3_000_000,
@@ -171,6 +177,13 @@ class Settings(BaseSettings):
         description="Largest estimated work of one run, in GFLOP (10^9 floating-point "
         "operations): larger runs are refused (422). The default is about 21 hours at "
         "40 GFLOP/s, what a 2-core CPU reaches on the CNN, within the task time limit.",
+    )
+
+    max_tune_gflop: float = Field(
+        30_000_000,
+        gt=0,
+        description="Largest estimated work of a tune's whole budget (every method's "
+        "trials and final runs), in GFLOP: larger budgets are refused (422).",
     )
 
     @field_validator("api_token")

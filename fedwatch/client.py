@@ -33,7 +33,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from fedwatch import read, tensorfile
+from fedwatch import read, tensorfile, tuning
 from fedwatch.spool import Spool, Uploader, timestamp
 from fedwatch.transport import Refused, TooLarge, Transport, Unreachable
 
@@ -348,6 +348,37 @@ class FedWatch:
     def run(self, run_id: int) -> read.RunReader:
         """A run to read: `.history()`, `.clients(view)`, `.config`, `.summary`."""
         return read.RunReader(self._transport(), int(run_id))
+
+    def tune(
+        self,
+        preset: str,
+        space: Sequence[str] | Mapping[str, Mapping[str, Any]],
+        *,
+        methods: Sequence[str] | None = None,
+        trials: int | None = None,
+        seeds: int | None = None,
+        objective: str | None = None,
+        sampler: str | None = None,
+        pruner: str | None = None,
+        set: Sequence[str] | None = None,
+        alpha: float | None = None,
+        timeout_s: float | None = None,
+        poll_s: float = 2.0,
+        **options: Any,
+    ) -> tuning.Tuned:
+        """Tune each of `preset`'s methods (or `methods`) with the same budget on the
+        validation split, then run each one's best settings on fresh seeds, on the
+        server; waits until done (`timeout_s`: TimeoutError past it) and returns the
+        tables (`fedwatch.tuning.Tuned`: `comparison`, `settings`, `trials` DataFrames).
+        `space`: `["client.lr=log:1e-3:1"]` or `{"client.lr": {"kind": "log", "low":
+        0.001, "high": 1}}`; `options`: the other fields of `POST /api/tunes`
+        (`validation`, `parallel`, `prune_after`, ...). A refused tune raises `Refused`
+        (its 422 names the key)."""
+        fields = dict(methods=methods, trials=trials, seeds=seeds, objective=objective,
+                      sampler=sampler, pruner=pruner, set=set, **options)  # fmt: skip
+        transport = self._transport()
+        tune_id = tuning.submit(transport, tuning.tune_body(preset, space, fields))
+        return tuning.tables(transport, tuning.wait(transport, tune_id, timeout_s, poll_s), alpha)
 
     def compare(
         self,

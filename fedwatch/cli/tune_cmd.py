@@ -1,6 +1,7 @@
 """`fedwatch tune PRESET --param KEY=KIND:... [--param ...] [--trials N] [--seeds S]
 [--objective NAME] [--validation F] [--sampler tpe|random|grid] [--pruner
-median|hyperband|none] [--set k=v ...] [--out DIR] [--format text|csv|md|tex]`.
+median|hyperband|none] [--set k=v ...] [--out DIR] [--format text|csv|md|tex]
+[--server URL [--token T]]`.
 
 A tuned comparison of the preset's methods (`worker.tune`): each method's study (Optuna,
 stored in `OUT/tune.db`, resumed where it exists) gets the same budget of trials on the
@@ -8,6 +9,7 @@ validation split; each method's best settings then run on S fresh seeds on the w
 training data, and are tested on the test set. Writes the comparison table
 (`table.*`, its caption stating the protocol), the chosen settings (`settings.*`),
 `trials.json` and one JSON per final run; prints both tables in the format asked for.
+With `--server` the tune is submitted to that server instead (`tune_remote.py`).
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ from typing import TYPE_CHECKING, Any
 from fedwatch.cli.compare_cmd import Job, add_table_arguments, labels_of, run_all
 from fedwatch.cli.config_source import add_set_argument
 from fedwatch.cli.openmp import threads_per_process
+from fedwatch.cli.tune_remote import add_arguments as add_remote_arguments
+from fedwatch.cli.tune_remote import run_remote
 from fedwatch.errors import CliError
 from worker.engine import ConfigError
 
 if TYPE_CHECKING:  # torch, optuna and the engine load once a command runs
     from worker.engine.presets import Method, Preset
     from worker.tune.protocol import Chosen
-    from worker.tune.space import Dimension
     from worker.tune.study import ConfigOf, TuneSpec
 
 DEFAULT_OBJECTIVE = "final_val_acc"
@@ -70,14 +73,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_set_argument(p, "override a dotted config key in every run (repeatable)")
     p.add_argument("--out", type=Path, help="directory of the study and tables (var/tune/PRESET)")
-    p.add_argument("--jobs", type=int, help="parallel processes of the final runs")
+    p.add_argument(
+        "--jobs",
+        type=int,
+        help="parallel processes of the final runs (with --server: trials of a method at once)",
+    )
     add_table_arguments(p)
+    add_remote_arguments(p)
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from worker.engine.presets import get_preset
 
+    if args.server:
+        return run_remote(args)
     started = time.perf_counter()
     try:
         preset = get_preset(args.preset)
@@ -136,27 +146,9 @@ def config_of(preset: Preset, method: Method, args: argparse.Namespace) -> Confi
 
 
 def check_methods(preset: Preset, spec: TuneSpec, args: argparse.Namespace) -> None:
-    """Before any trial: every bound of the space is a valid value of its key for every
-    method, and every method records the objective (one round of it, run here)."""
-    from worker.engine import ListSink, simulate
-    from worker.tune.space import assignments
+    from worker.tune.checks import check_methods as check
 
-    for method in preset.compare:
-        make = config_of(preset, method, args)
-        for dim in spec.space:
-            for value in probes(dim):
-                make(assignments({dim.key: value}))
-        probe = make(["rounds=1", *assignments({d.key: probes(d)[0] for d in spec.space})])
-        name = spec.objective.spec.name
-        if simulate(probe, ListSink()).values[name] is None:
-            raise ConfigError(f"objective: {method.name} records no {name}")
-
-
-def probes(dim: Dimension) -> list[Any]:
-    if dim.kind == "choice":
-        return list(dim.choices)
-    cast = int if dim.kind == "int" else float
-    return [cast(dim.low), cast(dim.high)]
+    check({m.name: config_of(preset, m, args) for m in preset.compare}, spec)
 
 
 def tune_one(

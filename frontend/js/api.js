@@ -26,6 +26,10 @@
  *   aggregateShare: number[]|null, dataShare: number[], dataKnown: boolean, workS: number[]|null,
  *   participationTv: number|null, byAvailability: ParticipationBin[]|null, byDeviceTime: ParticipationBin[]|null}} Participation
  * @typedef {{clients: number[], times: number[], widthS: number, labels: string[], states: number[][]}} ClientTimeline
+ * @typedef {{edges: number[], counts: number[], exact: boolean}} EpsilonHistogram clients by ε, in bins of equal width
+ * @typedef {{round: number, delta: number|null, amplified: boolean|null, amplification: string,
+ *   epsilonAssumed: number|null, epsilonClientMax: number|null, epsilonClientMedian: number|null,
+ *   histogram: EpsilonHistogram|null, noHistogram: string|null}} PrivacyClients a run's per-client ε
  *   clients in simulated time: `states[i][j]` indexes `labels` for the clients from `clients[i]` over [times[j], times[j] + widthS)
  * @typedef {{algorithm: string, set: Record<string, any>, label?: string}} Method a preset's method: its settings (label: its name where a preset runs one algorithm twice)
  * @typedef {{name: string, description: string, compare: string[], methods: Method[],
@@ -683,6 +687,26 @@ export const api = {
   clientAccuracy: async (id) => {
     const body = await request("GET", `/api/runs/${id}/client-accuracy`);
     return { round: body.round ?? null, values: body.values ?? [] };
+  },
+  /**
+   * The distribution of ε over the run's clients after its latest round, with its three
+   * figures and why each client's ε is amplified or not.
+   * @param {number} id
+   * @returns {Promise<PrivacyClients>}
+   */
+  privacyClients: async (id) => {
+    const b = await request("GET", `/api/runs/${id}/privacy/clients`);
+    return {
+      round: b.round,
+      delta: b.delta,
+      amplified: b.amplified,
+      amplification: b.amplification,
+      epsilonAssumed: b.epsilon_assumed,
+      epsilonClientMax: b.epsilon_client_max,
+      epsilonClientMedian: b.epsilon_client_median,
+      histogram: b.histogram,
+      noHistogram: b.no_histogram,
+    };
   },
   /** @param {number} id */
   eventsUrl: (id) => `/api/runs/${id}/events`,

@@ -4,10 +4,11 @@ import { errorBox, h, replace } from "./dom.js";
 import { parseRoute } from "./router.js";
 import * as comparePage from "./pages/compare/index.js";
 import * as experimentPage from "./pages/experiment.js";
-import * as newRunPage from "./pages/new-run.js";
+import * as newRunPage from "./pages/new-run/index.js";
 import * as reproductionPage from "./pages/reproduction.js";
-import * as runPage from "./pages/run.js";
-import * as runsPage from "./pages/runs.js";
+import * as runPage from "./pages/run/index.js";
+import * as runsPage from "./pages/runs/index.js";
+import * as tunePage from "./pages/tune/index.js";
 
 /** @typedef {(root: HTMLElement, route: import("./router.js").Route) => (() => void)} Mount */
 
@@ -19,9 +20,10 @@ const PAGES = {
   compare: { mount: comparePage.mount, title: "Compare" },
   reproduction: { mount: reproductionPage.mount, title: "Reproduction" },
   experiment: { mount: experimentPage.mount, title: "Experiment" },
+  tune: { mount: tunePage.mount, title: "Tune" },
 };
 /** The nav entry a page belongs under. @type {Record<string, string>} */
-const NAV = { run: "runs", reproduction: "compare", experiment: "runs" };
+const NAV = { run: "runs", reproduction: "compare", experiment: "runs", tune: "compare" };
 
 const root = /** @type {HTMLElement} */ (document.getElementById("view"));
 let unmount = () => {};

@@ -15,6 +15,7 @@ export function parseRoute(hash) {
   }
   if (parts[0] === "experiments" && parts[1] && /^\d+$/.test(parts[1]) && !parts[2])
     return { page: "experiment", id: Number(parts[1]), query };
+  if (parts[0] === "tunes" && parts[1] && /^\d+$/.test(parts[1])) return { page: "tune", id: Number(parts[1]), query };
   if (parts[0] === "new" || parts[0] === "compare") return { page: parts[0], id: null, query };
   return { page: "runs", id: null, query };
 }

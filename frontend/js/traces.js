@@ -38,6 +38,7 @@ export const PALETTE = [
  * The panels to draw for the metric names a run recorded: each round metric of the
  * catalogue in its declared panel (`specs`: the catalogue's panels, in display order),
  * and a metric the catalogue does not know (logged by external code) in a panel of its own.
+ * A panel is on a log axis where the catalogue says so of it or of a metric in it.
  * @param {Iterable<string>} names
  * @param {import("./api.js").MetricSpec[]} catalogue
  * @param {import("./api.js").PanelSpec[]} specs
@@ -45,23 +46,26 @@ export const PALETTE = [
  */
 export function panelsFor(names, catalogue, specs) {
   const present = new Set(names);
-  /** @type {Map<string, string[]>} */
+  /** @type {Map<string, import("./api.js").MetricSpec[]>} */
   const members = new Map();
   for (const spec of catalogue) {
     if (spec.kind === "round" && present.has(spec.name))
-      members.set(spec.panel, [...(members.get(spec.panel) ?? []), spec.name]);
+      members.set(spec.panel, [...(members.get(spec.panel) ?? []), spec]);
   }
   /** @type {Panel[]} */
   const panels = specs
     .filter((p) => members.has(p.name))
-    .map((p) => ({
-      id: p.name,
-      title: p.title,
-      ...(p.yTitle && { yTitle: p.yTitle }),
-      ...(p.log && { log: true }),
-      ...(p.description && { description: p.description }),
-      metrics: /** @type {string[]} */ (members.get(p.name)),
-    }));
+    .map((p) => {
+      const metrics = /** @type {import("./api.js").MetricSpec[]} */ (members.get(p.name));
+      return {
+        id: p.name,
+        title: p.title,
+        ...(p.yTitle && { yTitle: p.yTitle }),
+        ...((p.log || metrics.some((m) => m.log)) && { log: true }),
+        ...(p.description && { description: p.description }),
+        metrics: metrics.map((m) => m.name),
+      };
+    });
   const known = new Set(catalogue.map((s) => s.name));
   for (const name of [...present].sort()) {
     if (!known.has(name)) panels.push({ id: `m-${name}`, title: label(name), metrics: [name] });
@@ -334,20 +338,19 @@ export function matrixTrace(m, o = {}) {
   };
 }
 
-/** Colours of the client timeline's states, in the order of the API's `labels`. */
-export const TIMELINE_COLORS = ["#f2f2f2", "#c6dbef", "#6baed6", "#fdae6b", "#2ca02c", "#bcbd22", "#d62728"];
-
 /**
- * The client timeline as a heatmap of its states (indices into `t.labels`), one colour
- * each: rows of clients, columns of simulated time.
- * @param {import("./api.js").ClientTimeline} t
+ * The client timeline as a heatmap of its states (indices into `t.labels`, the states'
+ * names), one colour each, matched by name among the server's `states` (`GET /api/meta`):
+ * rows of clients, columns of simulated time.
+ * @param {import("./api.js").ClientTimeline} t @param {import("./api.js").TimelineState[]} states
  */
-export function timelineTrace(t) {
+export function timelineTrace(t, states) {
   const n = t.labels.length;
+  const colour = (/** @type {string} */ name) => states.find((s) => s.name === name)?.colour ?? "#ffffff";
   // A stepped scale: state i fills the band [i, i + 1) / n of the colour range.
-  const colorscale = TIMELINE_COLORS.slice(0, n).flatMap((c, i) => [
-    [i / n, c],
-    [(i + 1) / n, c],
+  const colorscale = t.labels.flatMap((name, i) => [
+    [i / n, colour(name)],
+    [(i + 1) / n, colour(name)],
   ]);
   return {
     type: "heatmap",

@@ -16,6 +16,7 @@ CONFLICTS = {
 } | {
     ("get", "/api/runs/{run_id}/partition"),  # an external run's data never came here
     ("get", "/api/runs/{run_id}/privacy/clients"),  # before the run's first round
+    ("get", "/api/tunes/{tune_id}/tables"),  # a tune not done yet
 }
 
 

@@ -134,7 +134,7 @@ def test_a_warm_load_takes_versioned_files_from_the_cache(
             for path, size, body in entries:
                 was = sent.get(path, (0, 0))
                 sent[path] = (max(was[0], size), max(was[1], body))
-            run_page = next(p for p in sent if p.endswith("/js/pages/run.js"))
+            run_page = next(p for p in sent if p.endswith("/js/pages/run/index.js"))
             plotly = next(p for p in sent if "plotly" in p)
             if load == "cold":
                 assert all(size > 0 for size, _ in sent.values()), sent

@@ -89,3 +89,30 @@ def test_the_epsilon_panel_shows_the_three_figures(browser: Any, tmp_path: Path)
         "ε of the median client",
         "ε of the worst client",
     ]
+
+
+def test_the_client_view_shows_the_clients_by_epsilon(browser: Any, tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'fedwatch.sqlite3'}"
+    upgrade(url)
+    run_id = stored_run(url)  # each of the 4 clients contributed to one round
+
+    with serve(tmp_path) as server:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{server}/#/runs/{run_id}")
+        page.wait_for_selector("[data-plot=privacy-clients] .bars")
+        plot = "document.querySelector('[data-plot=privacy-clients]')"
+        title = page.evaluate(f"() => {plot}.layout.title.text")
+        bars = page.evaluate(f"() => {plot}.data.map((t) => ({{x: t.x, y: t.y}}))")
+        marks = page.evaluate(f"() => {plot}.layout.annotations.map((a) => a.text)")
+        screenshot(page, "run-privacy-clients")
+        page.close()
+
+    assert title.startswith("Per-client privacy loss ε at δ = 0.00001 after round 3")
+    assert "not amplified" in title  # always available: no sampling to amplify
+    [one] = bars
+    assert one["y"] == [4]  # every client at the same ε: one bar of all 4
+    assert [m.split(":")[0] for m in marks] == [
+        "assumed (Poisson at K/N)",
+        "median client",
+        "worst client",
+    ]

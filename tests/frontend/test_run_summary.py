@@ -117,7 +117,7 @@ def test_the_config_shown_keeps_what_the_run_uses(modules_page: Any) -> None:
         "data": {"dataset": "mnist", "means": None, "sizes": [1, 2], "mnist": {}},
         "eval": {"every": 1, "target_acc": None},
     }
-    out = js(modules_page, "pages/run.js", f"m => m.essentialConfig({json.dumps(config)})")
+    out = js(modules_page, "pages/run/state.js", f"m => m.essentialConfig({json.dumps(config)})")
     assert out == {
         "name": "r",
         "algorithm": {"name": "cafed", "participation": 2, "cafed": {"beta": 0.1}},

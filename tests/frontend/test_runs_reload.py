@@ -12,7 +12,7 @@ import pytest
 pytestmark = pytest.mark.browser
 
 TAG = "reload-kept"
-PAGE_SIZE = 50  # frontend/js/pages/runs.js
+PAGE_SIZE = 50  # frontend/js/pages/runs/state.js
 
 
 def tagged_runs(server: str, finished: int) -> list[int]:
@@ -38,6 +38,7 @@ def test_filter_ranking_search_and_page_survive_a_reload(page: Any, server: str)
     page.locator("select[name=rank] option[value=final_test_loss]").wait_for(state="attached")
     page.select_option("select[name=rank]", "final_test_loss")
     page.fill("input[name=q]", TAG)  # a tag: no name or notes hold it
+    page.wait_for_url(re.compile(f"q={TAG}"))  # applied (after its debounce) before paging
     pager = page.locator(".pager")
     pager.filter(has_text=f"{PAGE_SIZE + 2} runs").wait_for()  # the running one left out
     pager.locator("button", has_text="Next").click()

@@ -52,6 +52,11 @@ def test_client_timeline_and_simulated_time_axis(page: Any, server: str) -> None
     trace = page.evaluate(heat)
     labels = trace["colorbar"]["ticktext"]
     assert labels == ["offline", "online", "training", "uploading", "kept", "partial", "dropped"]
+    # each state in the colour the server gives its name
+    served = httpx.get(f"{server}/api/meta").json()["timeline_states"]
+    colours = {state["name"]: state["colour"] for state in served}
+    painted = [trace["colorscale"][2 * i][1] for i in range(len(labels))]
+    assert painted == [colours[name] for name in labels]
     shown = {labels[int(z)] for row in trace["z"] for z in row}
     assert {"online", "training", "kept"} <= shown
     ends = sim_times(server, run_id)

@@ -249,17 +249,26 @@ test("equal lines of a panel both show", () => {
   assert.deepEqual(shown[1], ["n_selected", 1.8, "dash"]); // on top, thinner and dashed
 });
 
-test("the timeline colours each state in its own band", () => {
-  const t = timelineTrace({
-    clients: [0, 2],
-    times: [0, 5],
-    widthS: 5,
-    labels: ["offline", "online", "kept"],
-    states: [
-      [0, 2],
-      [1, 1],
-    ],
-  });
+test("the timeline colours each state in its own band, by its name", () => {
+  const states = [
+    { name: "offline", colour: "#f2f2f2" },
+    { name: "online", colour: "#c6dbef" },
+    { name: "training", colour: "#6baed6" },
+    { name: "kept", colour: "#2ca02c" },
+  ];
+  const t = timelineTrace(
+    {
+      clients: [0, 2],
+      times: [0, 5],
+      widthS: 5,
+      labels: ["offline", "online", "kept"],
+      states: [
+        [0, 2],
+        [1, 1],
+      ],
+    },
+    states,
+  );
   // state i sits in the middle of its band [i, i + 1) of a 3-state scale
   assert.deepEqual(t.z, [
     [0.5, 2.5],
@@ -280,7 +289,33 @@ test("the timeline colours each state in its own band", () => {
   assert.deepEqual(t.colorbar.ticktext, ["offline", "online", "kept"]);
   const stops = t.colorscale.map((/** @type {[number, string]} */ s) => s[0]);
   close(stops, [0, 1 / 3, 1 / 3, 2 / 3, 2 / 3, 1]);
-  assert.ok(t.colorscale[4][1] === t.colorscale[5][1] && t.colorscale[5][1] !== t.colorscale[3][1]); // one colour per band
+  // kept, third here, takes kept's colour, not the third state's (training)
+  assert.deepEqual(
+    t.colorscale.map((/** @type {[number, string]} */ s) => s[1]),
+    ["#f2f2f2", "#f2f2f2", "#c6dbef", "#c6dbef", "#2ca02c", "#2ca02c"],
+  );
+});
+
+test("a panel is on a log axis where the catalogue says so of it or of a metric in it", () => {
+  const catalogue = /** @type {any[]} */ ([
+    { name: "opt_gap", kind: "round", panel: "gap", log: true },
+    { name: "test_acc", kind: "round", panel: "accuracy", log: false },
+    { name: "train_loss", kind: "round", panel: "loss", log: false },
+  ]);
+  const specs = [
+    { name: "accuracy", title: "Test accuracy", yTitle: "", log: false, description: "" },
+    { name: "gap", title: "Optimality gap", yTitle: "", log: false, description: "" },
+    { name: "loss", title: "Loss", yTitle: "", log: true, description: "" },
+  ];
+  const panels = panelsFor(["opt_gap", "test_acc", "train_loss"], catalogue, specs);
+  assert.deepEqual(
+    panels.map((p) => [p.id, p.log ?? false]),
+    [
+      ["accuracy", false],
+      ["gap", true],
+      ["loss", true],
+    ],
+  );
 });
 
 test("a panel carries its definition, and only where it has one", () => {
