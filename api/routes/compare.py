@@ -45,6 +45,7 @@ from worker.results.grouping import (
     vocabulary_of,
 )
 from worker.results.table import MEDIA_TYPES, labelled, render, table_json
+from worker.results.tradeoff import tradeoff
 
 router = APIRouter(prefix="/api", tags=["compare"])
 
@@ -275,6 +276,7 @@ def compare(
             "headline": grouping.headline,
             "columns_left_out": grouping.left_out,
             "table": doc["rows"],
+            "tradeoff": vars(trade) if (trade := tradeoff(result)) else None,
             "config_keys": diff.keys,
             "config_partial": diff.partial,
             "ttests": doc["tests"],

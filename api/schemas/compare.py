@@ -151,6 +151,26 @@ class GroupWarningPublic(BaseModel):
     keys: list[str] = Field(description="The dotted config keys that differ (mixed_configs).")
 
 
+class TradeOffPublic(BaseModel):
+    """The privacy trade-off chart: one point per group at the means of two summary
+    values, with their CIs (`table`'s statistics)."""
+
+    values: list[str] = Field(
+        description="The summary values it can plot: those (not the machine's) that at least "
+        "two groups record, in the table's order."
+    )
+    epsilon: list[str] = Field(description="Those of `values` in ε.")
+    x: str = Field(description="The x plotted first: the worst client's ε where recorded.")
+    y: str = Field(
+        description="The y plotted first: the headline accuracy (the table's first ranked "
+        "value not in ε)."
+    )
+    assumed: str | None = Field(
+        description="The assumed ε (Poisson at K/N), drawn at each group's y beside its point; "
+        "null where fewer than two groups record it."
+    )
+
+
 class ComparePublic(BaseModel):
     metric: str
     x: str
@@ -205,6 +225,11 @@ class ComparePublic(BaseModel):
     n_tests: int = Field(description="Tests the correction is over.")
     caption: str = Field(description="What the table shows, as the exports' caption.")
     table: list[TableRow]
+    tradeoff: TradeOffPublic | None = Field(
+        None,
+        description="The privacy trade-off's values and defaults; null where fewer than two "
+        "groups record an ε value.",
+    )
     config_keys: list[str] = Field(
         default_factory=list,
         description="Dotted config keys whose value differs between the compared runs "

@@ -301,6 +301,9 @@ function toMatrix(w) {
 }
 
 /**
+ * @typedef {{values: string[], epsilon: string[], x: string, y: string, assumed: string|null}} TradeOff
+ *   the privacy trade-off's summary values (those two groups record), those in ε, the x and y plotted first,
+ *   the assumed ε drawn beside each point
  * @typedef {{mean: number|null, std: number|null, n: number, ciLow: number|null, ciHigh: number|null,
  *   interval: string|null, identical: boolean, text: string|null, ciText: string|null, ciNote: string|null}} Stat
  *   text: mean ± std in the one number format and the catalogue's unit; identical: the same in every run (no
@@ -327,7 +330,7 @@ function toMatrix(w) {
  *   referenceLabel: string|null, labels: Record<string, string>, warnings: GroupWarning[], dropped: number[],
  *   headline: string[], columnsLeftOut: string[],
  *   alpha: number, nTests: number, table: CompareRow[], ttests: TTest[], configKeys: string[],
- *   configPartial: string[]}} Comparison configKeys: the dotted config fields that differ between the
+ *   configPartial: string[], tradeoff: TradeOff|null}} Comparison configKeys: the dotted config fields that differ between the
  *   compared runs, each run's config holding the parameters of the components it used only; configPartial:
  *   those some runs have and others lack (configs of different shapes: simulated and external)
  * @typedef {{name: string, label: string, short: string, kind: "round"|"summary", unit: string,
@@ -483,6 +486,7 @@ function toComparison(w) {
     configKeys: w.config_keys ?? [],
     configPartial: w.config_partial ?? [],
     ttests: (w.ttests ?? []).map(toTTest),
+    tradeoff: w.tradeoff ?? null,
   };
 }
 

@@ -12,6 +12,7 @@ export const HELP = {
   clients: "guide/run-page/#clients",
   compare: "guide/compare/",
   summary: "guide/compare/#summary-table",
+  tradeoff: "guide/compare/#privacy-trade-off",
   reproduction: "guide/reproduce/",
 };
 

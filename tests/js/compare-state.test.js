@@ -11,6 +11,7 @@ import {
   parseState,
   renamed,
   stateQuery,
+  tradeAxes,
   xKey,
 } from "../../frontend/js/pages/compare/state.js";
 
@@ -54,6 +55,8 @@ const DEFAULTS = {
   band: "std",
   alpha: 0.05,
   width: "column",
+  tradeX: "",
+  tradeY: "",
 };
 
 test("an empty address is the defaults, written back as its grouping alone", () => {
@@ -65,7 +68,8 @@ test("an empty address is the defaults, written back as its grouping alone", () 
 test("every value read", () => {
   const state = parse(
     "runs=3,1&experiment=7&metric=opt_gap&group_by=none&x=sim&smooth=0.5&lines=0&reference=fedavg" +
-      "&labels=fedavg:FedAvg&logy=1&ymin=0.1&ymax=2&pc=final_acc&band=ci&alpha=0.01&width=full",
+      "&labels=fedavg:FedAvg&logy=1&ymin=0.1&ymax=2&pc=final_acc&band=ci&alpha=0.01&width=full" +
+      "&tx=final_epsilon_assumed&ty=final_test_acc",
   );
   assert.deepEqual(state, {
     runs: [3, 1],
@@ -84,6 +88,8 @@ test("every value read", () => {
     band: "ci",
     alpha: 0.01,
     width: "full",
+    tradeX: "final_epsilon_assumed",
+    tradeY: "final_test_acc",
   });
 });
 
@@ -149,6 +155,7 @@ test("round trips: an address written back reads the same", () => {
     "experiment=3&group_by=none&x=wall&smooth=0.25&band=none&alpha=0.1",
     "runs=5&lines=1&logy=0&ymin=-1&ymax=1e3&pc=final_acc&width=full&reference=fedavg",
     "runs=5&labels=a\\,b:x\\:y,c:d",
+    "experiment=2&tx=final_epsilon_client_median&ty=best_test_acc",
   ];
   for (const search of searches) {
     const state = parse(search);
@@ -203,4 +210,25 @@ test("the metric shown first: the dataset's default if recorded, else the first 
   assert.equal(defaultMetric(["train_loss", "test_acc"], "test_acc"), "test_acc");
   assert.equal(defaultMetric(["opt_gap", "param"], "test_acc"), "opt_gap");
   assert.equal(defaultMetric([], "param"), "param");
+});
+
+test("the trade-off's axes: as chosen where the comparison can plot them, else the server's", () => {
+  const tradeoff = {
+    values: ["best_test_acc", "final_epsilon_assumed", "final_epsilon_client_max"],
+    epsilon: ["final_epsilon_assumed", "final_epsilon_client_max"],
+    x: "final_epsilon_client_max",
+    y: "best_test_acc",
+    assumed: "final_epsilon_assumed",
+  };
+  assert.deepEqual(tradeAxes(parse(""), tradeoff), { x: "final_epsilon_client_max", y: "best_test_acc" });
+  assert.deepEqual(tradeAxes(parse("tx=final_epsilon_assumed&ty=final_epsilon_client_max"), tradeoff), {
+    x: "final_epsilon_assumed",
+    y: "final_epsilon_client_max",
+  });
+  // A value no two groups record (or a hostile one) falls back to the default.
+  assert.deepEqual(tradeAxes(parse("tx=wall_s&ty=<b>"), tradeoff), {
+    x: "final_epsilon_client_max",
+    y: "best_test_acc",
+  });
+  assert.equal(stateQuery(parse("tx=final_epsilon_assumed"), FACTS).tx, "final_epsilon_assumed");
 });

@@ -263,7 +263,8 @@ ASYNCHRONOUS: tuple[MetricSpec, ...] = (
 
 # The privacy accountant's round metrics (`worker/engine/privacy/accountant.py`): ε at
 # the run's privacy.delta after the round. An external run logs its own under these names.
-EPSILON = {"unit": "ε", "better": "lower", "domain": NON_NEGATIVE}
+EPSILON_UNIT = "ε"
+EPSILON = {"unit": EPSILON_UNIT, "better": "lower", "domain": NON_NEGATIVE}
 PRIVACY: tuple[MetricSpec, ...] = (
     _round(
         "epsilon_assumed",

@@ -1,7 +1,8 @@
 // Compare: overlay runs or experiment groups (mean with ± std or 95 % CI bands), smoothing,
 // x = round or wall time, log y and a y range; the server's summary table (mean ± std and
 // CIs, tests against a reference corrected by Holm at level α) and what differs in the runs'
-// configs (a column chooser for the rest); the table and the figure as files; an
+// configs (a column chooser for the rest); the table and the figure as files; where groups
+// record an ε, the privacy trade-off (one summary value against another per group); an
 // experiment's swept fields in parallel coordinates. The groups, their names, the reference
 // and the warnings (duplicate seeds dropped, mixed configs) are the server's one grouping; a
 // group renamed here is renamed in every file. The whole state lives in the URL (state.js;
@@ -22,6 +23,7 @@ import { alphaOf, comparisonQuery, logAxis, parseState, renamed, stateQuery } fr
 import { summaryView } from "./summary.js";
 import { drawSweep, sweepView } from "./sweep.js";
 import { runsTable } from "./table.js";
+import { drawTradeoff, tradeoffView } from "./tradeoff-view.js";
 
 const REFRESH_MS = 2000;
 
@@ -74,6 +76,12 @@ class ComparePage {
       this.state.sweepValue = value;
       this.sync();
       this.showSweep();
+    });
+    this.tradeoff = tradeoffView((axis, value) => {
+      if (axis === "x") this.state.tradeX = value;
+      else this.state.tradeY = value;
+      this.sync();
+      this.showTradeoff();
     });
     this.picker = this.makePicker();
     this.summary = this.makeSummary();
@@ -136,6 +144,7 @@ class ComparePage {
         this.meta.figureFormats.map((f) => this.figureButton(f)),
       ),
       this.summary.section,
+      this.tradeoff.section,
       this.sweepView.section,
       h("section", {}, h("h2", {}, "Runs"), this.statusBox),
     );
@@ -182,6 +191,10 @@ class ComparePage {
       logY: c.logY,
       showRuns: c.showRuns,
     });
+  }
+
+  showTradeoff() {
+    if (this.last) drawTradeoff(this.tradeoff, this.last, this.state, this.ids);
   }
 
   showSweep() {
@@ -267,6 +280,8 @@ class ComparePage {
       ),
     );
     this.summary.clear();
+    this.tradeoff.section.hidden = true;
+    purge(this.tradeoff.chart);
     replace(this.statusBox);
     this.sweep = { experiments: [], runs: [] };
     this.showSweep();
@@ -321,6 +336,7 @@ class ComparePage {
     this.last = comparison;
     this.showChart();
     this.summary.render(comparison, new Map(runs.map((r) => [r.id, r])));
+    this.showTradeoff();
     replace(this.statusBox, runsTable(runs, comparison));
     this.picker.refill();
     this.sweep = {
@@ -335,5 +351,6 @@ class ComparePage {
     clearTimeout(this.timer);
     purge(this.chart.chart);
     purge(this.sweepView.chart);
+    purge(this.tradeoff.chart);
   }
 }

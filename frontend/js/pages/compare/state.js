@@ -30,6 +30,8 @@ import { idList } from "../../router.js";
  * @property {string} band the band around each group's mean
  * @property {number} alpha significance level of the corrected tests, in (0, 1)
  * @property {"column"|"full"} width the figure file's width
+ * @property {string} tradeX the trade-off chart's x ("": the server's default)
+ * @property {string} tradeY the trade-off chart's y ("": the server's default)
  */
 
 /**
@@ -88,6 +90,8 @@ export function parseState(q, facts) {
     ),
     alpha: alphaOf(q.get("alpha")) ?? facts.alpha,
     width: q.get("width") === "full" ? "full" : "column",
+    tradeX: q.get("tx") ?? "",
+    tradeY: q.get("ty") ?? "",
   };
 }
 
@@ -115,6 +119,8 @@ export function stateQuery(state, facts) {
     band: state.band === facts.bands[0].name ? "" : state.band,
     alpha: state.alpha === facts.alpha ? "" : String(state.alpha),
     width: state.width === "column" ? "" : state.width,
+    tx: state.tradeX,
+    ty: state.tradeY,
   };
 }
 
@@ -161,4 +167,16 @@ export function renamed(labels, group, name) {
  */
 export function defaultMetric(recorded, datasetDefault) {
   return recorded.includes(datasetDefault) ? datasetDefault : (recorded[0] ?? datasetDefault);
+}
+
+/**
+ * The trade-off chart's axes: each as chosen where the comparison can plot it, else the
+ * server's default.
+ * @param {CompareState} state @param {import("../../api.js").TradeOff} t
+ * @returns {{x: string, y: string}}
+ */
+export function tradeAxes(state, t) {
+  const pick = (/** @type {string} */ chosen, /** @type {string} */ fallback) =>
+    t.values.includes(chosen) ? chosen : fallback;
+  return { x: pick(state.tradeX, t.x), y: pick(state.tradeY, t.y) };
 }

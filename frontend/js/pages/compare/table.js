@@ -7,7 +7,7 @@ import { badge, empty, h, progressBar, replace } from "../../dom.js";
 import { label, seedText } from "../../format.js";
 import { shownColumns } from "../../columns.js";
 
-/** Summary values shown by default (a preset's headline values, else the first that have data); the chooser adds the others. */
+/** Summary values shown by default (a preset's headline values, else the first that have data and the ε values two groups record); the chooser adds the others. */
 const DEFAULT_VALUES = 5;
 const MACHINE_TITLE = "A figure of the machine and its load, not of the method: never tested or marked best";
 
@@ -40,7 +40,7 @@ export function tableColumns(c) {
       label: machine.has(k) ? `${label(k)} (machine)` : label(k),
       heading: c.headings[k] ?? label(k),
       optional: true,
-      hidden: c.headline.length ? !c.headline.includes(k) : i >= DEFAULT_VALUES,
+      hidden: c.headline.length ? !c.headline.includes(k) : i >= DEFAULT_VALUES && !c.tradeoff?.epsilon.includes(k),
     })),
   ];
 }
