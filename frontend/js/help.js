@@ -13,6 +13,7 @@ export const HELP = {
   compare: "guide/compare/",
   summary: "guide/compare/#summary-table",
   reproduction: "guide/reproduce/",
+  tune: "fair-comparisons/#the-form",
 };
 
 /**

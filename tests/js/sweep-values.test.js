@@ -5,6 +5,7 @@ import { test } from "node:test";
 
 import {
   rangeProblem,
+  rowRange,
   rangeSpec,
   cellError,
   cellText,
@@ -119,4 +120,10 @@ test("a typed range's form is checked; its order is the server's to refuse", () 
   assert.equal(rangeProblem("log::1"), '"" is not a number');
   assert.equal(rangeProblem("choice:"), "name at least one value");
   assert.match(rangeProblem("") ?? "", /^type a range/);
+});
+
+test("a searched key's row as the range posted", () => {
+  assert.equal(rowRange(["log:1e-3:1"]), "log:1e-3:1");
+  assert.equal(rowRange(["fedavg", "mifa"]), "choice:fedavg,mifa");
+  assert.equal(rowRange([true, false]), "choice:true,false");
 });

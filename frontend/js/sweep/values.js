@@ -133,3 +133,13 @@ export function rangeProblem(text) {
   const bad = bounds.find((b) => b.trim() === "" || Number.isNaN(Number(b)));
   return bad === undefined ? null : `${JSON.stringify(bad)} is not a number`;
 }
+
+/**
+ * A searched key's row values as POST /api/tunes takes them: a typed range as it is, the
+ * options ticked as a choice.
+ * @param {any[]} values
+ */
+export function rowRange(values) {
+  if (values.length === 1 && RANGE.test(String(values[0]))) return String(values[0]);
+  return `choice:${values.map(String).join(",")}`;
+}
