@@ -80,7 +80,6 @@ def test_a_refused_tune_at_its_field(page: Any, server: str) -> None:
     tunes, runs = count(server, "tunes"), count(server, "runs")
     fill_tune(page, server)
     page.fill(RANGE, "log:1:0.001")
-    address = page.url
     page.click("button[type=submit]")
     error = page.locator('.tune-space [data-path="client.lr"] > .field-error')
     error.wait_for(timeout=120_000)
@@ -91,6 +90,6 @@ def test_a_refused_tune_at_its_field(page: Any, server: str) -> None:
     # nothing lost, nothing created
     assert page.input_value(RANGE) == "log:1:0.001"
     assert page.input_value('[name="tune-trials"]') == "2"
-    assert page.url == address
+    assert "log%3A1%3A0.001" in page.url  # the address keeps what was typed
     assert (count(server, "tunes"), count(server, "runs")) == (tunes, runs)
     screenshot(page, "new-run-tune-refused", full_page=False)
