@@ -74,6 +74,13 @@ def test_a_tune_from_the_form(page: Any, server: str) -> None:
     while httpx.get(f"{server}/api/tunes/{tune_id}", timeout=TIMEOUT).json()["status"] != "done":
         assert time.monotonic() < deadline
         time.sleep(0.3)
+    # each of its runs in the runs list links its page
+    page.goto(f"{server}/#/runs?tag=tune:{tune_id}")
+    page.wait_for_selector("a.tune-link")
+    links = page.eval_on_selector_all("a.tune-link", "as => as.map(a => a.getAttribute('href'))")
+    tagged = count(server, f"runs?tag=tune:{tune_id}")
+    assert tagged >= 6  # 2 methods × (2 trials + 1 final run)
+    assert links == [f"#/tunes/{tune_id}"] * tagged
 
 
 def test_a_refused_tune_at_its_field(page: Any, server: str) -> None:
