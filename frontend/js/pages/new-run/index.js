@@ -263,7 +263,9 @@ class NewRunForm {
       tab.setAttribute("aria-selected", String(m === mode));
     }
     this.sweep.element.hidden = m !== "sweep";
-    this.tune.element.hidden = m !== "tune";
+    // in the page only in its mode: its fields share names (seeds, a key's row) with the sweep's and the form's
+    if (m === "tune") this.sweep.element.after(this.tune.element);
+    else this.tune.element.remove();
     this.notesBox.hidden = m !== "single";
     this.updateSubmit();
     this.syncUrl();

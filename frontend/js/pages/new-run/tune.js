@@ -83,7 +83,7 @@ export class TuneEditor {
     const f = this.fields;
     return h(
       "fieldset",
-      { class: "section sweep tune", hidden: true },
+      { class: "section sweep tune" },
       h("legend", {}, "Tune ", helpLink("tune", "a tune")),
       h(
         "div",
