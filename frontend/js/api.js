@@ -733,6 +733,13 @@ export const api = {
    */
   createExperiment: async (spec) => toExperiment(await request("POST", "/api/experiments", spec)),
   /**
+   * Tune each method of a preset with the same budget (POST /api/tunes); a 422 names the key.
+   * @param {{preset: string, methods: string[], space: string[], trials: number, seeds: number,
+   *   sampler: string, pruner: string, objective: string, set: string[]}} spec
+   * @returns {Promise<{id: number}>}
+   */
+  createTune: async (spec) => request("POST", "/api/tunes", spec),
+  /**
    * Run a paper preset's methods over its seeds (or `seeds`), as an experiment with a report.
    * @param {string} name @param {{variant?: string, seeds?: number[], root?: string}} [opts] root: data.root of every run
    * @returns {Promise<Experiment>}

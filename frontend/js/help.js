@@ -14,6 +14,7 @@ export const HELP = {
   summary: "guide/compare/#summary-table",
   tradeoff: "guide/compare/#privacy-trade-off",
   reproduction: "guide/reproduce/",
+  tune: "fair-comparisons/#the-form",
 };
 
 /**

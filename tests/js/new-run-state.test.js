@@ -7,7 +7,9 @@ import {
   edits,
   readAddress,
   snapshot,
+  DEFAULT_TUNE,
   sweepFromAddress,
+  tuneFromAddress,
   writeAddress,
 } from "../../frontend/js/pages/new-run/state.js";
 
@@ -28,6 +30,7 @@ test("an address with a preset, its variant, edits and a sweep", () => {
     from: null,
     sets: ["client.lr=0.05", "name=my run"],
     sweep,
+    tune: null,
   });
 });
 
@@ -73,4 +76,47 @@ test("the edits are the fields that differ from the form as filled, texts as the
   assert.equal(assigned("true"), '"true"');
   assert.equal(assigned("my run"), "my run");
   assert.equal(assigned(null), "null");
+});
+
+test("a tune in the address: read back as written, its gaps the defaults", () => {
+  const tune = {
+    methods: ["cafed", "unbiased"],
+    space: [
+      ["client.lr", ["log:1e-3:1"]],
+      ["algorithm.name", ["fedavg", "mifa"]],
+    ],
+    trials: 2,
+    seeds: 1,
+    sampler: "random",
+    pruner: "none",
+    objective: "final_val_loss",
+  };
+  const q = writeAddress({
+    preset: "cafed-synthetic",
+    variant: null,
+    from: null,
+    mode: "tune",
+    sweep: null,
+    tune: JSON.stringify(tune),
+    edits: ["rounds=3"],
+  });
+  assert.equal(q.get("mode"), "tune");
+  const read = readAddress(q);
+  assert.equal(read.mode, "tune");
+  assert.deepEqual(read.tune, tune);
+  assert.deepEqual(read.sets, ["rounds=3"]);
+  // a hand-edited one: what is missing or garbled is the default, a bad row dropped
+  assert.deepEqual(tuneFromAddress('{"trials": 4, "seeds": "x", "space": [["client.lr"], ["rounds", ["int:1:5"]]]}'), {
+    ...DEFAULT_TUNE,
+    trials: 4,
+    space: [["rounds", ["int:1:5"]]],
+  });
+  assert.equal(tuneFromAddress("{not json"), null);
+  assert.equal(tuneFromAddress(null), null);
+});
+
+test("the tune is in the address only in tune mode", () => {
+  const shown = { preset: "p", variant: null, from: null, sweep: null, tune: "{}", edits: [] };
+  assert.equal(writeAddress({ ...shown, mode: "sweep" }).get("tune"), null);
+  assert.equal(writeAddress({ ...shown, mode: "tune" }).get("tune"), "{}");
 });

@@ -4,6 +4,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
+  rangeProblem,
+  rowRange,
+  rangeSpec,
   cellError,
   cellText,
   methodCells,
@@ -97,4 +100,30 @@ test("a swept field's error every run of a seed has: said without its cell", () 
     [],
   );
   assert.deepEqual([...placed.rows], [[0, "must be greater than 0"]]);
+});
+
+test("a searched key's range as POST /api/tunes takes it", () => {
+  assert.equal(rangeSpec("log:1e-3:1"), "log:1e-3:1");
+  assert.equal(rangeSpec(" int:1:5 "), "int:1:5");
+  assert.equal(rangeSpec("0:0.9"), "linear:0:0.9");
+  assert.equal(rangeSpec("choice:0,0.9"), "choice:0,0.9");
+  assert.equal(rangeSpec("fedavg, mifa"), "choice:fedavg,mifa");
+  assert.equal(rangeSpec("0.5"), "choice:0.5");
+  assert.equal(rangeSpec("  "), null);
+});
+
+test("a typed range's form is checked; its order is the server's to refuse", () => {
+  assert.equal(rangeProblem("log:1e-3:1"), null);
+  assert.equal(rangeProblem("log:1:0.001"), null); // inverted: the server names it
+  assert.equal(rangeProblem("log:x:1"), '"x" is not a number');
+  assert.equal(rangeProblem("int:1"), "expected int:LOW:HIGH");
+  assert.equal(rangeProblem("log::1"), '"" is not a number');
+  assert.equal(rangeProblem("choice:"), "name at least one value");
+  assert.match(rangeProblem("") ?? "", /^type a range/);
+});
+
+test("a searched key's row as the range posted", () => {
+  assert.equal(rowRange(["log:1e-3:1"]), "log:1e-3:1");
+  assert.equal(rowRange(["fedavg", "mifa"]), "choice:fedavg,mifa");
+  assert.equal(rowRange([true, false]), "choice:true,false");
 });

@@ -1,8 +1,9 @@
 // A swept field's row of the sweep editor: the field chosen, its values (boxes to tick for
-// a choice or a flag, else comma-separated text), checked as they are typed.
+// a choice or a flag, else comma-separated text), checked as they are typed. A tune's
+// searched key is the same row with a range typed instead of the text (`ranges`).
 import { h, replace } from "../dom.js";
 import { checkValues } from "../field-errors.js";
-import { parseValues } from "./values.js";
+import { parseValues, rangeProblem, rangeSpec } from "./values.js";
 
 /** @typedef {import("../schema-form.js").Leaf} Leaf */
 /** @typedef {{el: HTMLElement|HTMLElement[], values: () => any[], problem: () => string|null}} ValuesEditor */
@@ -63,16 +64,43 @@ function valueText(leaf, chosen, changed) {
 }
 
 /**
+ * The range editor of a searched key that is no choice or flag: `log:1e-3:1`, `int:1:5`,
+ * `0:1` or values, its value the range as POST /api/tunes takes it (`rangeSpec`).
+ * @param {Leaf} leaf @param {any[]} chosen @param {() => void} changed
+ * @returns {ValuesEditor}
+ */
+function rangeText(leaf, chosen, changed) {
+  const text = /** @type {HTMLInputElement} */ (
+    h("input", {
+      type: "text",
+      placeholder: "log:1e-3:1, int:1:5, 0:1, or values a, b",
+      value: chosen.join(", "),
+      "aria-label": `range of ${leaf.path}`,
+    })
+  );
+  text.addEventListener("input", changed);
+  return {
+    el: text,
+    values: () => {
+      const spec = rangeSpec(text.value);
+      return spec === null ? [] : [spec];
+    },
+    problem: () => rangeProblem(text.value),
+  };
+}
+
+/**
  * A row sweeping `path` (else the first sweepable field) over `initial`.
  * @param {Leaf[]} sweepable @param {string} path @param {any[]} initial
  * @param {{change: () => void, remove: (row: Row) => void}} on
+ * @param {boolean} [ranges] a tune's searched key: a range, not values
  * @returns {Row}
  */
-export function sweptRow(sweepable, path, initial, on) {
+export function sweptRow(sweepable, path, initial, on, ranges = false) {
   const choose = /** @type {HTMLSelectElement} */ (
     h(
       "select",
-      { "aria-label": "field to sweep" },
+      { "aria-label": ranges ? "key to search" : "field to sweep" },
       sweepable.map((l) => h("option", { value: l.path }, l.path)),
     )
   );
@@ -107,7 +135,8 @@ export function sweptRow(sweepable, path, initial, on) {
   const build = (/** @type {any[]} */ chosen) => {
     const leaf = /** @type {Leaf} */ (sweepable.find((x) => x.path === choose.value));
     const options = leaf.type.kind === "enum" ? leaf.type.node.enum : leaf.type.kind === "bool" ? [true, false] : null;
-    editor = options ? optionBoxes(options, chosen, changed) : valueText(leaf, chosen, changed);
+    const typed = ranges ? rangeText : valueText;
+    editor = options ? optionBoxes(options, chosen, changed) : typed(leaf, chosen, changed);
     replace(editorBox, editor.el);
     setError(row.el, error, null);
     on.change();

@@ -100,3 +100,46 @@ export function placeErrors(errors, rows, cells) {
     rest,
   };
 }
+
+/** The range kinds POST /api/tunes takes, as `key=kind:...`. */
+const RANGE = /^(log|linear|int|choice):/;
+
+/**
+ * A searched key's range as POST /api/tunes takes it: `log:1e-3:1`, `int:1:5`,
+ * `linear:0:1` or `choice:a,b` as typed, `0:1` as `linear:0:1`, and comma-separated
+ * values as a choice; null for nothing typed.
+ * @param {string} text
+ * @returns {string|null}
+ */
+export function rangeSpec(text) {
+  const t = text.trim();
+  if (!t) return null;
+  if (RANGE.test(t)) return t;
+  if (/^[^,:]+:[^,:]+$/.test(t)) return `linear:${t}`;
+  return `choice:${parseValues(t, "text").join(",")}`;
+}
+
+/**
+ * What is wrong with a typed range, or null: its form only (a bound that is not a number,
+ * a missing bound); the server checks the rest (an inverted range, a bound its key refuses).
+ * @param {string} text
+ */
+export function rangeProblem(text) {
+  const spec = rangeSpec(text);
+  if (spec === null) return "type a range (log:1e-3:1, int:1:5, 0:1) or values (a, b)";
+  if (spec.startsWith("choice:")) return spec === "choice:" ? "name at least one value" : null;
+  const bounds = spec.split(":").slice(1);
+  if (bounds.length !== 2) return `expected ${spec.split(":")[0]}:LOW:HIGH`;
+  const bad = bounds.find((b) => b.trim() === "" || Number.isNaN(Number(b)));
+  return bad === undefined ? null : `${JSON.stringify(bad)} is not a number`;
+}
+
+/**
+ * A searched key's row values as POST /api/tunes takes them: a typed range as it is, the
+ * options ticked as a choice.
+ * @param {any[]} values
+ */
+export function rowRange(values) {
+  if (values.length === 1 && RANGE.test(String(values[0]))) return String(values[0]);
+  return `choice:${values.map(String).join(",")}`;
+}

@@ -1,5 +1,6 @@
 // New run: the schema-generated config form, presets to start from (their comparison as a
-// sweep, or their paper reproduced), and a sweep mode that creates an experiment. The
+// sweep, or their paper reproduced), a sweep mode that creates an experiment, and a tune
+// mode that tunes each of a preset's methods with the same budget (tune.js). The
 // form's whole state lives in the address (state.js), so a reload or a shared link
 // restores it.
 import { ApiError, api } from "../../api.js";
@@ -16,7 +17,8 @@ import { sweepSize } from "../../sweep/values.js";
 import { DataCheck } from "./data.js";
 import { errorLines, shownErrors } from "./errors.js";
 import { PresetPicker } from "./presets.js";
-import { edits, readAddress, snapshot, writeAddress } from "./state.js";
+import { DEFAULT_TUNE, edits, readAddress, snapshot, writeAddress } from "./state.js";
+import { TuneEditor } from "./tune.js";
 
 /** @type {import("../../app.js").Mount} */
 export function mount(root, route) {
@@ -49,7 +51,7 @@ class NewRunForm {
   /** @param {HTMLElement} root @param {any} schema @param {import("../../api.js").Preset[]} presets */
   constructor(root, schema, presets) {
     this.form = schemaForm(schema);
-    /** @type {"single"|"sweep"} */
+    /** @type {import("./state.js").Mode} */
     this.mode = "single";
     /** @type {number|null} the run whose config the form was filled from (`from`) */
     this.fromRun = null;
@@ -64,12 +66,17 @@ class NewRunForm {
     );
     this.singleTab = this.tab("single", "Single run");
     this.sweepTab = this.tab("sweep", "Sweep (experiment)");
+    this.tuneTab = this.tab("tune", "Tune (each method)");
     this.sweep = sweepEditor(this.form.leaves, () => {
       this.updateSubmit();
       this.syncUrl();
     });
     /** The sweep as it starts: the address holds only one that differs from it. */
     this.emptySweep = JSON.stringify(this.sweep.value());
+    this.tune = new TuneEditor(this.form.leaves, () => {
+      this.updateSubmit();
+      this.syncUrl();
+    });
     this.notes = h("textarea", { name: "notes", rows: 2, placeholder: "notes (optional)", maxLength: 10000 });
     this.notesBox = h("div", { class: "field notes" }, h("label", { class: "field-name" }, "notes"), this.notes);
     this.errors = h("div", { class: "form-errors", role: "alert", hidden: true });
@@ -94,7 +101,7 @@ class NewRunForm {
     this.listen();
   }
 
-  /** @param {"single"|"sweep"} mode @param {string} text */
+  /** @param {import("./state.js").Mode} mode @param {string} text */
   tab(mode, text) {
     return h("button", { type: "button", class: "tab", role: "tab", on: { click: () => this.setMode(mode) } }, text);
   }
@@ -123,8 +130,9 @@ class NewRunForm {
       ),
       p.reproduceBox,
       p.info,
-      h("div", { class: "tabs", role: "tablist" }, this.singleTab, this.sweepTab),
+      h("div", { class: "tabs", role: "tablist" }, this.singleTab, this.sweepTab, this.tuneTab),
       this.sweep.element,
+      this.tune.element,
       this.form.element,
       this.notesBox,
       this.data.box,
@@ -152,6 +160,7 @@ class NewRunForm {
     this.mode = address.mode;
     const restoreSweep = () => {
       if (address.sweep) this.sweep.set(address.sweep);
+      if (address.tune) this.tune.set(address.tune);
       this.syncUrl();
     };
     if (address.preset && presets.some((p) => p.name === address.preset)) {
@@ -192,6 +201,7 @@ class NewRunForm {
    * @param {Record<string, any>} base @param {string[]} sets
    */
   fill(base, sets) {
+    this.tune.setMethods(this.presets.preset?.compare ?? []);
     this.form.set(base);
     this.filled = snapshot(this.form.value());
     try {
@@ -221,12 +231,14 @@ class NewRunForm {
   syncUrl() {
     if (this.filled === null) return; // the address's state is still being restored
     const sweep = JSON.stringify(this.sweep.value());
+    const tune = JSON.stringify(this.tune.value());
     const address = writeAddress({
       preset: this.presets.preset?.name ?? null,
       variant: this.presets.chosenVariant(),
       from: this.fromRun,
       mode: this.mode,
       sweep: sweep === this.emptySweep ? null : sweep,
+      tune: tune === JSON.stringify(DEFAULT_TUNE) ? null : tune,
       edits: edits(this.filled, snapshot(this.form.value())),
     });
     replaceQuery("/new", address);
@@ -239,29 +251,37 @@ class NewRunForm {
     this.sweep.element.scrollIntoView({ block: "start" });
   }
 
-  /** @param {"single"|"sweep"} m */
+  /** @param {import("./state.js").Mode} m */
   setMode(m) {
     this.mode = m;
     for (const [tab, mode] of /** @type {const} */ ([
       [this.singleTab, "single"],
       [this.sweepTab, "sweep"],
+      [this.tuneTab, "tune"],
     ])) {
       tab.classList.toggle("active", m === mode);
       tab.setAttribute("aria-selected", String(m === mode));
     }
     this.sweep.element.hidden = m !== "sweep";
-    this.notesBox.hidden = m === "sweep";
+    // in the page only in its mode: its fields share names (seeds, a key's row) with the sweep's and the form's
+    if (m === "tune") this.sweep.element.after(this.tune.element);
+    else this.tune.element.remove();
+    this.notesBox.hidden = m !== "single";
     this.updateSubmit();
     this.syncUrl();
   }
 
   /** Start's label: what it launches, or what keeps it from launching, said on the button. */
   updateSubmit() {
-    const problem = this.data.problem ?? (this.mode === "sweep" ? this.sweep.problem() : null);
+    const modeProblem = { single: null, sweep: this.sweep.problem(), tune: this.tune.problem() }[this.mode];
+    const problem = this.data.problem ?? modeProblem;
     this.submit.disabled = Boolean(problem);
     if (problem) this.submit.textContent = problem;
     else if (this.mode === "single") this.submit.textContent = "Start run";
-    else {
+    else if (this.mode === "tune") {
+      const { methods, trials } = this.tune.size();
+      this.submit.textContent = `Tune ${methods} method${methods === 1 ? "" : "s"}, ${trials} trial${trials === 1 ? "" : "s"} each`;
+    } else {
       const spec = this.sweep.value();
       const n = sweepSize(spec.grid, spec.seeds, spec.cells);
       this.submit.textContent = `Launch ${n} run${n === 1 ? "" : "s"}`;
@@ -288,11 +308,13 @@ class NewRunForm {
   async send() {
     this.form.clearErrors();
     this.sweep.clearErrors();
+    this.tune.clearErrors();
     this.errors.hidden = true;
     this.submit.disabled = true;
     try {
       if (this.mode === "single") await this.startRun();
-      else await this.startSweep();
+      else if (this.mode === "sweep") await this.startSweep();
+      else await this.startTune();
     } catch (err) {
       this.showError(err);
     } finally {
@@ -322,6 +344,33 @@ class NewRunForm {
     go("/compare", { experiment: experiment.id });
   }
 
+  /** Each method of the preset tuned, the form's edits (`this.filled`'s) applied to all its runs. */
+  async startTune() {
+    const tune = await api.createTune({
+      preset: this.presets.preset?.name ?? "",
+      ...this.tune.body(),
+      set: edits(this.filled ?? {}, snapshot(this.form.value())),
+    });
+    go(`/tunes/${tune.id}`);
+  }
+
+  /**
+   * Place the server's errors at their fields: the tune's own (`set.<key>`, a setting
+   * for all its runs, at the form's field), else the sweep's; returns those no field took.
+   * @param {import("../../api.js").FieldError[]} fields
+   */
+  placeErrors(fields) {
+    if (this.mode === "tune") {
+      const rest = this.tune.showErrors(fields).map((e) => ({ ...e, path: e.path.replace(/^set\./, "") }));
+      return this.form.showErrors(rest);
+    }
+    // At their fields, in plain words, each once: a sweep repeats an error of its base
+    // config for every one of its runs.
+    const spec = this.sweep.value();
+    const cells = this.mode === "sweep" ? sweepSize(spec.grid, [0], spec.cells) : 1;
+    return this.form.showErrors(sweepMessages(this.sweep.showErrors(fields), cells));
+  }
+
   /** @param {unknown} err */
   showError(err) {
     this.errors.hidden = false;
@@ -333,11 +382,7 @@ class NewRunForm {
       return;
     }
     const fields = err instanceof ApiError ? err.fields : [];
-    // At their fields, in plain words, each once: a sweep repeats an error of its base
-    // config for every one of its runs.
-    const spec = this.sweep.value();
-    const cells = this.mode === "sweep" ? sweepSize(spec.grid, [0], spec.cells) : 1;
-    const unplaced = fields.length ? this.form.showErrors(sweepMessages(this.sweep.showErrors(fields), cells)) : [];
+    const unplaced = fields.length ? this.placeErrors(fields) : [];
     const all = shownErrors(this.element, unplaced);
     replace(this.errors, errorLines(all, fields.length > 0, err, this.element));
     this.errors.scrollIntoView({ block: "center" });

@@ -74,15 +74,21 @@ function pickColumn(rows) {
   };
 }
 
-/** The name, linked to the run, with its notes and its tags (a tag filters by it). @param {Rows} rows @returns {RunColumn} */
+/**
+ * The name, linked to the run, with its notes and its tags (a tag filters by it; a tune's
+ * trial or final run, tagged `tune:<id>`, also links the tune's page).
+ * @param {Rows} rows @returns {RunColumn}
+ */
 function nameColumn(rows) {
   /** @param {string} t */
-  const tag = (t) =>
+  const tag = (t) => [
     h(
       "button",
       { type: "button", class: "tag", title: `only runs tagged ${t}`, on: { click: () => rows.filterTag(t) } },
       t,
-    );
+    ),
+    /^tune:\d+$/.test(t) && h("a", { class: "tag tune-link", href: `#/tunes/${t.slice(5)}` }, "tune page"),
+  ];
   return {
     key: "name",
     label: "name",
