@@ -9,9 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from api.errors import with_field_path
-from worker.engine import ConfigError, RunConfig
-from worker.engine.components import current
-from worker.engine.overrides import set_path
+from worker.engine import ConfigError, RunConfig, current, set_path
 
 
 @dataclass

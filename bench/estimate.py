@@ -185,8 +185,8 @@ def measure(name: str, data_root: Path) -> None:
     from api.admission import run_estimate
     from db.settings import Settings
     from worker.engine import build_config
-    from worker.engine.presets import get_preset
     from worker.engine.resources import format_bytes, largest
+    from worker.presets import get_preset
 
     preset, base, sets = CASES[name]
     sets = [*sets, "device=cpu"]

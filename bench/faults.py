@@ -39,7 +39,7 @@ from db.migrate import upgrade
 from db.runs import new_run
 from db.session import make_engine, make_sessionmaker
 from worker.engine.components import current
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 SLOW_ROUND = {  # a round takes minutes on one core
     "rounds": 3,

@@ -14,8 +14,7 @@ from db.models import Run
 from db.retry import in_transaction
 from db.runs import claim_run, finish_run, load_checkpoint, record_crash
 from db.settings import Settings
-from worker.engine import RunConfig
-from worker.engine.components import current
+from worker.engine import RunConfig, current
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,8 @@ from api.schemas.errors import NOT_FOUND
 from api.storable import NO_NUL
 from db import status
 from worker.data_root import DEFAULT_ROOT, data_status
-from worker.engine import ConfigError, metrics
-from worker.engine.components import current
-from worker.engine.paths import MAX_PATH_CHARS
-from worker.engine.presets import PRESETS, Preset
+from worker.engine import MAX_PATH_CHARS, ConfigError, current, metrics
+from worker.presets import PRESETS, Preset
 
 router = APIRouter(prefix="/api", tags=["catalog"])
 

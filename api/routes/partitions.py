@@ -15,11 +15,15 @@ from api.schemas.partition import PartitionPreview, PartitionPublic
 from db.models import EXTERNAL
 from db.settings import Settings
 from worker.data_root import for_this_machine, relative_paths
-from worker.engine import ConfigError, RunConfig
-from worker.engine.components import current
-from worker.engine.data import load_data
-from worker.engine.data.view import MAX_SHOWN, partition_view
-from worker.engine.errors import DatasetMissing
+from worker.engine import (
+    MAX_SHOWN,
+    ConfigError,
+    DatasetMissing,
+    RunConfig,
+    current,
+    load_data,
+    partition_view,
+)
 
 router = APIRouter(prefix="/api", tags=["partitions"])
 

@@ -23,7 +23,7 @@ from db.metrics import full_series
 from db.models import Experiment, Run
 from worker.data_root import missing_data, portable
 from worker.engine import ConfigError
-from worker.engine.presets import PRESETS
+from worker.presets import PRESETS
 from worker.reproduction.figures import Curve, run_curve
 from worker.reproduction.report import build
 

@@ -30,8 +30,7 @@ from db.runs import cancel_run, edit_run, list_runs, new_run, resume_run
 from db.status import Status
 from worker.data_root import portable
 from worker.dispatch import queue_for
-from worker.engine import metrics
-from worker.engine.components import current
+from worker.engine import current, metrics
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.schemas.runs import InstalledConfig
-from worker.engine.components import current
+from worker.engine import current
 
 
 class PartitionPreview(BaseModel):

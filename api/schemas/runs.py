@@ -27,9 +27,8 @@ from api.schemas.ingest import ExternalRunCreate
 from api.storable import NO_NUL
 from db.models import EXTERNAL
 from db.status import ACTIVE, RESUMABLE, Status
-from worker.engine import RunConfig, metrics
-from worker.engine.components import current
-from worker.engine.presets import references_for
+from worker.engine import RunConfig, current, metrics
+from worker.presets import references_for
 
 Source = Literal["simulated", "external"]
 

@@ -10,7 +10,7 @@ import httpx
 from db.settings import Settings
 from worker.engine import ListSink, simulate
 from worker.engine.components import current
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 FINAL = ("succeeded", "failed", "cancelled")
 

@@ -21,7 +21,7 @@ from tests.client.conftest import Server
 from tests.engine.test_hostile_model import claiming
 from worker.engine.components import current
 from worker.engine.data import load_data
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 pytestmark = pytest.mark.slow
 

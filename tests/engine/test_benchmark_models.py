@@ -7,9 +7,9 @@ from torch.testing import assert_close
 
 from worker.engine import build_config
 from worker.engine.components import current
-from worker.engine.loop import resolve_backend
 from worker.engine.models import build_model, has_buffers, recurrent
 from worker.engine.sections import ModelSection
+from worker.engine.training.backend import resolve_backend
 from worker.engine.training.batches import batch_indices
 from worker.engine.training.flat import FlatModel
 from worker.engine.training.local import LocalSpec, train_sequential, train_vmap

@@ -1,3 +1,4 @@
+import inspect
 import math
 import re
 from typing import Any
@@ -6,7 +7,8 @@ import pytest
 
 from worker.engine import ConfigError, ListSink, build_config, simulate
 from worker.engine.components import current
-from worker.engine.presets import PRESETS, get_preset
+from worker.engine.sections import DataSection, ModelSection, RoundConfig, SystemSection
+from worker.presets import PRESETS, get_preset
 
 
 @pytest.mark.parametrize(
@@ -192,3 +194,29 @@ def test_a_pool_split_among_more_clients_than_samples_is_refused() -> None:
             [*digits, "data.n_clients=101", "data.max_train_samples=100"]
         )
     assert get_preset("example1").run_config([*digits, "data.n_clients=1437"]).data.n_clients
+
+
+def section_schema(key: str) -> dict[str, Any]:
+    schema = current().run_config.model_json_schema()
+    definition: dict[str, Any] = schema["$defs"][schema["properties"][key]["$ref"].split("/")[-1]]
+    return definition
+
+
+@pytest.mark.parametrize(
+    ("key", "section"),
+    [
+        ("data", DataSection),
+        ("model", ModelSection),
+        ("system", SystemSection),
+        ("round", RoundConfig),
+    ],
+)
+def test_a_sections_docstring_is_its_schema_description(key: str, section: type) -> None:
+    assert section.__doc__  # the form shows it under the section's title
+    assert section_schema(key)["description"] == inspect.cleandoc(section.__doc__)
+
+
+def test_the_description_is_the_sections_own_docstring() -> None:
+    expected = "`round`: how a round ends in simulated time (with a system model)."
+    assert section_schema("round")["description"] == expected
+    assert "description" not in section_schema("availability")  # none: not Built's

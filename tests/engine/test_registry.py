@@ -253,3 +253,9 @@ def test_importing_the_entry_points_builds_nothing() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "0"
+
+
+def test_an_entry_says_whether_the_loop_runs_it_in_async_mode() -> None:
+    components = current()
+    assert sorted(e.name for e in components.algorithms if e.runs_async) == ["fedasync", "fedbuff"]
+    assert not components.availability.get("markov").runs_async  # no other kind does

@@ -14,11 +14,11 @@ from tests.engine.contexts import make_algorithm
 from worker.engine import ConfigError, RunConfig, build_config
 from worker.engine.components import current
 from worker.engine.models import build_model
-from worker.engine.presets import get_preset
 from worker.engine.resources import Estimate, Term, estimate, largest
 from worker.engine.resources.model_profile import model_profile
 from worker.engine.resources.work import STEP_FLOP
 from worker.engine.sections import ModelSection
+from worker.presets import get_preset
 
 SMALL = {
     "rounds": 100,

@@ -32,7 +32,6 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from worker.engine.algorithms.asynchronous import runs_async
 from worker.engine.data.partitions.base import without_data
 from worker.engine.facts import DatasetFacts, ModelFacts
 from worker.engine.moved import moved, moved_section
@@ -45,6 +44,7 @@ from worker.engine.sections import (
     TIMED,
     AlgorithmSection,
     AvailabilitySection,
+    Built,
     ClientConfig,
     DataSection,
     EvalSection,
@@ -266,7 +266,7 @@ def dataset_facts(c: RunConfig) -> DatasetFacts:
 
 
 def _check_participation(c: RunConfig) -> None:
-    if runs_async(c.components.algorithms, c.algorithm.name):
+    if c.components.algorithms.get(c.algorithm.name).runs_async:
         return  # its own concurrency says how many train
     if c.algorithm.participation >= 1 and c.n_selected() > c.data.n_clients:
         raise ValueError(
@@ -342,7 +342,7 @@ def _time_checks(c: RunConfig) -> list[tuple[tuple[str, ...], Callable[[], None]
             )
 
     def rounds() -> None:
-        if not runs_async(algorithms, c.algorithm.name):
+        if not algorithms.get(c.algorithm.name).runs_async:
             return
         for path, value, default in (
             ("round.deadline_s", c.round.deadline_s, None),
@@ -408,7 +408,15 @@ def _section(name: str, base: type[Params], c: Components, *registries: Registry
                 if e.has_section
             }
         )
-    return _knowing(c, create_model(name, __base__=base, **_resolved(base, c), **fields))
+    built = create_model(name, __base__=base, __doc__=_doc(base), **_resolved(base, c), **fields)
+    return _knowing(c, built)
+
+
+def _doc(base: type[Params]) -> str | None:
+    """The docstring of the section `base` is (`_Data`'s is `DataSection`'s): a class
+    made by `create_model` has none of its own, and pydantic writes a class's docstring
+    into its schema's description, which the form shows under the section's title."""
+    return next(k for k in base.__mro__ if k.__module__ == Built.__module__).__doc__
 
 
 def _selector(base: type[Params], registry: Registry, c: Components) -> dict[str, Any]:
@@ -453,6 +461,11 @@ def _resolved(base: type[Params], c: Components) -> dict[str, Any]:
     return out
 
 
+def _params(name: str, base: type[Params], c: Components) -> Any:
+    """A section with no component to narrow to: its form hints resolved."""
+    return create_model(name, __base__=base, __doc__=_doc(base), **_resolved(base, c))
+
+
 def build_run_config(c: Components) -> type[RunConfig]:
     """`RunConfig`'s class for the components `c` (`Components.run_config` keeps it)."""
     sections = {
@@ -462,8 +475,8 @@ def build_run_config(c: Components) -> type[RunConfig]:
         "system": _section("SystemConfig", SystemSection, c, c.systems),
         "algorithm": _section("AlgorithmConfig", AlgorithmSection, c, c.algorithms),
         "eval": _section("EvalConfig", EvalSection, c, c.schedules),
-        "client": create_model("ClientConfig", __base__=ClientConfig, **_resolved(ClientConfig, c)),
-        "round": create_model("RoundConfig", __base__=RoundConfig, **_resolved(RoundConfig, c)),
+        "client": _params("ClientConfig", ClientConfig, c),
+        "round": _params("RoundConfig", RoundConfig, c),
     }
     fields: dict[str, Any] = {
         key: (cls, Field(default_factory=cls)) for key, cls in sections.items()

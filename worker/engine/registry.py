@@ -72,6 +72,12 @@ class Entry:
     def default_params(self) -> Params | None:
         return None if self.params is None else self.params()
 
+    @property
+    def runs_async(self) -> bool:
+        """Whether the loop runs the component in async mode: an algorithm that says so
+        (`Algorithm.asynchronous`, set by `AsyncAlgorithm`); no other kind does."""
+        return getattr(self.component, "asynchronous", False) is True
+
 
 @dataclass(frozen=True)
 class Kind:

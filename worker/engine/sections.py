@@ -108,7 +108,7 @@ class AvailabilitySection(Built):
 
 
 class SystemSection(Built):
-    """`system`: the clients' devices in time (`worker/engine/system/`)."""
+    """`system`: the clients' devices in time: their speed, bandwidth and sessions."""
 
     kind: str = Field(
         "none",
@@ -118,8 +118,8 @@ class SystemSection(Built):
 
 
 class RoundConfig(Params):
-    # `round`: how a round ends in simulated time (needs a system model); a docstring
-    # would become the form's description of the section, which no other section has
+    """`round`: how a round ends in simulated time (with a system model)."""
+
     deadline_s: float | None = Field(
         None,
         ge=MIN_SECONDS,

@@ -152,9 +152,11 @@ class Algorithm(ABC):
     Subclasses list in `state` the attributes a checkpoint must hold (tensors, dicts of
     tensors, `ClientMemory`, plain values), in `metrics` the per-round scalars their
     `aggregate` reports, in `footprint` the memory and work they add to a round, and in
-    `privacy` whether each privacy mechanism's guarantee holds for them.
+    `privacy` whether each privacy mechanism's guarantee holds for them; `asynchronous`
+    whether the loop runs them in async mode (`AsyncAlgorithm`).
     """
 
+    asynchronous: ClassVar[bool] = False
     state: ClassVar[tuple[str, ...]] = ()
     metrics: ClassVar[tuple[MetricSpec, ...]] = ()
     footprint: ClassVar[Footprint] = Footprint()

@@ -67,6 +67,11 @@ class SystemSpec:
     params: Any
     facts: SystemFacts
 
+    @property
+    def timed(self) -> bool:
+        """Whether the run has a system model (a clock): a kind other than `none`."""
+        return self.kind != NONE
+
     def build(self) -> SystemModel | None:
         """The model (None: no clock); ConfigError for files it cannot use, and for a
         client whose sample or byte would take the clock outside its range."""
