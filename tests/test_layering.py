@@ -220,6 +220,12 @@ def test_no_module_imports_itself_through_others() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+def test_no_circle_through_type_only_imports() -> None:
+    """Nor a circle closed by imports under `if TYPE_CHECKING:`: a module that needs
+    another's type to be read depends on it as much as one that calls it."""
+    assert cycles(import_graph(annotations=True)) == []
+
+
 def _prefixes(name: str) -> list[str]:
     parts = name.split(".")
     return [".".join(parts[:i]) for i in range(len(parts), 0, -1)]

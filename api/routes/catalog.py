@@ -22,7 +22,7 @@ from api.schemas.errors import NOT_FOUND
 from api.storable import NO_NUL
 from db import status
 from worker.data_root import DEFAULT_ROOT, data_status
-from worker.engine import MAX_PATH_CHARS, ConfigError, current, metrics
+from worker.engine import MAX_PATH_CHARS, ConfigError, current, metrics, run_config_for
 from worker.presets import PRESETS, Preset
 
 router = APIRouter(prefix="/api", tags=["catalog"])
@@ -50,7 +50,7 @@ def public(preset: Preset, download_allowed: bool) -> dict[str, Any]:
 
 @router.get("/schema/run-config")
 def run_config_schema() -> dict[str, Any]:
-    return current().run_config.model_json_schema()
+    return run_config_for(current()).model_json_schema()
 
 
 @router.get("/presets")

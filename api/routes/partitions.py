@@ -23,6 +23,7 @@ from worker.engine import (
     current,
     load_data,
     partition_view,
+    run_config_for,
 )
 
 router = APIRouter(prefix="/api", tags=["partitions"])
@@ -58,7 +59,7 @@ def read_partition(
     from its config (the data seed, or the run seed, fixes them)."""
     if run.source == EXTERNAL:
         raise HTTPException(409, f"run {run.id} is external: its data never came here")
-    config = current().run_config.model_validate(run.config)
+    config = run_config_for(current()).model_validate(run.config)
     return view(config, settings, max_clients, ("config",))
 
 

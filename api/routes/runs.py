@@ -30,7 +30,7 @@ from db.runs import cancel_run, edit_run, list_runs, new_run, resume_run
 from db.status import Status
 from worker.data_root import portable
 from worker.dispatch import queue_for
-from worker.engine import current, metrics
+from worker.engine import current, metrics, run_config_for
 
 router = APIRouter(prefix="/api/runs", tags=["runs"])
 
@@ -152,7 +152,7 @@ def resume(
         detail = f"run {run.id} is {run.status}: only a failed or cancelled run resumes"
         raise HTTPException(409, detail)
     # before the commit: a refused run is rolled back to what it was
-    admit(current().run_config.model_validate(run.config), settings, loc=("config",))
+    admit(run_config_for(current()).model_validate(run.config), settings, loc=("config",))
     session.commit()
     session.refresh(run)
     dispatcher.submit(run.id, run.queue)

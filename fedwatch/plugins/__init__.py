@@ -125,8 +125,10 @@ from worker.engine.facts import DatasetFacts, ModelFacts
 from worker.engine.masks import Available
 from worker.engine.metrics import MetricSpec
 from worker.engine.params import Params, RunShape
-from worker.engine.plugins import Failed, Loaded, PluginReport
 from worker.engine.registry import (
+    Failed,
+    Loaded,
+    PluginReport,
     RegistrationError,
     algorithm,
     availability,

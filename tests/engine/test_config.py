@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from worker.engine import ConfigError, ListSink, build_config, simulate
+from worker.engine import ConfigError, ListSink, build_config, run_config_for, simulate
 from worker.engine.components import current
 from worker.engine.sections import DataSection, ModelSection, RoundConfig, SystemSection
 from worker.presets import PRESETS, get_preset
@@ -81,7 +81,7 @@ def test_participation_fraction_and_count() -> None:
 
 
 def test_schema_exposes_every_algorithm_parameter() -> None:
-    schema = current().run_config.model_json_schema()
+    schema = run_config_for(current()).model_json_schema()
 
     assert set(schema["properties"]) == {
         "name",
@@ -107,7 +107,7 @@ def test_schema_exposes_every_algorithm_parameter() -> None:
 def test_config_round_trips_through_json() -> None:
     cfg = get_preset("example1").run_config()
 
-    assert current().run_config.model_validate_json(cfg.model_dump_json()) == cfg
+    assert run_config_for(current()).model_validate_json(cfg.model_dump_json()) == cfg
 
 
 IMAGE_PRESETS = [
@@ -197,7 +197,7 @@ def test_a_pool_split_among_more_clients_than_samples_is_refused() -> None:
 
 
 def section_schema(key: str) -> dict[str, Any]:
-    schema = current().run_config.model_json_schema()
+    schema = run_config_for(current()).model_json_schema()
     definition: dict[str, Any] = schema["$defs"][schema["properties"][key]["$ref"].split("/")[-1]]
     return definition
 

@@ -12,8 +12,9 @@ outside the engine, `fedwatch/`) imports from the engine, in groups:
 - Configs: the class, building one from dotted assignments, and the errors of both:
   `RunConfig`, `MAX_SEED`, `build_config`, `set_path`, `ConfigError`, `DatasetMissing`,
   `remedy`.
-- Components: those a process runs with (installed at its start-up) and their
-  registries: `Components`, `current`, `install`, `installed`, `builtin_modules`.
+- Components: those a process runs with (installed at its start-up), their registries,
+  and the config class built from them: `Components`, `current`, `install`, `installed`,
+  `builtin_modules`, `run_config_for`, `section_class`.
 - Data: checking a dataset's files before a run, the clients' data and a partition's
   view, the pools a server keeps: `check_dataset`, `load_data`, `partition_view`,
   `MAX_SHOWN`, `EXPECTED_FILES`, `missing_files`, `require_files`, `LEAF_DATASETS`,
@@ -42,8 +43,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from worker.engine.allocator import keep_freed_memory
     from worker.engine.artifact import ModelFile
-    from worker.engine.components import Components, builtin_modules, current, install, installed
-    from worker.engine.config import MAX_SEED, RunConfig
+    from worker.engine.components import builtin_modules, current, install, installed
+    from worker.engine.config import MAX_SEED, RunConfig, run_config_for, section_class
     from worker.engine.data import check_dataset, load_data
     from worker.engine.data.kept import KeptPools, default_parent, keep_pools_in
     from worker.engine.data.leaf_datasets import LEAF_DATASETS
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from worker.engine.overrides import build_config, set_path
     from worker.engine.paths import MAX_PATH_CHARS, inside, is_dir, is_file, shown, unnamable
     from worker.engine.records import ClientTimeline, ClientWeights, RoundRecord, Summary
+    from worker.engine.registry import Components
     from worker.engine.resources import Estimate, estimate, format_bytes, format_flops, largest
     from worker.engine.scaled import binary_exponent, scaled_mean, scaled_std
     from worker.engine.sink import ListSink, Sink
@@ -83,11 +85,13 @@ _HOMES = {
     "DatasetMissing": "errors",
     "remedy": "errors",
     # Components
-    "Components": "components",
+    "Components": "registry",
     "current": "components",
     "install": "components",
     "installed": "components",
     "builtin_modules": "components",
+    "run_config_for": "config",
+    "section_class": "config",
     # Data
     "check_dataset": "data",
     "load_data": "data",
@@ -173,8 +177,10 @@ __all__ = [
     "partition_view",
     "remedy",
     "require_files",
+    "run_config_for",
     "scaled_mean",
     "scaled_std",
+    "section_class",
     "set_path",
     "shown",
     "simulate",

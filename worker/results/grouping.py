@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from worker.engine import Components, metrics
+from worker.engine import Components, metrics, run_config_for
 from worker.engine.moved import MOVED, moved
 from worker.presets import PRESETS, Preset
 from worker.results.table import TableNotes
@@ -527,7 +527,7 @@ def vocabulary_of(components: Components) -> Vocabulary:
         algorithms,
         frozenset(e.name for e in components.algorithms if e.runs_async),
         selectors,
-        field_titles(components.run_config),
+        field_titles(run_config_for(components)),
     )
 
 

@@ -10,7 +10,7 @@ import torch
 from fedau.algorithm import WEIGHT_MEAN, FedAu, FedAuParams
 
 from fedwatch.plugins import Available, Facts
-from worker.engine import ListSink, simulate
+from worker.engine import ListSink, run_config_for, simulate
 from worker.engine.components import current
 
 
@@ -57,7 +57,7 @@ def late_average(algorithm: str) -> float:
     """x averaged over the last 500 of 3000 rounds: two clients with means +1 and −1
     (the optimum of the uniform objective is 0); client 0 is always available, client
     1 one round in ten."""
-    config = current().run_config.model_validate(
+    config = run_config_for(current()).model_validate(
         {
             "rounds": 3000,
             "device": "cpu",
