@@ -15,10 +15,10 @@ import torch
 from torch import Tensor
 
 from worker.engine import checkpoint, threads
-from worker.engine.algorithms import Algorithm, Facts, Plan, Step
+from worker.engine.algorithms import Algorithm, AlgorithmContext, Plan, Step
 from worker.engine.algorithms.asynchronous import AsyncAlgorithm
 from worker.engine.artifact import ModelFile, model_file
-from worker.engine.availability import Availability, AvailabilityFacts
+from worker.engine.availability import Availability, AvailabilityContext
 from worker.engine.clock import process_age_s
 from worker.engine.config import RunConfig
 from worker.engine.data import FederatedData, load_data
@@ -52,7 +52,7 @@ from worker.engine.training.trainer import Trainer
 def build_availability(config: RunConfig, data: FederatedData) -> Availability:
     """The availability model `config` selects, for the clients of `data`."""
     entry, params = selected(config.availability, config.components.availability)
-    facts = AvailabilityFacts(
+    facts = AvailabilityContext(
         data.n_clients, data.client_class, data.n_classes, config.seed, data.population
     )
     model: Availability = entry.component.from_params(params, facts)
@@ -136,7 +136,7 @@ class Simulation:
             pi = pi * self.clock.pi  # online at a round's start: both models must agree
         alpha = target_weights(config, data).to(self.device)
         entry, params = selected(config.algorithm, config.components.algorithms)
-        facts = Facts(
+        facts = AlgorithmContext(
             n=data.n_clients,
             dim=self.model.dim,
             k=min(selection_size(config), data.n_clients),

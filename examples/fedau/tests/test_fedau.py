@@ -9,13 +9,13 @@ import pytest
 import torch
 from fedau.algorithm import WEIGHT_MEAN, FedAu, FedAuParams
 
-from fedwatch.plugins import Available, Facts
+from fedwatch.plugins import AlgorithmContext, Available
 from worker.engine import ListSink, run_config_for, simulate
 from worker.engine.components import current
 
 
-def facts(n: int) -> Facts:
-    return Facts(
+def facts(n: int) -> AlgorithmContext:
+    return AlgorithmContext(
         n=n, dim=1, k=n, alpha=torch.full((n,), 1.0 / n), device=torch.device("cpu"),
         pi=torch.ones(n, dtype=torch.float64), lam=None,
         probe_loss=lambda w, clients, t: torch.zeros(len(clients)),

@@ -83,7 +83,7 @@ def staleness_weight(params: AsyncParams, s: Tensor) -> Tensor:
 
 
 class AsyncAlgorithm(Algorithm):
-    """An algorithm the loop runs in async mode. `Facts.k` is the concurrency. A plan
+    """An algorithm the loop runs in async mode. `AlgorithmContext.k` is the concurrency. A plan
     given to `aggregate` holds in `staleness` the versions each update is stale by and
     in `origin` the (K, d) models they started from."""
 

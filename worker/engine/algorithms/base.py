@@ -37,7 +37,7 @@ def _not_provided(*args: Any) -> Tensor:
 
 
 @dataclass(frozen=True)
-class Facts:
+class AlgorithmContext:
     """What an algorithm may read about its run besides its own params."""
 
     n: int  # clients
@@ -171,7 +171,7 @@ class Algorithm(ABC):
         reason = cls.privacy.problem(kind)
         return None if reason is None else f"algorithm.name: {name} {reason}"
 
-    def __init__(self, params: Any, facts: Facts) -> None:
+    def __init__(self, params: Any, facts: AlgorithmContext) -> None:
         self.params = params
         self.facts = facts
 
