@@ -16,11 +16,18 @@ from api.errors import PATH_PREFIX
 from api.sweep import Cell, blame
 from db.settings import Settings
 from worker.data_root import data_folder, reading
-from worker.engine import ConfigError, RunConfig
-from worker.engine.data import check_dataset
-from worker.engine.resources import Estimate, estimate, format_bytes, format_flops, largest
-from worker.engine.system import SystemSpec, system_spec
-from worker.engine.system.base import NONE
+from worker.engine import (
+    ConfigError,
+    Estimate,
+    RunConfig,
+    SystemSpec,
+    check_dataset,
+    estimate,
+    format_bytes,
+    format_flops,
+    largest,
+    system_spec,
+)
 from worker.system_check import check_systems
 
 # The recorder holds the rounds since its last hand-over and up to two batches that
@@ -68,7 +75,7 @@ def refusals(configs: Sequence[RunConfig], settings: Settings) -> list[list[Refu
         except ConfigError as err:
             found.append([refused(err)])
             continue
-        if spec.kind != NONE:
+        if spec.timed:
             specs[i] = spec
     verdicts = check_systems(list(specs.values()), settings.max_file_read_mb)
     for i, why in zip(specs, verdicts, strict=True):

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from fastapi import Request, Response
 
-from worker.engine.paths import inside, is_file
+from worker.engine import inside, is_file
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"

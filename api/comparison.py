@@ -1,5 +1,5 @@
 """Runs read for a comparison and grouped; the table and its tests are
-`worker.engine.stats`'s, its formats and figures `worker.results`'; what differs between
+`worker.results.stats`'s, its formats and figures `worker.results`'; what differs between
 the runs' configs."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from worker.engine import stats
-from worker.engine.components import current
+from worker.engine import current
 from worker.engine.used_params import used_params
+from worker.results import stats
 from worker.results.curves import RunCurve
 from worker.results.grouping import CONFIG_IGNORED, canon, flatten
 

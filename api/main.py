@@ -43,8 +43,7 @@ from api.transfers import Transfers
 from db.session import make_engine, make_sessionmaker
 from db.settings import Settings, settings
 from worker.dispatch import make_dispatcher
-from worker.engine import components
-from worker.engine.components import Components
+from worker.engine import Components, install, installed
 from worker.tune.loop import TuneLoop
 
 # The page, its assets and the API docs stay open so a browser can load them and then ask
@@ -81,7 +80,7 @@ def create_app(
     """The app (the API's start-up): installs the components (`components.py`) its runs
     are validated with, `parts` or the installed ones; an embedded server executes its
     runs on `run_cores` (None: wherever this process may run)."""
-    components.install(parts or components.installed())
+    install(parts or installed())
     engine = make_engine(config.database_url, pool_size=REQUEST_THREADS)
     sessions = make_sessionmaker(engine)
     dispatcher = make_dispatcher(sessions, config, run_cores)

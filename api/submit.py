@@ -21,9 +21,8 @@ from db.runs import new_run, resume_run
 from db.settings import Settings
 from worker.data_root import missing_data, portable
 from worker.dispatch import Dispatcher, queue_for
-from worker.engine import ConfigError
-from worker.engine.components import current
-from worker.engine.presets import PRESETS
+from worker.engine import ConfigError, current, run_config_for
+from worker.presets import PRESETS
 
 
 def create_run(session: Session, dispatcher: Dispatcher, settings: Settings, body: RunBody) -> Run:
@@ -142,7 +141,7 @@ def resume(session: Session, dispatcher: Dispatcher, settings: Settings, run: Ru
         detail = f"run {run.id} is {run.status}: only a failed or cancelled run resumes"
         raise HTTPException(409, detail)
     # before the commit: a refused run is rolled back to what it was
-    admit(current().run_config.model_validate(run.config), settings, loc=("config",))
+    admit(run_config_for(current()).model_validate(run.config), settings, loc=("config",))
     session.commit()
     session.refresh(run)
     dispatcher.submit(run.id, run.queue)

@@ -9,9 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from api.errors import with_field_path
-from worker.engine import ConfigError, RunConfig
-from worker.engine.components import current
-from worker.engine.overrides import set_path
+from worker.engine import ConfigError, RunConfig, current, run_config_for, set_path
 
 
 @dataclass
@@ -92,7 +90,7 @@ def expand(
                 data = {**base, "seed": seed}
                 for key, value in assignment.items():
                     data = set_path(data, key, value)
-                out.append(Cell(label, seed, current().run_config.model_validate(data)))
+                out.append(Cell(label, seed, run_config_for(current()).model_validate(data)))
             except ConfigError as err:
                 where = ["body", "cells", index] if cells else ["body", "grid"]
                 errors.append({"loc": where, "msg": str(err), "type": "value_error"})

@@ -11,8 +11,7 @@ from fastapi.exceptions import RequestValidationError
 
 from api.admission import admit, run_estimate
 from db.settings import Settings
-from worker.engine import ConfigError
-from worker.engine.resources import format_flops
+from worker.engine import ConfigError, format_flops
 from worker.tune.checks import check_methods
 from worker.tune.plan import TunePlan
 from worker.tune.study import TuneSpec

@@ -32,7 +32,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: bench
 from bench.clock import register
 from bench.peers import WORKLOADS
-from worker.engine import components
+from worker.engine import components, run_config_for
 from worker.engine.allocator import keep_freed_memory
 from worker.engine.loop import Simulation
 
@@ -44,7 +44,7 @@ def config(steps: int, buffer: int | None) -> Any:
     algorithm: dict[str, Any] = {"name": "fedavg", "participation": W1.k}
     if buffer is not None:
         algorithm = {"name": "fedbuff", "fedbuff": {"concurrency": W1.k, "buffer": buffer}}
-    return components.current().run_config.model_validate(
+    return run_config_for(components.current()).model_validate(
         {
             "rounds": steps + 1,
             "device": "cpu",

@@ -21,8 +21,8 @@ import torch
 
 from worker.engine import ListSink, simulate
 from worker.engine.loop import Simulation
-from worker.engine.presets import get_preset
 from worker.engine.training.trainer import Trainer
+from worker.presets import get_preset
 
 
 @contextmanager

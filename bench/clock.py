@@ -27,7 +27,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: bench
 from bench.peers import WORKLOADS, Workload, fake_data, fake_dataset
-from worker.engine import components
+from worker.engine import components, run_config_for
 from worker.engine.allocator import keep_freed_memory
 from worker.engine.loop import Simulation
 
@@ -57,7 +57,7 @@ def config(rounds: int, timed: bool) -> Any:
         "client": {"local_steps": W2.steps, "batch_size": W2.batch, "lr": W2.lr},
         "eval": {"every": 1, "batch_size": 2048},
     }
-    return components.current().run_config.model_validate({**base, **(TIMED if timed else {})})
+    return run_config_for(components.current()).model_validate({**base, **(TIMED if timed else {})})
 
 
 def paired_rounds(rounds: int) -> tuple[list[float], list[float], float]:

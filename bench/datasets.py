@@ -45,6 +45,8 @@ from typing import Any
 
 import numpy as np
 
+from worker.engine import section_class
+
 ROOT = Path(__file__).resolve().parents[1]
 PER_FILE = 100  # writers per file, as LEAF's FEMNIST preprocessing writes them
 PIXELS = 784
@@ -92,7 +94,7 @@ def load_child(root: str, users: int) -> None:
     from worker.engine.data import load_data
     from worker.engine.sections import DataSection
 
-    cfg = current().section(DataSection)(dataset="femnist", root=root, n_clients=users)
+    cfg = section_class(current(), DataSection)(dataset="femnist", root=root, n_clients=users)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # torch, the engine
     start, cpu = time.perf_counter(), time.process_time()
     data = load_data(cfg, seed=0)
@@ -172,7 +174,7 @@ def lstm_backends(threads: int, k: int = 10, repeats: int = 3) -> None:
     gen = torch.Generator().manual_seed(0)
     x = torch.randint(0, 80, (k * 20, 80), generator=gen, dtype=torch.uint8)
     y = torch.randint(0, 80, (k * 20,), generator=gen)
-    built = build_model(current().section(ModelSection)(name="leaf_lstm"), (80,), 80)
+    built = build_model(section_class(current(), ModelSection)(name="leaf_lstm"), (80,), 80)
     model = FlatModel(built, "classification")
     rows = batch_indices(torch.arange(k) * 20, torch.full((k,), 20), 2, "steps", 10, gen)
     spec = LocalSpec(w=model.initial(), batches=rows.rows, mask=rows.mask, lr=0.1)

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from worker.engine import run_config_for
 from worker.engine.components import current
 
 REPO = Path(__file__).resolve().parents[1]
@@ -150,7 +151,7 @@ def child(config_json: str, workdir: str, data_root: str) -> None:
     from worker.execute import execute_claimed
 
     keep_freed_memory()
-    config = current().run_config.model_validate_json(config_json)
+    config = run_config_for(current()).model_validate_json(config_json)
     if config.data.dataset == "cifar10":  # random batches: their files, not their checksums
         from torchvision.datasets import CIFAR10
 
@@ -185,8 +186,8 @@ def measure(name: str, data_root: Path) -> None:
     from api.admission import run_estimate
     from db.settings import Settings
     from worker.engine import build_config
-    from worker.engine.presets import get_preset
     from worker.engine.resources import format_bytes, largest
+    from worker.presets import get_preset
 
     preset, base, sets = CASES[name]
     sets = [*sets, "device=cpu"]

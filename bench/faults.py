@@ -38,8 +38,9 @@ from bench.load import start, stop
 from db.migrate import upgrade
 from db.runs import new_run
 from db.session import make_engine, make_sessionmaker
+from worker.engine import run_config_for
 from worker.engine.components import current
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 SLOW_ROUND = {  # a round takes minutes on one core
     "rounds": 3,
@@ -155,7 +156,7 @@ def queue_in_database(folder: Path, config: dict[str, Any]) -> int:
     upgrade(str(engine.url))
     with make_sessionmaker(engine).begin() as session:
         run = new_run(
-            current().run_config.model_validate(config).model_dump(mode="json"), queue="cpu"
+            run_config_for(current()).model_validate(config).model_dump(mode="json"), queue="cpu"
         )
         session.add(run)
         session.flush()

@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from worker.engine import run_config_for
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -143,7 +145,7 @@ def fedlaavg_cifar(device: str, dry_run: bool) -> Row:
         return data
 
     load = peers.fake_dataset(w, arrays, "bench_gpu_cifar", "bench/gpu.py generated data")
-    run_config = components.install(components.builtin().include(load)).run_config
+    run_config = run_config_for(components.install(components.builtin().include(load)))
     config = run_config.model_validate(
         {
             "name": "gpu-fedlaavg-cifar",

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: 
 from bench.startup import prime_cache, spread, write_cifar
 from db.settings import Settings
 from tests.frontend.conftest import serve
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 
 def startups(tmp: Path, root: Path, runs: int, keep_mb: str) -> list[float]:

@@ -66,7 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: 
 from bench.service import server_cpu_s
 from db.scratch import create_database, drop_database
 from worker.cores import split
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 ROUND_ID = re.compile(rb"\nid: (\d+)\n")
 API_CORES = (split(os.sched_getaffinity(0)) or (frozenset(os.sched_getaffinity(0)),))[0]

@@ -84,6 +84,8 @@ from typing import Any
 
 import numpy as np
 
+from worker.engine import run_config_for, section_class
+
 ROOT = Path(__file__).resolve().parents[1]
 FLOWER_ENV = ROOT / ".venv-peers"
 PFL_ENV = ROOT / ".venv-pfl"
@@ -138,7 +140,7 @@ def build_module(w: Workload) -> Any:
     from worker.engine.models import build_model
     from worker.engine.sections import ModelSection
 
-    return build_model(current().section(ModelSection)(name=w.model), w.shape, N_CLASSES)
+    return build_model(section_class(current(), ModelSection)(name=w.model), w.shape, N_CLASSES)
 
 
 def fake_data(w: Workload) -> dict[str, np.ndarray]:
@@ -248,7 +250,7 @@ def fedwatch_child(data: Path, out: Path, threads: int, device: str) -> None:
         DATASET,
         "bench/peers.py fake data",
     )
-    run_config = components.install(components.builtin().include(load)).run_config
+    run_config = run_config_for(components.install(components.builtin().include(load)))
     config = run_config.model_validate(
         {
             "name": f"peers-{w.name}",

@@ -35,6 +35,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from worker.engine import run_config_for
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -97,7 +99,7 @@ def main() -> None:
     w = peers.WORKLOADS["W2"]
     arrays = peers.fake_data(w)
     load = peers.fake_dataset(w, lambda: arrays, "bench_round_parts", "bench/round_parts.py")
-    run_config = components.install(components.builtin().include(load)).run_config
+    run_config = run_config_for(components.install(components.builtin().include(load)))
     total = args.warmup + args.rounds
     config = run_config.model_validate(
         {

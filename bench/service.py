@@ -44,7 +44,7 @@ from db.scratch import create_database, drop_database
 from db.series import ChunkWriter
 from db.session import make_engine, make_sessionmaker
 from db.settings import Settings
-from worker.engine import ListSink, RunConfig, simulate
+from worker.engine import ListSink, RunConfig, run_config_for, simulate
 from worker.engine.components import current
 from worker.recorder import Recorder
 
@@ -78,7 +78,7 @@ def recorder_overhead(sessions: sessionmaker[Session], rounds: int, pairs: int) 
     """`pairs` runs with the database recorder, each next to one with an in-memory sink
     (after a warm-up run; the pair's order alternates, so neither run always follows
     the other); medians, and the quartiles of the pairs' wall ratios."""
-    config = current().run_config.model_validate(
+    config = run_config_for(current()).model_validate(
         {
             "rounds": rounds,
             "device": "cpu",
@@ -167,7 +167,7 @@ def seed_large_run(
     sessions: sessionmaker[Session], rounds: int, n: int, k: int
 ) -> tuple[int, float]:
     """A finished run of `rounds` rounds written with COPY; returns (run id, seconds)."""
-    config = current().run_config.model_validate(
+    config = run_config_for(current()).model_validate(
         {"rounds": rounds, "data": {"n_clients": n}, "algorithm": {"participation": k}}
     )
     run_id = add_run(sessions, config)

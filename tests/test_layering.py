@@ -10,6 +10,7 @@ import ast
 import sys
 import tomllib
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -125,15 +126,19 @@ def test_importing_the_client_needs_no_extra() -> None:
     assert found == []
 
 
-def run_time_imports(path: Path, module: str) -> set[str]:
+def run_time_imports(path: Path, module: str, annotations: bool = False) -> set[str]:
     """The modules `path` (the module `module`) imports when it runs: function-level
-    imports included, `if TYPE_CHECKING:` blocks (annotations only) left out. `from a
-    import b` imports `a.b` where that is a module, else `a`."""
+    imports included, `if TYPE_CHECKING:` blocks (annotations only) left out unless
+    `annotations`. `from a import b` imports `a.b` where that is a module, else `a`."""
     found: set[str] = set()
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+        if (
+            isinstance(node, ast.If)
+            and ast.unparse(node.test).endswith("TYPE_CHECKING")
+            and not annotations
+        ):
             for branch in node.orelse:
                 visit(branch)
             return
@@ -195,22 +200,92 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-def test_no_module_imports_itself_through_others() -> None:
-    """The house reads top-down: no circle of imports among its modules, counting the
-    imports made inside functions (a deferred import is a circle all the same)."""
-    graph = {
+def import_graph(annotations: bool) -> dict[str, set[str]]:
+    """Each module of the repository, and the modules of the repository it imports (the
+    nearest one an import names), type-only imports included if `annotations`."""
+    return {
         m: {
-            # the nearest module of the repository an import names
             next((c for c in _prefixes(name) if c in MODULES), "")
-            for name in run_time_imports(path, m)
+            for name in run_time_imports(path, m, annotations)
         }
         - {"", m}
         for m, path in SOURCES.items()
     }
-    assert cycles(graph) == []
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    """The house reads top-down: no circle of imports among its modules, counting the
+    imports made inside functions (a deferred import is a circle all the same)."""
+    assert cycles(import_graph(annotations=False)) == []
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_circle_through_type_only_imports() -> None:
+    """Nor a circle closed by imports under `if TYPE_CHECKING:`: a module that needs
+    another's type to be read depends on it as much as one that calls it."""
+    assert cycles(import_graph(annotations=True)) == []
 
 
 def _prefixes(name: str) -> list[str]:
     parts = name.split(".")
     return [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
+
+
+# The engine's modules the service reads besides its surface (`worker/engine/__init__.py`'s
+# `__all__`), and why each is not names of that surface.
+ENGINE_NAMESPACES = {
+    "worker.engine.metrics": "the metric catalogue: functions read as the catalogue's "
+    "(`metrics.catalogue()`, `metrics.get(name)`, `metrics.compared()`)",
+    "worker.engine.bias": "participation bias, which the ingest and the client view compute "
+    "from stored rounds as the engine does: `split`, `Bin`, read as the module's",
+    "worker.engine.data.vision": "where a torchvision dataset's files lie (`needs`), beside",
+    "worker.engine.data.leaf": "where a LEAF dataset's files lie (`needs`): two of one name",
+    "worker.engine.moved": "a stored config with moved fields where they live now: `moved`, a "
+    "function named as its module, which the package cannot also export by that name",
+    "worker.engine.used_params": "a config's selected components' own parameters: likewise",
+}
+# What a plug-in imports (`fedwatch.plugins`): the engine's extension points, by design.
+PLUGIN_SURFACE = "fedwatch/plugins/__init__.py"
+
+
+def engine_imports(path: Path) -> list[str]:
+    """What `path` imports from the engine: `worker.engine.<name>` per name imported from
+    the package, the module otherwise (function-level and type-only imports included)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "worker.engine":
+                found += [f"worker.engine.{alias.name}" for alias in node.names]
+            elif node.module.startswith("worker.engine."):
+                subs = [f"{node.module}.{alias.name}" for alias in node.names]
+                found += subs if all(s in MODULES for s in subs) else [node.module]
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.startswith("worker.engine")]
+    return found
+
+
+def test_the_service_imports_the_engine_through_its_surface() -> None:
+    """The service (api, db, the workers outside the engine, fedwatch) imports the names of
+    `worker.engine`'s `__all__`, and the few modules of `ENGINE_NAMESPACES`."""
+    import worker.engine
+
+    surface = {f"worker.engine.{name}" for name in worker.engine.__all__}
+    found = [
+        f"{path.relative_to(REPO).as_posix()} imports {name}"
+        for top in ("api", "db", "worker", "fedwatch")
+        for path in sorted((REPO / top).rglob("*.py"))
+        if not path.relative_to(REPO).as_posix().startswith(("worker/engine/", PLUGIN_SURFACE))
+        for name in engine_imports(path)
+        if name not in surface and name not in ENGINE_NAMESPACES
+    ]
+    assert found == []
+
+
+def test_every_name_of_the_surface_is_the_engines_and_no_module() -> None:
+    import worker.engine
+
+    names = worker.engine.__all__
+    assert len(names) == len(set(names))
+    for name in names:
+        value = getattr(worker.engine, name)
+        assert not isinstance(value, ModuleType), name

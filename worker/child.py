@@ -38,10 +38,15 @@ import torch._dynamo  # noqa: F401  (in the fork server: see above)
 from db.retry import DatabaseUnavailable
 from db.session import make_engine, make_sessionmaker
 from db.settings import Settings
-from worker.engine import components
-from worker.engine.allocator import keep_freed_memory
-from worker.engine.data.kept import KeptPools, keep_pools_in
-from worker.engine.threads import governed_threads
+from worker.engine import (
+    KeptPools,
+    builtin_modules,
+    governed_threads,
+    install,
+    installed,
+    keep_freed_memory,
+    keep_pools_in,
+)
 from worker.execute import execute_claimed
 from worker.run_logs import LogRelay, PipeHandler
 
@@ -72,7 +77,7 @@ def context() -> ForkServerContext:
     """The fork server's context; it preloads this module (torch, the engine, the db) and
     the built-in components' modules, so that a run's process only collects them."""
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload([__name__, *components.builtin_modules()])
+    ctx.set_forkserver_preload([__name__, *builtin_modules()])
     return ctx
 
 
@@ -122,7 +127,7 @@ def main(spec: ChildSpec, logs: Connection) -> None:
     signal.signal(CANCEL, _setter(cancel))
     logging.basicConfig(level=logging.INFO, handlers=[PipeHandler(logs)], force=True)
     keep_freed_memory()
-    components.install(components.installed())
+    install(installed())
     keep_pools_in(spec.kept)
     settings = Settings(**spec.settings)
     cap_memory(spec.memory_cap_mb)

@@ -14,8 +14,7 @@ from db.models import Run
 from db.retry import in_transaction
 from db.runs import claim_run, finish_run, load_checkpoint, record_crash
 from db.settings import Settings
-from worker.engine import RunConfig
-from worker.engine.components import current
+from worker.engine import RunConfig, current, run_config_for
 
 
 @dataclass(frozen=True)
@@ -59,7 +58,7 @@ def start_execution(
         run = session.get(Run, run_id)
         if run is None or run.claim != claim:
             return None
-        config = current().run_config.model_validate(run.config)
+        config = run_config_for(current()).model_validate(run.config)
         checkpoint = load_checkpoint(session, run_id)
         return Start(config, checkpoint, run.cancel_requested, run.worker or "")
 

@@ -16,11 +16,17 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath, PurePosixPath
 
 from db.settings import Settings
-from worker.engine import ConfigError, RunConfig
-from worker.engine.components import current
+from worker.engine import (
+    ConfigError,
+    DatasetMissing,
+    RunConfig,
+    current,
+    inside,
+    remedy,
+    shown,
+    unnamable,
+)
 from worker.engine.data.vision import EXPECTED_FILES, missing_files, needs
-from worker.engine.errors import DatasetMissing, remedy
-from worker.engine.paths import inside, shown, unnamable
 
 DEFAULT_ROOT = "data"
 SHOWN_AS = "<data root>"

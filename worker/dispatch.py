@@ -13,8 +13,7 @@ from db.runs import requeue_running
 from db.settings import Settings
 from worker import child
 from worker.celery_app import EXECUTE_RUN, make_celery
-from worker.engine import RunConfig
-from worker.engine.data.kept import KeptPools
+from worker.engine import KeptPools, RunConfig
 from worker.kept import open_kept_pools
 from worker.supervise import supervise
 

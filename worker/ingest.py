@@ -42,9 +42,8 @@ from db.participation import participation
 from db.runs import finish_run
 from db.series import CHUNK, ChunkWriter
 from db.upsert import insert_ignore, upsert_many
-from worker.engine import RoundRecord
+from worker.engine import RoundRecord, summarise
 from worker.engine.bias import SUMMARY_NAMES, aggregate_share, summary_values
-from worker.engine.summary import summarise
 from worker.round_rows import RoundRows
 
 # The staleness marks one window makes due fit this (a mark holds 12 bytes per client).

@@ -7,7 +7,7 @@ import logging
 from pathlib import Path
 
 from db.settings import Settings
-from worker.engine.data.kept import KeptPools, default_parent
+from worker.engine import KeptPools, default_parent
 
 log = logging.getLogger(__name__)
 

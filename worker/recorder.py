@@ -14,8 +14,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.retry import in_transaction
-from worker.engine import RoundRecord
-from worker.engine.artifact import ModelFile
+from worker.engine import ModelFile, RoundRecord
 from worker.round_rows import RoundRows, Rows, RunLost
 
 __all__ = ["Recorder", "RunLost"]

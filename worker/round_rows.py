@@ -28,8 +28,7 @@ from db.run_models import save_model
 from db.runs import pack_checkpoint, save_checkpoint
 from db.series import CHUNK, ChunkWriter
 from db.upsert import insert_ignore, upsert_many
-from worker.engine import ClientWeights, RoundRecord
-from worker.engine.records import ClientTimeline
+from worker.engine import ClientTimeline, ClientWeights, RoundRecord
 
 
 class RunLost(RuntimeError):

@@ -27,7 +27,7 @@ from db.retry import DatabaseUnavailable
 from db.settings import Settings
 from worker import child
 from worker.claims import claim_execution, store_crash, store_outcome
-from worker.engine.data.kept import KeptPools
+from worker.engine import KeptPools
 
 log = logging.getLogger(__name__)
 

@@ -12,8 +12,7 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 
 from worker import child
-from worker.engine import ConfigError
-from worker.engine.system import SystemSpec
+from worker.engine import ConfigError, SystemSpec
 
 READ_SECONDS = 30.0  # a real trace of FedScale's (107 749 clients) reads in about 2 s
 MEMORY_SETTING = "FEDWATCH_MAX_FILE_READ_MB"

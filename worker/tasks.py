@@ -19,7 +19,7 @@ from db.session import make_engine, make_sessionmaker
 from db.settings import settings
 from worker import child
 from worker.celery_app import EXECUTE_RUN, celery_app
-from worker.engine.data.kept import KeptPools
+from worker.engine import KeptPools
 from worker.kept import open_kept_pools
 from worker.supervise import supervise
 from worker.sweep import install as install_sweeper

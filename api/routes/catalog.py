@@ -27,14 +27,12 @@ from api.storable import NO_NUL
 from db import status
 from db.timeline import STATE_COLOURS
 from worker.data_root import DEFAULT_ROOT, data_status
-from worker.engine import ConfigError, metrics
-from worker.engine.components import current
-from worker.engine.paths import MAX_PATH_CHARS
-from worker.engine.presets import PRESETS, Preset
-from worker.engine.stats import DEFAULT_ALPHA
+from worker.engine import MAX_PATH_CHARS, ConfigError, current, metrics, run_config_for
+from worker.presets import PRESETS, Preset
 from worker.results.curves import X_AXES
 from worker.results.figures import BAND_CHOICES, FIGURE_CHOICES
 from worker.results.grouping import GROUP_BY_CHOICES
+from worker.results.stats import DEFAULT_ALPHA
 from worker.results.table import FILE_CHOICES
 
 router = APIRouter(prefix="/api", tags=["catalog"])
@@ -62,7 +60,7 @@ def public(preset: Preset, download_allowed: bool) -> dict[str, Any]:
 
 @router.get("/schema/run-config")
 def run_config_schema() -> dict[str, Any]:
-    return current().run_config.model_json_schema()
+    return run_config_for(current()).model_json_schema()
 
 
 @router.get("/presets")

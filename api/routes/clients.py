@@ -24,9 +24,8 @@ from db.models import Run
 from db.participation import participation
 from db.timeline import STATES, client_timeline
 from fedwatch.limits import INT32_MAX
-from worker.engine.algorithms.asynchronous import runs_async
+from worker.engine import current
 from worker.engine.bias import Bin, aggregate_share, split, tv_distance
-from worker.engine.components import current
 
 router = APIRouter(prefix="/api/runs/{run_id}", tags=["clients"], responses=NOT_FOUND)
 
@@ -87,9 +86,10 @@ def read_staleness_distribution(
 def staleness_unit(run: Run) -> Literal["rounds", "versions"]:
     """Versions for an async run (a round is a server update), rounds otherwise."""
     name = ((run.config or {}).get("algorithm") or {}).get("name")
-    return (
-        "versions" if isinstance(name, str) and runs_async(current().algorithms, name) else "rounds"
-    )
+    algorithms = current().algorithms
+    if isinstance(name, str) and name in algorithms and algorithms.get(name).runs_async:
+        return "versions"
+    return "rounds"
 
 
 @router.get("/participation")

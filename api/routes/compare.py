@@ -18,12 +18,8 @@ from api.schemas.errors import NOT_FOUND
 from api.storable import NO_NUL
 from db.metrics import final_values, full_series
 from db.models import Experiment, Run
-from worker.engine import metrics
+from worker.engine import LAST_VALUES, MetricSpec, current, metrics, summarise, summary_inputs
 from worker.engine.bias import SUMMARY_NAMES as BIAS_NAMES
-from worker.engine.components import current
-from worker.engine.metrics import MetricSpec
-from worker.engine.stats import DEFAULT_ALPHA, columns_of
-from worker.engine.summary import LAST_VALUES, TRAFFIC, summarise
 from worker.ingest import run_bias
 from worker.results import figures
 from worker.results.curves import (
@@ -44,6 +40,7 @@ from worker.results.grouping import (
     parse_labels,
     vocabulary_of,
 )
+from worker.results.stats import DEFAULT_ALPHA, columns_of
 from worker.results.table import MEDIA_TYPES, labelled, render, table_json
 from worker.results.tradeoff import tradeoff
 
@@ -123,16 +120,10 @@ def load(session: SessionDep, run: Run, metric: str, group: str) -> RunData:
     )
 
 
-LIVE_METRICS = (
-    "test_acc", "initial_test_acc", "n_selected", "wall_s", "sim_time_s", *TRAFFIC,
-    *LAST_VALUES.values(),
-)  # fmt: skip
-
-
 def live_summary(session: SessionDep, run: Run) -> dict[str, float | int | None]:
     """The summary of the rounds a run has recorded so far, computed as the engine's
     (`summarise`), from the series it needs."""
-    series = {name: full_series(session, run.id, name) for name in LIVE_METRICS}
+    series = {name: full_series(session, run.id, name) for name in (*summary_inputs(), "wall_s")}
     by_round: dict[int, dict[str, float]] = {}
     for name, (rounds, values) in series.items():
         for t, v in zip(rounds, values, strict=True):

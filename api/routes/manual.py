@@ -9,7 +9,7 @@ from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 
 from api.headers import MANUAL_CONTENT_SECURITY_POLICY
-from worker.engine.paths import inside, is_dir, is_file
+from worker.engine import inside, is_dir, is_file
 
 router = APIRouter(include_in_schema=False)
 POLICY = {"Content-Security-Policy": MANUAL_CONTENT_SECURITY_POLICY}

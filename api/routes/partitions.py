@@ -15,11 +15,16 @@ from api.schemas.partition import PartitionPreview, PartitionPublic
 from db.models import EXTERNAL
 from db.settings import Settings
 from worker.data_root import for_this_machine, relative_paths
-from worker.engine import ConfigError, RunConfig
-from worker.engine.components import current
-from worker.engine.data import load_data
-from worker.engine.data.view import MAX_SHOWN, partition_view
-from worker.engine.errors import DatasetMissing
+from worker.engine import (
+    MAX_SHOWN,
+    ConfigError,
+    DatasetMissing,
+    RunConfig,
+    current,
+    load_data,
+    partition_view,
+    run_config_for,
+)
 
 router = APIRouter(prefix="/api", tags=["partitions"])
 
@@ -54,7 +59,7 @@ def read_partition(
     from its config (the data seed, or the run seed, fixes them)."""
     if run.source == EXTERNAL:
         raise HTTPException(409, f"run {run.id} is external: its data never came here")
-    config = current().run_config.model_validate(run.config)
+    config = run_config_for(current()).model_validate(run.config)
     return view(config, settings, max_clients, ("config",))
 
 

@@ -10,8 +10,7 @@ from api.schemas.privacy import EpsilonHistogramPublic, PrivacyClientsPublic
 from db.metrics import final_values, last_round
 from db.models import EXTERNAL, Run
 from db.participation import contributions
-from worker.engine.components import current
-from worker.engine.privacy.run import AMPLIFIED, amplification
+from worker.engine import AMPLIFIED, amplification, current, run_config_for
 
 router = APIRouter(prefix="/api/runs/{run_id}/privacy", tags=["privacy"], responses=NOT_FOUND)
 
@@ -36,7 +35,7 @@ def read_privacy_clients(run: RunDep, session: SessionDep) -> PrivacyClientsPubl
     recorded = {name: logged.get(name) for name in FIGURES}
     if run.source == EXTERNAL:
         return _external(run, session, recorded)
-    config = current().run_config.model_validate(run.config)
+    config = run_config_for(current()).model_validate(run.config)
     privacy = config.privacy
     mechanism = privacy.mechanism()
     if mechanism is None:
@@ -51,7 +50,7 @@ def read_privacy_clients(run: RunDep, session: SessionDep) -> PrivacyClientsPubl
         missing = NO_RATES
     else:
         # dp-accounting takes over a second to import: only this view pays for it
-        from worker.engine.privacy.client_epsilons import epsilon_histogram
+        from worker.engine import epsilon_histogram
 
         h = epsilon_histogram(
             mechanism.noise_multiplier, privacy.delta, got.rounds, got.privacy_rate, got.counts

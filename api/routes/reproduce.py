@@ -16,7 +16,7 @@ from api.schemas.errors import NOT_FOUND, WITH_BODY
 from api.schemas.experiments import ExperimentPublic, ReproduceRequest
 from db.metrics import full_series
 from db.models import Run
-from worker.engine.presets import PRESETS
+from worker.presets import PRESETS
 from worker.reproduction.figures import Curve, run_curve
 from worker.reproduction.report import build
 

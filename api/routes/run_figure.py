@@ -14,8 +14,7 @@ from api.routes.compare import FIGURE_FILES
 from api.schemas.errors import NOT_FOUND
 from api.storable import NO_NUL
 from db.metrics import full_series
-from worker.engine import metrics
-from worker.engine.metrics import MetricSpec
+from worker.engine import MetricSpec, metrics
 from worker.results import figures
 from worker.results.curves import X_LABELS, XAxis, thin
 

@@ -17,7 +17,7 @@ from api.schemas.tunes import TuneCreate, TunePublic, TunesPublic
 from api.tune_admission import admit_tune, refuse
 from db.models import Run, Tune
 from worker.engine import ConfigError
-from worker.engine.stats import DEFAULT_ALPHA
+from worker.results.stats import DEFAULT_ALPHA
 from worker.results.table import FORMATS, MEDIA_TYPES, Format, labelled, render
 from worker.tune.loop import TuneLoop
 from worker.tune.plan import TunePlan
@@ -35,7 +35,7 @@ def public(tune: Tune, database_url: str) -> TunePublic:
 
 
 def plan_of(body: TuneCreate) -> TunePlan:
-    from worker.engine.presets import get_preset
+    from worker.presets import get_preset
 
     try:
         preset = get_preset(body.preset)

@@ -8,8 +8,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
 from api.storable import NO_NUL
-from worker.engine.config import MAX_SEED
-from worker.engine.paths import MAX_PATH_CHARS
+from worker.engine import MAX_PATH_CHARS, MAX_SEED
 
 MAX_RUNS = 500
 

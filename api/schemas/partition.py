@@ -5,14 +5,14 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.schemas.runs import InstalledConfig
-from worker.engine.components import current
+from worker.engine import current, run_config_for
 
 
 class PartitionPreview(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     config: InstalledConfig = Field(
-        default_factory=lambda: current().run_config(),
+        default_factory=lambda: run_config_for(current())(),
         description="The run config whose partition to show; partial configs get defaults.",
     )
 

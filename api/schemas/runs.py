@@ -28,9 +28,8 @@ from api.storable import NO_NUL
 from db.models import EXTERNAL
 from db.status import ACTIVE, RESUMABLE, Status
 from fedwatch.limits import INT32_MAX, TAG_MAX
-from worker.engine import RunConfig, metrics
-from worker.engine.components import current
-from worker.engine.presets import references_for
+from worker.engine import RunConfig, current, metrics, run_config_for
+from worker.presets import references_for
 
 Source = Literal["simulated", "external"]
 
@@ -69,7 +68,7 @@ class _Installed:
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         return core_schema.no_info_plain_validator_function(
-            lambda data: current().run_config.model_validate(data),
+            lambda data: run_config_for(current()).model_validate(data),
             serialization=core_schema.plain_serializer_function_ser_schema(
                 lambda config: config.model_dump(mode="json")
             ),
@@ -79,7 +78,7 @@ class _Installed:
     def __get_pydantic_json_schema__(
         cls, schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
-        return handler(current().run_config.__pydantic_core_schema__)
+        return handler(run_config_for(current()).__pydantic_core_schema__)
 
 
 InstalledConfig = Annotated[RunConfig, _Installed]
@@ -89,7 +88,7 @@ class RunCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     config: InstalledConfig = Field(
-        default_factory=lambda: current().run_config(),
+        default_factory=lambda: run_config_for(current())(),
         description="Partial configs get defaults.",
     )
     notes: str = Field("", max_length=20_000, description="Free text, stored as data.")

@@ -22,11 +22,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         tune_cmd,
         worker_cmd,
     )
-    from worker.engine import components
-    from worker.engine.allocator import keep_freed_memory
+    from worker.engine import install, installed, keep_freed_memory
 
     keep_freed_memory()  # every command may train; see allocator.py
-    components.install(components.installed())  # the built-in ones and the plug-ins
+    install(installed())  # the built-in ones and the plug-ins
     for module in (
         presets_cmd,
         simulate_cmd,

@@ -34,8 +34,8 @@ from worker.engine import ConfigError, ListSink, RoundRecord
 if TYPE_CHECKING:  # torch, scipy and the engine load once a command runs
     from tqdm import tqdm
 
-    from worker.engine.data.kept import KeptPools
-    from worker.engine.presets import Preset
+    from worker.engine import KeptPools
+    from worker.presets import Preset
     from worker.results.table import Format
 
 
@@ -53,7 +53,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def add_table_arguments(p: argparse.ArgumentParser) -> None:
-    from worker.engine.stats import DEFAULT_ALPHA
+    from worker.results.stats import DEFAULT_ALPHA
     from worker.results.table import FORMATS
 
     p.add_argument(
@@ -111,7 +111,7 @@ def labels_of(args: argparse.Namespace) -> dict[str, str]:
 
 
 def column_list(text: str) -> list[str]:
-    from worker.engine.stats import columns_of
+    from worker.results.stats import columns_of
 
     names = [n.strip() for n in text.split(",") if n.strip()]
     try:
@@ -204,9 +204,8 @@ def execute(
 ) -> dict[str, Any]:
     """Run one job (in a worker process), write its JSON, return its summary values;
     record it into `target` as it runs."""
-    from worker.engine import simulate
-    from worker.engine.data.kept import keep_pools_in
-    from worker.engine.presets import get_preset
+    from worker.engine import keep_pools_in, simulate
+    from worker.presets import get_preset
 
     keep_pools_in(kept)
     config = get_preset(job.preset).run_config(list(job.assignments))
@@ -237,7 +236,7 @@ def execute(
 
 
 def run(args: argparse.Namespace) -> int:
-    from worker.engine.presets import get_preset
+    from worker.presets import get_preset
 
     try:
         preset = get_preset(args.preset)

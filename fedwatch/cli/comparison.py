@@ -1,5 +1,5 @@
 """A preset comparison's tables: one per variant, a row per method, the baselines tested
-against the proposed method and corrected together by `worker.engine.stats`, written
+against the proposed method and corrected together by `worker.results.stats`, written
 out by `worker.results.table`; the runs are grouped, named and kept (a seed's newest) by
 `worker.results.grouping`, as the API groups them."""
 
@@ -9,10 +9,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from worker.engine.components import current
-from worker.engine.stats import Sample, Table, compare
+from worker.engine import current
 from worker.results.cells import plain
 from worker.results.grouping import Grouping, RunRecord, group_runs, vocabulary_of
+from worker.results.stats import Sample, Table, compare
 from worker.results.table import (
     Format,
     TableNotes,

@@ -33,8 +33,7 @@ def on_this_machine(config: RunConfig) -> RunConfig:
     recorded."""
     from db.settings import Settings
     from worker.data_root import reading, root_folder
-    from worker.engine import ConfigError
-    from worker.engine.data import check_dataset
+    from worker.engine import ConfigError, check_dataset
 
     try:
         local = reading(config, root_folder(config.data.root, Settings()))
@@ -49,7 +48,7 @@ def on_this_machine(config: RunConfig) -> RunConfig:
 
 def load_config(source: str, assignments: list[str]) -> RunConfig:
     from worker.engine import ConfigError, build_config  # torch: only once a run needs it
-    from worker.engine.presets import PRESETS
+    from worker.presets import PRESETS
 
     try:
         if source in PRESETS:

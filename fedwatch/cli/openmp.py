@@ -32,6 +32,6 @@ def threads_per_process(processes: int) -> int:
 def run_threads(threads: int) -> AbstractContextManager[None]:
     """Inside, simulations train with `threads` torch threads: exactly that many where
     the user chose the number, else up to it (`worker.engine.threads`)."""
-    from worker.engine.threads import governed_threads
+    from worker.engine import governed_threads
 
     return governed_threads(threads, explicit=explicit_threads(os.environ) is not None)

@@ -109,8 +109,7 @@ def from_server(args: argparse.Namespace, fmt: FigureFormat) -> bytes:
 
 
 def from_directory(args: argparse.Namespace, fmt: FigureFormat) -> bytes:
-    from worker.engine import metrics
-    from worker.engine.components import current
+    from worker.engine import current, metrics
     from worker.results import figures
     from worker.results.curves import X_LABELS, group_curve
     from worker.results.grouping import GroupingError, group_runs, vocabulary_of

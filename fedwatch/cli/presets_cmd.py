@@ -11,7 +11,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from worker.engine.presets import PRESETS
+    from worker.presets import PRESETS
 
     width = max(len(name) for name in PRESETS)
     for name, preset in PRESETS.items():

@@ -22,9 +22,7 @@ from typing import TYPE_CHECKING, Any
 from fedwatch.client import FedWatch, Run
 
 if TYPE_CHECKING:
-    from worker.engine import RoundRecord, RunConfig
-    from worker.engine.artifact import ModelFile
-    from worker.engine.sink import Sink
+    from worker.engine import ModelFile, RoundRecord, RunConfig, Sink
 
 SERVER_ENV = "FEDWATCH_URL"
 TOKEN_ENV = "FEDWATCH_TOKEN"

@@ -27,7 +27,7 @@ from fedwatch.errors import CliError
 from worker.engine import ConfigError
 
 if TYPE_CHECKING:  # the engine, torch and scipy load once the command runs
-    from worker.engine.presets import Preset
+    from worker.presets import Preset
     from worker.reproduction.figures import Curve
 
 
@@ -75,7 +75,7 @@ def official(preset: Preset, job: Job) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from worker.engine.presets import get_preset
+    from worker.presets import get_preset
     from worker.reproduction.figures import run_curve
     from worker.reproduction.report import build, markdown
 

@@ -41,8 +41,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from fedwatch.cli.progress import ProgressSink
-    from worker.engine import ConfigError, simulate
-    from worker.engine.resources import estimate
+    from worker.engine import ConfigError, estimate, simulate
 
     config = load_config(args.source, args.assignments)
     local = on_this_machine(config)

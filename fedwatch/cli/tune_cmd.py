@@ -31,7 +31,7 @@ from fedwatch.errors import CliError
 from worker.engine import ConfigError
 
 if TYPE_CHECKING:  # torch, optuna and the engine load once a command runs
-    from worker.engine.presets import Method, Preset
+    from worker.presets import Method, Preset
     from worker.tune.protocol import Chosen
     from worker.tune.study import ConfigOf, TuneSpec
 
@@ -84,7 +84,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from worker.engine.presets import get_preset
+    from worker.presets import get_preset
 
     if args.server:
         return run_remote(args)
@@ -203,7 +203,7 @@ def final_jobs(
 
 
 def run_finals(jobs: list[Job], name: str, processes: int | None) -> list[dict[str, Any]]:
-    from worker.engine.presets import get_preset
+    from worker.presets import get_preset
 
     if not jobs:
         raise CliError("no method completed a trial: nothing to compare")

@@ -17,7 +17,7 @@ A minimal algorithm, FedAvg over every available client with a damped server ste
     from torch import Tensor
 
     from fedwatch.plugins import (
-        Algorithm, Available, Facts, MetricSpec, Params, Plan, Step,
+        Algorithm, Available, AlgorithmContext, MetricSpec, Params, Plan, Step,
         algorithm, renormalised, weighted_step,
     )
 
@@ -51,7 +51,7 @@ recorded every round and drawn on the run page.
 The contract, in short:
 
 - `Algorithm(params, facts)`: `params` is the validated instance of the params model
-  given to `@algorithm` (None without one), `facts` a `Facts` (sizes, α, π/λ, server
+  given to `@algorithm` (None without one), `facts` an `AlgorithmContext` (sizes, α, π/λ, server
   lr, a loss probe). State that a checkpoint must hold is listed in `state`; resuming
   from a checkpoint must give the same rounds as an uninterrupted run.
 - `select(t, w, available, gen) -> Plan`: who trains (ascending ids on the CPU), or the
@@ -70,10 +70,10 @@ The contract, in short:
   `RunShape`): raise `ValueError("algorithm.<name>.<param>: ...")`.
 
 Availability models subclass `Availability` (`mask(t)`, `pi`, optionally `lam`; built by
-`from_params(params, AvailabilityFacts)`, by default `cls(params, facts)`) and register
+`from_params(params, AvailabilityContext)`, by default `cls(params, facts)`) and register
 with `@availability`. System models subclass `SystemModel` (per client `s_per_sample`,
 `down_bps`, `up_bps`, optionally `sessions`, availability in seconds; built by
-`from_params(params, SystemFacts)`) and register with `@system`. Datasets register a
+`from_params(params, SystemContext)`) and register with `@system`. Datasets register a
 loader `load(params, data, rng)` returning a `Pool` (x, y, x_test, y_test, partitioned
 by `data.partition`) or a `FederatedData`, with `DatasetFacts`; models a builder
 `build(params, model, shape, n_classes)` returning an `nn.Module`, with `ModelFacts`.
@@ -106,7 +106,7 @@ from __future__ import annotations
 
 from worker.engine.algorithms.base import (
     Algorithm,
-    Facts,
+    AlgorithmContext,
     Footprint,
     Plan,
     Step,
@@ -116,7 +116,7 @@ from worker.engine.algorithms.base import (
 )
 from worker.engine.algorithms.memory import MEMORY_FILLED, ClientMemory
 from worker.engine.algorithms.selection import oldest_first, uniform_sample
-from worker.engine.availability.base import Availability, AvailabilityFacts
+from worker.engine.availability.base import Availability, AvailabilityContext
 from worker.engine.components import current
 from worker.engine.data.federated import FederatedData
 from worker.engine.data.partitions.base import Grouped, Partition
@@ -125,8 +125,10 @@ from worker.engine.facts import DatasetFacts, ModelFacts
 from worker.engine.masks import Available
 from worker.engine.metrics import MetricSpec
 from worker.engine.params import Params, RunShape
-from worker.engine.plugins import Failed, Loaded, PluginReport
 from worker.engine.registry import (
+    Failed,
+    Loaded,
+    PluginReport,
     RegistrationError,
     algorithm,
     availability,
@@ -139,20 +141,20 @@ from worker.engine.registry import (
 from worker.engine.rng import torch_gen
 from worker.engine.schedules import Schedule
 from worker.engine.sections import DataSection, EvalSection, ModelSection
-from worker.engine.system.base import SystemFacts, SystemModel
+from worker.engine.system.base import SystemContext, SystemModel
 from worker.engine.system.sessions import Sessions
 
 __all__ = [
     "MEMORY_FILLED",
     "Algorithm",
+    "AlgorithmContext",
     "Availability",
-    "AvailabilityFacts",
+    "AvailabilityContext",
     "Available",
     "ClientMemory",
     "DataSection",
     "DatasetFacts",
     "EvalSection",
-    "Facts",
     "Failed",
     "FederatedData",
     "Footprint",
@@ -171,7 +173,7 @@ __all__ = [
     "Schedule",
     "Sessions",
     "Step",
-    "SystemFacts",
+    "SystemContext",
     "SystemModel",
     "algorithm",
     "availability",

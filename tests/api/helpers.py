@@ -8,9 +8,9 @@ import httpx
 
 from db.settings import Settings
 from tests.eventually import eventually
-from worker.engine import ListSink, simulate
+from worker.engine import ListSink, run_config_for, simulate
 from worker.engine.components import current
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 FINAL = ("succeeded", "failed", "cancelled")
 
@@ -69,5 +69,5 @@ def wait_rounds(client: httpx.Client, run_id: int, rounds: int, timeout: float =
 def reference(config: dict[str, Any]) -> list[dict[str, Any]]:
     """The same run, uninterrupted and in-process: its per-round scalars."""
     sink = ListSink()
-    simulate(current().run_config.model_validate(config), sink)
+    simulate(run_config_for(current()).model_validate(config), sink)
     return [{"round": r.round, **r.metrics} for r in sink.records]

@@ -16,7 +16,7 @@ from db.settings import Settings
 from tests.api.helpers import embedded_settings, example1, submit, wait_final
 from tests.engine.test_leaf import tiny_femnist, tiny_shakespeare
 from tests.engine.test_resources import LONG_TRACE, MANY_CLIENTS, PERIODIC_TRACE, WIDE
-from worker.engine.presets import PRESETS
+from worker.presets import PRESETS
 
 LIMIT = "exceeds this server's limit of 6.0 GiB (FEDWATCH_MAX_RUN_MEMORY_MB=6144)"
 

@@ -20,7 +20,7 @@ from tests.api.test_execution import queue_directly
 from tests.engine.test_data import write_tiny_mnist
 from tests.engine.test_leaf import images, write
 from worker.data_root import RULE, data_folder, holding, portable
-from worker.engine import ConfigError
+from worker.engine import ConfigError, run_config_for
 from worker.engine.components import current
 
 
@@ -57,13 +57,13 @@ def mnist(root: str, **data: Any) -> dict[str, Any]:
     [("data", ""), ("mnist", "mnist"), ("alias", "mnist"), ("new/folder", "new/folder")],
 )
 def test_roots_resolve_inside_the_data_root(data_root: Path, root: str, expected: str) -> None:
-    config = current().run_config.model_validate(mnist(root))
+    config = run_config_for(current()).model_validate(mnist(root))
     assert data_folder(config, Settings(data_root=str(data_root))) == data_root / expected
 
 
 @pytest.mark.parametrize("root", ["/etc", "../elsewhere", "mnist/../../x", "escape", "a\\..\\b"])
 def test_roots_that_leave_the_data_root_are_refused(data_root: Path, root: str) -> None:
-    config = current().run_config.model_validate(mnist(root))
+    config = run_config_for(current()).model_validate(mnist(root))
     with pytest.raises(ConfigError, match=r"^data\.root: "):
         data_folder(config, Settings(data_root=str(data_root)))
 
@@ -112,7 +112,7 @@ def test_runs_read_inside_and_errors_show_relative_paths(
 
 
 def test_the_run_checks_again_where_it_executes(served: TestClient) -> None:
-    config = current().run_config.model_validate(mnist("escape")).model_dump(mode="json")
+    config = run_config_for(current()).model_validate(mnist("escape")).model_dump(mode="json")
     done = wait_final(served, queue_directly(served, config))
     assert done["status"] == "failed"
     assert done["error"].startswith("data.root: 'escape' leads outside")
@@ -168,7 +168,7 @@ def test_an_absolute_root_inside_is_stored_relative_to_it(
     served: TestClient, data_root: Path, written: str, expected: str
 ) -> None:
     root = f"{data_root}{written}"
-    config = current().run_config.model_validate(mnist(root))
+    config = run_config_for(current()).model_validate(mnist(root))
     settings = Settings(data_root=str(data_root))
     assert portable(config, settings).data.root == expected
     assert data_folder(config, settings) == data_folder(portable(config, settings), settings)
@@ -221,7 +221,7 @@ def test_the_cli_and_the_server_take_the_same_roots(
 ) -> None:
     root = root.format(root=data_root)
     monkeypatch.setenv("FEDWATCH_DATA_ROOT", str(data_root))
-    config = current().run_config.model_validate(mnist(root))
+    config = run_config_for(current()).model_validate(mnist(root))
     try:
         folder: Path | None = Path(on_this_machine(config).data.root)
     except CliError:

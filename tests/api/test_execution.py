@@ -17,6 +17,7 @@ from db.runs import new_run
 from tests.api.helpers import embedded_settings, example1, submit, wait_final
 from tests.eventually import eventually
 from worker.child import process_name
+from worker.engine import run_config_for
 from worker.engine.components import current
 
 
@@ -105,7 +106,7 @@ def test_a_run_past_its_memory_cap_fails_and_the_server_stays(capped: TestClient
         "data": {"dataset": "synthetic_clustered", "synthetic_clustered": {"dimension": 2_000_000}},
     }
     run_id = queue_directly(
-        capped, current().run_config.model_validate(config).model_dump(mode="json")
+        capped, run_config_for(current()).model_validate(config).model_dump(mode="json")
     )
     done = wait_final(capped, run_id)
     assert done["status"] == "failed"

@@ -17,7 +17,7 @@ from db.runs import new_run
 from db.session import make_engine, make_sessionmaker
 from tests.api.helpers import submit, wait_final
 from tests.api.test_ingest import external, post
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 PRESET = get_preset("dp-availability")
 SHRUNK = ["rounds=6", "device=cpu", "data.n_clients=10", "algorithm.participation=5"]

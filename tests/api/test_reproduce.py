@@ -13,7 +13,7 @@ from tests.api.helpers import wait_final
 from tests.engine.test_data import write_tiny_mnist
 from worker.data_root import RULE, missing_data
 from worker.engine.data.vision import EXPECTED_FILES, needs
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 OFFICIAL_TIME_AVG = {"cafed": 71.79, "unbiased": 71.38, "adafed": 72.01, "f3ast": 71.36}
 

@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 
 from api.main import create_app
 from tests.api.helpers import embedded_settings
-from worker.engine.presets import get_preset
 from worker.engine.resources import estimate
+from worker.presets import get_preset
 
 TINY = ["rounds=3", "device=cpu"]
 BODY: dict[str, Any] = {

@@ -10,7 +10,7 @@ from fedwatch.command import main
 from tests.engine.test_data import write_tiny_mnist
 from worker.engine import metrics
 from worker.engine.data.kept import KeptPools
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 
 def run(alg: str, seed: int, acc: float, variant: str = "") -> dict[str, object]:

@@ -19,9 +19,10 @@ from fedwatch.transport import Transport
 from tests.api.helpers import submit, wait_final
 from tests.client.conftest import Server
 from tests.engine.test_hostile_model import claiming
+from worker.engine import run_config_for
 from worker.engine.components import current
 from worker.engine.data import load_data
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 pytestmark = pytest.mark.slow
 
@@ -54,7 +55,7 @@ def test_a_simulated_run_s_model_gives_its_final_accuracy(capped: Server, tmp_pa
 
     assert isinstance(module, torch.nn.Module) and not module.training
     assert shown["model_bytes"] == len(fw.run(run["id"]).model_file())
-    data = load_data(current().run_config.model_validate(config).data, config["seed"])
+    data = load_data(run_config_for(current()).model_validate(config).data, config["seed"])
     with torch.no_grad():
         predicted = module(data.x_test).argmax(dim=1)
     accuracy = float((predicted == data.y_test).float().mean())

@@ -6,13 +6,13 @@ import numpy as np
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.runs import new_run
-from worker.engine import ClientWeights, RoundRecord
+from worker.engine import ClientWeights, RoundRecord, run_config_for
 from worker.engine.components import current
 from worker.recorder import Recorder
 
 
 def make_run(sessions: sessionmaker[Session], n_clients: int, rounds: int) -> int:
-    config = current().run_config.model_validate(
+    config = run_config_for(current()).model_validate(
         {"rounds": rounds, "data": {"n_clients": n_clients}, "algorithm": {"participation": 1}}
     )
     with sessions.begin() as session:

@@ -31,6 +31,7 @@ from db.runs import new_run, save_checkpoint
 from db.session import make_engine, make_sessionmaker
 from tests.db.databases import database
 from tests.db.records import make_run, record, write
+from worker.engine import run_config_for
 from worker.engine.components import current
 
 
@@ -60,7 +61,7 @@ ROUND_CLIENTS_0001 = sa.table(
 
 def run_at_0001(sessions: sessionmaker[Session], n_clients: int, rounds: int) -> int:
     """A run row with the columns of revision 0001 only."""
-    config = current().run_config.model_validate(
+    config = run_config_for(current()).model_validate(
         {"rounds": rounds, "data": {"n_clients": n_clients}, "algorithm": {"participation": 1}}
     )
     run = new_run(config.model_dump(mode="json"), queue="cpu")

@@ -31,11 +31,11 @@ WORKERS = 2
 HEALTHY_S = 480  # only a stack that never comes up waits this long
 EMBEDDED = """
 import json, sys
-from worker.engine import ListSink, RunConfig, simulate
-from worker.engine.components import current
+from worker.engine import ListSink, RunConfig, run_config_for, simulate
+from worker.engine import current
 for config in json.load(sys.stdin):
     sink = ListSink()
-    simulate(current().run_config.model_validate(config), sink)
+    simulate(run_config_for(current()).model_validate(config), sink)
     print(json.dumps([{"round": r.round, **r.metrics} for r in sink.records]))
 """
 

@@ -1,5 +1,5 @@
 """Small algorithms for hand-computed tests: built as the loop builds them, with their
-params validated through `RunConfig` and `Facts` made up by the test."""
+params validated through `RunConfig` and `AlgorithmContext` made up by the test."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from worker.engine.algorithms import Algorithm, Facts, Plan, Step
+from worker.engine.algorithms import Algorithm, AlgorithmContext, Plan, Step
 from worker.engine.algorithms.asynchronous import AsyncAlgorithm
 from worker.engine.components import current
 from worker.engine.masks import Available
@@ -17,9 +17,9 @@ from worker.engine.overrides import build_config
 from worker.engine.registry import selected
 
 
-def make_context(alpha: list[float], dim: int, k: int) -> Facts:
+def make_context(alpha: list[float], dim: int, k: int) -> AlgorithmContext:
     n = len(alpha)
-    return Facts(
+    return AlgorithmContext(
         n=n,
         dim=dim,
         k=k,

@@ -12,8 +12,8 @@ from fedwatch import tensorfile
 from worker.engine import ListSink, simulate
 from worker.engine.artifact import load_module, read_metadata
 from worker.engine.data import load_data
-from worker.engine.presets import get_preset
 from worker.engine.training.objective import Objective
+from worker.presets import get_preset
 
 DIGITS_MLP = ["data.dataset=digits", "model.name=mlp", "rounds=3", "device=cpu"]
 

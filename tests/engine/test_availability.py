@@ -4,7 +4,7 @@ import torch
 from torch.testing import assert_close
 
 from worker.engine import ConfigError, build_config
-from worker.engine.availability.base import Always, AvailabilityFacts
+from worker.engine.availability.base import Always, AvailabilityContext
 from worker.engine.availability.bernoulli import (
     Bernoulli,
     BernoulliParams,
@@ -261,7 +261,7 @@ def test_markov_dataset_population_by_hand() -> None:
         torch.tensor([0.1, 0.9], dtype=torch.float64),
         torch.tensor([0.9, 0.005], dtype=torch.float64),
     )
-    facts = AvailabilityFacts(2, torch.zeros(2, dtype=torch.long), 2, 3, population)
+    facts = AvailabilityContext(2, torch.zeros(2, dtype=torch.long), 2, 3, population)
 
     model = Markov.from_params(MarkovParams(population="dataset"), facts)
 
@@ -271,7 +271,7 @@ def test_markov_dataset_population_by_hand() -> None:
 
 
 def test_markov_dataset_population_without_one_names_the_field() -> None:
-    facts = AvailabilityFacts(2, torch.zeros(2, dtype=torch.long), 2, 3)
+    facts = AvailabilityContext(2, torch.zeros(2, dtype=torch.long), 2, 3)
 
     with pytest.raises(ConfigError, match=r"^availability\.markov\.population: "):
         Markov.from_params(MarkovParams(population="dataset"), facts)

@@ -5,16 +5,16 @@ import pytest
 import torch
 from torch.testing import assert_close
 
-from worker.engine import build_config
+from worker.engine import build_config, section_class
 from worker.engine.components import current
-from worker.engine.loop import resolve_backend
 from worker.engine.models import build_model, has_buffers, recurrent
 from worker.engine.sections import ModelSection
+from worker.engine.training.backend import resolve_backend
 from worker.engine.training.batches import batch_indices
 from worker.engine.training.flat import FlatModel
 from worker.engine.training.local import LocalSpec, train_sequential, train_vmap
 
-ModelConfig = current().section(ModelSection)
+ModelConfig = section_class(current(), ModelSection)
 
 # name, sample shape, classes, parameters (LEAF's CNN: 832 + 51 264 + 6 424 576 + 127 038)
 MODELS = [

@@ -13,8 +13,8 @@ from fedwatch.cli import presets_cmd
 from tests.engine.test_leaf import tiny_femnist, tiny_shakespeare
 from worker.engine import ListSink, simulate
 from worker.engine.components import current
-from worker.engine.presets import PRESETS, get_preset
 from worker.engine.registry import selected
+from worker.presets import PRESETS, get_preset
 
 NAMES = ("leaf-femnist", "leaf-shakespeare", "cifar10-dirichlet", "femnist-markov")
 ROUNDS = 2

@@ -8,7 +8,7 @@ import pytest
 
 from worker.engine import ListSink, simulate
 from worker.engine.bias import QUANTILES, first_bin, split, summary_values, tv_distance
-from worker.engine.presets import PRESETS
+from worker.presets import PRESETS
 
 
 def test_tv_by_hand() -> None:

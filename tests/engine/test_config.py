@@ -1,12 +1,14 @@
+import inspect
 import math
 import re
 from typing import Any
 
 import pytest
 
-from worker.engine import ConfigError, ListSink, build_config, simulate
+from worker.engine import ConfigError, ListSink, build_config, run_config_for, simulate
 from worker.engine.components import current
-from worker.engine.presets import PRESETS, get_preset
+from worker.engine.sections import DataSection, ModelSection, RoundConfig, SystemSection
+from worker.presets import PRESETS, get_preset
 
 
 @pytest.mark.parametrize(
@@ -79,7 +81,7 @@ def test_participation_fraction_and_count() -> None:
 
 
 def test_schema_exposes_every_algorithm_parameter() -> None:
-    schema = current().run_config.model_json_schema()
+    schema = run_config_for(current()).model_json_schema()
 
     assert set(schema["properties"]) == {
         "name",
@@ -105,7 +107,7 @@ def test_schema_exposes_every_algorithm_parameter() -> None:
 def test_config_round_trips_through_json() -> None:
     cfg = get_preset("example1").run_config()
 
-    assert current().run_config.model_validate_json(cfg.model_dump_json()) == cfg
+    assert run_config_for(current()).model_validate_json(cfg.model_dump_json()) == cfg
 
 
 IMAGE_PRESETS = [
@@ -192,3 +194,29 @@ def test_a_pool_split_among_more_clients_than_samples_is_refused() -> None:
             [*digits, "data.n_clients=101", "data.max_train_samples=100"]
         )
     assert get_preset("example1").run_config([*digits, "data.n_clients=1437"]).data.n_clients
+
+
+def section_schema(key: str) -> dict[str, Any]:
+    schema = run_config_for(current()).model_json_schema()
+    definition: dict[str, Any] = schema["$defs"][schema["properties"][key]["$ref"].split("/")[-1]]
+    return definition
+
+
+@pytest.mark.parametrize(
+    ("key", "section"),
+    [
+        ("data", DataSection),
+        ("model", ModelSection),
+        ("system", SystemSection),
+        ("round", RoundConfig),
+    ],
+)
+def test_a_sections_docstring_is_its_schema_description(key: str, section: type) -> None:
+    assert section.__doc__  # the form shows it under the section's title
+    assert section_schema(key)["description"] == inspect.cleandoc(section.__doc__)
+
+
+def test_the_description_is_the_sections_own_docstring() -> None:
+    expected = "`round`: how a round ends in simulated time (with a system model)."
+    assert section_schema("round")["description"] == expected
+    assert "description" not in section_schema("availability")  # none: not Built's

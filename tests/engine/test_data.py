@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from worker.engine import DatasetMissing
+from worker.engine import DatasetMissing, section_class
 from worker.engine.components import current
 from worker.engine.data import load_data
 from worker.engine.data.federated import assign_test_by_label
@@ -16,7 +16,7 @@ from worker.engine.data.partitions.iid import iid
 from worker.engine.data.partitions.label_swap import swap_permutation
 from worker.engine.sections import DataSection
 
-DataConfig = current().section(DataSection)
+DataConfig = section_class(current(), DataSection)
 
 
 def rng() -> np.random.Generator:

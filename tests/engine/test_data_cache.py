@@ -15,11 +15,12 @@ import pytest
 import torch
 
 from tests.engine.test_data import write_tiny_mnist
+from worker.engine import section_class
 from worker.engine.components import current
 from worker.engine.data import cache, load_data
 from worker.engine.sections import DataSection
 
-DataConfig = current().section(DataSection)
+DataConfig = section_class(current(), DataSection)
 
 
 def mnist(root: Path) -> DataSection:

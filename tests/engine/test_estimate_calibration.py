@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 CHILD = """
 import json, sys
 from pathlib import Path
-from worker.engine import ListSink, RunConfig, simulate
+from worker.engine import ListSink, RunConfig, run_config_for, simulate
 from worker.engine.allocator import keep_freed_memory
 from worker.engine.components import current
 
@@ -26,7 +26,7 @@ def peak_kib(field):
     return int(next(x for x in lines if x.startswith(field + ":")).split()[1])
 
 keep_freed_memory()
-config = current().run_config.model_validate_json(sys.argv[1])
+config = run_config_for(current()).model_validate_json(sys.argv[1])
 base = peak_kib("VmRSS")
 Path("/proc/self/clear_refs").write_text("5")
 simulate(config, ListSink())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from worker.engine import ListSink, build_config, simulate
+from worker.engine import ListSink, build_config, run_config_for, simulate
 from worker.engine.components import builtin
 from worker.engine.loop import evaluated
 from worker.engine.registry import schedule
@@ -65,7 +65,7 @@ def test_a_run_on_the_log_schedule_evaluates_28_points() -> None:
 
 def test_a_registered_schedule_is_one_more_choice_of_a_rebuilt_run_config() -> None:
     odd = schedule("odd", label="after odd rounds")(Schedule(lambda ev, t: t % 2 == 1))
-    run_config = builtin().include(odd).run_config
+    run_config = run_config_for(builtin().include(odd))
     enum = run_config.model_json_schema()["$defs"]["EvalConfig"]["properties"]["schedule"]
     config = run_config.model_validate(
         {

@@ -3,6 +3,7 @@ from pathlib import Path
 import torch
 from torch import Tensor
 
+from worker.engine import section_class
 from worker.engine.components import current
 from worker.engine.loop import Simulation
 from worker.engine.models import build_model
@@ -16,7 +17,7 @@ from worker.engine.training.evaluate import (
 )
 from worker.engine.training.flat import FlatModel
 
-ModelConfig = current().section(ModelSection)
+ModelConfig = section_class(current(), ModelSection)
 
 
 def peak_rss_bytes() -> int:

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from worker.engine import ListSink, simulate
-from worker.engine.presets import get_preset, references_for
+from worker.presets import get_preset, references_for
 
 
 def params(algorithm: str) -> list[float]:

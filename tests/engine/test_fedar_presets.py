@@ -9,8 +9,8 @@ import torch
 from worker.engine.availability.bernoulli import bernoulli_probabilities
 from worker.engine.components import current
 from worker.engine.config import RunConfig
-from worker.engine.presets import get_preset
 from worker.engine.registry import selected
+from worker.presets import get_preset
 
 NAMES = ("fedar-mnist", "fedar-cifar10")
 

@@ -10,14 +10,14 @@ import torch
 datasets = pytest.importorskip("datasets", reason="the hf extra is not installed")
 from flwr_datasets.partitioner import DirichletPartitioner  # noqa: E402
 
-from worker.engine import ConfigError, ListSink, build_config, simulate  # noqa: E402
+from worker.engine import ConfigError, ListSink, build_config, section_class, simulate  # noqa: E402
 from worker.engine.components import current  # noqa: E402
 from worker.engine.data import load_data  # noqa: E402
 from worker.engine.data.federated import FederatedData  # noqa: E402
 from worker.engine.data.hf import ROW, flower_seed  # noqa: E402
 from worker.engine.sections import DataSection  # noqa: E402
 
-DataConfig = current().section(DataSection)
+DataConfig = section_class(current(), DataSection)
 
 
 @pytest.fixture(autouse=True)

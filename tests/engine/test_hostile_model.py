@@ -16,7 +16,7 @@ import torch
 from fedwatch import tensorfile
 from worker.engine.artifact import CONFIG, INPUT_SHAPE, N_CLASSES, ROUND, load_module
 from worker.engine.models import build_model
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 DIGITS_MLP = ["data.dataset=digits", "model.name=mlp", "rounds=3", "device=cpu"]
 

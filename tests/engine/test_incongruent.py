@@ -7,6 +7,7 @@ import numpy as np
 import torch
 from torch.testing import assert_close
 
+from worker.engine import section_class
 from worker.engine.components import current
 from worker.engine.data import load_data
 from worker.engine.data.partitions.incongruent import (
@@ -18,7 +19,7 @@ from worker.engine.data.partitions.incongruent import (
 from worker.engine.data.vision import standardized
 from worker.engine.sections import DataSection
 
-DataConfig = current().section(DataSection)
+DataConfig = section_class(current(), DataSection)
 
 
 def test_leaf_chunks_put_the_smaller_chunks_first() -> None:

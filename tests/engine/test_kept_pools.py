@@ -14,13 +14,14 @@ import torch
 
 from tests.engine.test_data import write_tiny_mnist
 from tests.eventually import eventually
+from worker.engine import section_class
 from worker.engine.components import current
 from worker.engine.data import load_data
 from worker.engine.data.federated import Pool
 from worker.engine.data.kept import PREFIX, KeptPools, keep_pools_in, kept_pool
 from worker.engine.sections import DataSection
 
-DataConfig = current().section(DataSection)
+DataConfig = section_class(current(), DataSection)
 
 
 def pool(n: int, value: float = 1.0) -> Pool:

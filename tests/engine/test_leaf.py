@@ -8,13 +8,20 @@ import numpy as np
 import pytest
 import torch
 
-from worker.engine import ConfigError, DatasetMissing, ListSink, build_config, simulate
+from worker.engine import (
+    ConfigError,
+    DatasetMissing,
+    ListSink,
+    build_config,
+    section_class,
+    simulate,
+)
 from worker.engine.components import current
 from worker.engine.data import check_dataset, load_data
 from worker.engine.data.leaf_datasets import ALPHABET
 from worker.engine.sections import DataSection
 
-DataConfig = current().section(DataSection)
+DataConfig = section_class(current(), DataSection)
 
 
 def write(root: Path, name: str, split: str, file: str, user_data: dict[str, Any]) -> None:

@@ -10,7 +10,14 @@ import numpy as np
 import pytest
 import torch
 
-from worker.engine import ConfigError, ListSink, build_config, simulate
+from worker.engine import (
+    ConfigError,
+    ListSink,
+    build_config,
+    run_config_for,
+    section_class,
+    simulate,
+)
 from worker.engine.components import builtin, current, using
 from worker.engine.data import Grouped, PartitionError, load_data
 from worker.engine.data.federated import FederatedData
@@ -26,7 +33,7 @@ from worker.engine.registry import RegistrationError, dataset, declared, partiti
 from worker.engine.resources import estimate
 from worker.engine.sections import DataSection
 
-DataConfig = current().section(DataSection)
+DataConfig = section_class(current(), DataSection)
 
 
 class Fixed(np.random.Generator):
@@ -230,7 +237,7 @@ def test_a_plugin_partition_registers_shows_in_the_schema_and_runs() -> None:
     components = builtin().include(*declared(start))
 
     with using(components):
-        schema = components.run_config.model_json_schema()
+        schema = run_config_for(components).model_json_schema()
         config = build_config(
             {"rounds": 2, "data": {"dataset": "digits", "n_clients": 10, "partition": "one_class"}}
         )

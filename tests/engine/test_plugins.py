@@ -19,7 +19,7 @@ from tests.engine.plugin_dists import (
     write_dist,
     write_modules,
 )
-from worker.engine import algorithms, metrics
+from worker.engine import algorithms, metrics, run_config_for
 from worker.engine.components import Components, builtin
 from worker.engine.plugins import load_plugins
 from worker.engine.registry import selected
@@ -94,7 +94,7 @@ def test_good_plugin_loads_and_broken_ones_are_left_out(
 
 @pytest.mark.usefixtures("plugin_path")
 def test_a_loaded_plugin_is_in_the_schema_and_validates_its_params() -> None:
-    run_config = loaded().run_config
+    run_config = run_config_for(loaded())
 
     section = run_config.model_json_schema()["$defs"]["AlgorithmConfig"]["properties"]
     config = run_config.model_validate({"algorithm": {"name": "damped", "damped": {"damping": 1}}})
@@ -107,12 +107,12 @@ def test_a_loaded_plugin_is_in_the_schema_and_validates_its_params() -> None:
 
 SCRIPT = """
 import json
-from worker.engine import ConfigError, ListSink, build_config, simulate
+from worker.engine import ConfigError, ListSink, build_config, run_config_for, simulate
 from worker.engine.components import current
 from fedwatch.plugins import report
 
 found = report()
-algorithm = current().run_config.model_json_schema()["$defs"]["AlgorithmConfig"]["properties"]
+algorithm = run_config_for(current()).model_json_schema()["$defs"]["AlgorithmConfig"]["properties"]
 config = build_config(
     {"rounds": 2, "data": {"n_clients": 4}, "algorithm": {"participation": 2}},
     ["algorithm.name=damped", "algorithm.damped.damping=0.8"],
@@ -163,9 +163,10 @@ import fedwatch_demo  # the plug-in's module before the engine: its import build
 from worker.engine import components
 assert components._current == []
 from worker.engine.components import current
+from worker.engine.config import run_config_for
 from fedwatch.plugins import report
 
-schema = current().run_config.model_json_schema()
+schema = run_config_for(current()).model_json_schema()
 enum = schema["$defs"]["AlgorithmConfig"]["properties"]["name"]["enum"]
 loaded = [[p.name, p.distribution] for p in report().loaded]
 print([p for p in loaded if p[1] == "fedwatch-demo 0.1"], "damped" in enum)

@@ -12,7 +12,15 @@ import torch
 from pydantic import BaseModel, Field
 from torch import Tensor
 
-from worker.engine import ConfigError, ListSink, build_config, metrics, registry, simulate
+from worker.engine import (
+    ConfigError,
+    ListSink,
+    build_config,
+    metrics,
+    registry,
+    run_config_for,
+    simulate,
+)
 from worker.engine.algorithms.base import Algorithm, Plan, Step
 from worker.engine.algorithms.memory import MEMORY_FILLED
 from worker.engine.components import Components, builtin, current, using
@@ -174,7 +182,7 @@ class Damping(Params):
 def test_a_registered_component_is_in_a_rebuilt_run_config() -> None:
     algorithm("damped", params=Damping)(Noop)
     damped = last()
-    run_config = builtin().include(damped).run_config
+    run_config = run_config_for(builtin().include(damped))
 
     schema = run_config.model_json_schema()
     section = schema["$defs"]["AlgorithmConfig"]["properties"]
@@ -213,7 +221,7 @@ def test_components_of_exactly_the_ones_a_test_wants() -> None:
             )
         )
     )
-    run_config = parts.run_config
+    run_config = run_config_for(parts)
     config = run_config.model_validate(
         {"rounds": 2, "data": {"n_clients": 4}, "algorithm": {"participation": 2}}
     )
@@ -232,9 +240,9 @@ def test_components_of_exactly_the_ones_a_test_wants() -> None:
 def test_the_typed_class_validates_nothing_by_itself() -> None:
     """`RunConfig` is the class mypy sees and every config is an instance of; data is
     validated by the class built from components."""
-    with pytest.raises(TypeError, match=r"components\.current\(\)\.run_config"):
+    with pytest.raises(TypeError, match=r"config\.run_config_for\(current\(\)\)"):
         RunConfig.model_validate({})
-    with pytest.raises(TypeError, match=r"\.section\(ModelSection\)"):
+    with pytest.raises(TypeError, match=r"config\.section_class\(current\(\), ModelSection\)"):
         ModelSection(name="linear")
 
 
@@ -253,3 +261,9 @@ def test_importing_the_entry_points_builds_nothing() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "0"
+
+
+def test_an_entry_says_whether_the_loop_runs_it_in_async_mode() -> None:
+    components = current()
+    assert sorted(e.name for e in components.algorithms if e.runs_async) == ["fedasync", "fedbuff"]
+    assert not components.availability.get("markov").runs_async  # no other kind does

@@ -5,13 +5,13 @@ from typing import Any
 import pytest
 import torch
 
-from worker.engine import ListSink, RunConfig, build_config, simulate
+from worker.engine import ListSink, RunConfig, build_config, section_class, simulate
 from worker.engine.components import current
 from worker.engine.loop import Simulation
 from worker.engine.models import build_model, has_buffers
 from worker.engine.sections import ModelSection
 
-ModelConfig = current().section(ModelSection)
+ModelConfig = section_class(current(), ModelSection)
 
 
 def config(*extra: str) -> RunConfig:

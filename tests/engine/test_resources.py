@@ -11,14 +11,14 @@ from torch.nn import functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
 from tests.engine.contexts import make_algorithm
-from worker.engine import ConfigError, RunConfig, build_config
+from worker.engine import ConfigError, RunConfig, build_config, section_class
 from worker.engine.components import current
 from worker.engine.models import build_model
-from worker.engine.presets import get_preset
 from worker.engine.resources import Estimate, Term, estimate, largest
 from worker.engine.resources.model_profile import model_profile
 from worker.engine.resources.work import STEP_FLOP
 from worker.engine.sections import ModelSection
+from worker.presets import get_preset
 
 SMALL = {
     "rounds": 100,
@@ -83,7 +83,7 @@ def test_the_fixed_cost_of_a_step_counts_where_arithmetic_is_nothing() -> None:
     assert term(sequential, "fixed cost", work=True).amount == steps * STEP_FLOP
 
 
-MODEL = current().section(ModelSection)
+MODEL = section_class(current(), ModelSection)
 
 
 def model_json(name: str) -> str:

@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch import Tensor
 
-from worker.engine import ListSink, build_config, simulate
+from worker.engine import ListSink, build_config, run_config_for, simulate
 from worker.engine.algorithms.base import Algorithm, Plan, Step
 from worker.engine.components import builtin
 from worker.engine.masks import Available
@@ -41,7 +41,7 @@ def test_a_metric_the_class_does_not_declare_stops_the_run() -> None:
         def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
             return Step(None, torch.zeros(self.facts.n), {"chatty_words": 1.0})
 
-    run_config = builtin().include(Chatty).run_config
+    run_config = run_config_for(builtin().include(Chatty))
     config = run_config.model_validate({"rounds": 1, "algorithm": {"name": "chatty"}})
 
     with pytest.raises(RuntimeError, match=r"'chatty'.*\['chatty_words'\]"):

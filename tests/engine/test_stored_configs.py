@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from worker.engine import ListSink, simulate
+from worker.engine import ListSink, run_config_for, simulate
 from worker.engine.components import current
 from worker.engine.moved import moved
 
@@ -54,7 +54,7 @@ def contains(stored: Any, now: Any, path: str = "") -> list[str]:
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_stored_config_validates_unchanged(name: str) -> None:
     stored = CONFIGS[name]
-    config = current().run_config.model_validate(stored)
+    config = run_config_for(current()).model_validate(stored)
     assert contains(moved(stored), config.model_dump(mode="json")) == []
 
 
@@ -62,7 +62,7 @@ def test_stored_config_validates_unchanged(name: str) -> None:
 def test_stored_run_reproduces(algorithm: str) -> None:
     stored = RUNS[algorithm]
     sink = ListSink()
-    summary = simulate(current().run_config.model_validate(stored["config"]), sink)
+    summary = simulate(run_config_for(current()).model_validate(stored["config"]), sink)
     rounds = [record.deterministic() for record in sink.records]
     assert contains(stored["rounds"], rounds) == []
     assert contains(stored["summary"], summary.to_dict()) == []
@@ -98,7 +98,7 @@ def test_the_moved_fields_go_where_they_live_now() -> None:
 
 
 def test_an_old_path_validates_as_the_new_one() -> None:
-    run_config = current().run_config
+    run_config = run_config_for(current())
     old = run_config.model_validate({"data": {"dimension": 20}, "model": {"hidden": 8}})
     new = run_config.model_validate(
         {"data": {"synthetic_clustered": {"dimension": 20}}, "model": {"mlp": {"hidden": 8}}}

@@ -20,7 +20,7 @@ from worker.engine.clock import process_age_s
 from worker.engine.data import load_data
 from worker.engine.loop import target_weights
 from worker.engine.metrics import MetricSpec
-from worker.engine.summary import SummaryTracker, std_second_half, summarise
+from worker.engine.summary import SummaryTracker, std_second_half, summarise, summary_inputs
 from worker.engine.tracker import Tracker
 from worker.reproduction.figures import Curve, figures
 
@@ -170,6 +170,14 @@ def test_nothing_recorded_gives_none() -> None:
     assert (s["rounds_to_target"], s["client_updates_per_s"]) == (None, 0.0)
 
 
+def test_the_summary_reads_its_named_inputs_and_each_averaged_metric(plugin_metric: str) -> None:
+    assert summary_inputs()[:3] == ("test_acc", "initial_test_acc", "n_selected")
+    assert {"final_test_loss", "test_loss", plugin_metric} & set(summary_inputs()) == {
+        "test_loss",
+        plugin_metric,
+    }
+
+
 def test_a_registered_metric_is_averaged_over_the_rounds_that_recorded_it(
     plugin_metric: str,
 ) -> None:
@@ -250,6 +258,9 @@ def test_engine_summary_is_summarise_over_its_records(sets: list[str]) -> None:
     )
 
     assert {k: summary[k] for k in expected} == expected
+    read = [(t, {k: v for k, v in m.items() if k in summary_inputs()}) for t, m in rounds]
+    startup = summary["startup_s"]
+    assert summarise(read, len(rounds), summary["wall_s"], target, startup, None, bias) == expected
     assert summary["stopped"] is False
     assert summary["final_test_acc"] is not None or summary["final_param"] is not None
 

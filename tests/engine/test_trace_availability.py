@@ -3,7 +3,7 @@ import torch
 from torch.testing import assert_close
 
 from worker.engine import ConfigError, build_config
-from worker.engine.availability.base import AvailabilityFacts
+from worker.engine.availability.base import AvailabilityContext
 from worker.engine.availability.trace import Trace, TraceParams, parse_trace
 from worker.engine.data import load_data
 from worker.engine.data.population import Population
@@ -72,7 +72,7 @@ def test_dataset_population_sets_pi_and_lam_but_not_the_draws() -> None:
         torch.tensor([0.2, 0.6, 0.9], dtype=torch.float64),
         torch.tensor([0.9, 0.0, 0.5], dtype=torch.float64),
     )
-    facts = AvailabilityFacts(3, torch.zeros(3, dtype=torch.long), 2, 0, population)
+    facts = AvailabilityContext(3, torch.zeros(3, dtype=torch.long), 2, 0, population)
     params = TraceParams(csv=CSV, population="dataset")
 
     model = Trace.from_params(params, facts)

@@ -10,7 +10,7 @@ import torch
 from worker.engine import ConfigError, ListSink, simulate
 from worker.engine.data.federated import FederatedData, offsets
 from worker.engine.data.validation import held_out, hold_out
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 
 def two_clients() -> FederatedData:

@@ -10,8 +10,8 @@ from functools import cache
 import pytest
 
 from worker.engine import ListSink, simulate
-from worker.engine.presets import get_preset
 from worker.engine.records import RoundRecord
+from worker.presets import get_preset
 from worker.reproduction.figures import rmse, run_curve
 from worker.reproduction.references import ReferenceRun, reference
 

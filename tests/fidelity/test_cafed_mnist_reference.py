@@ -25,7 +25,7 @@ from tests.fidelity.replay import (
     curve_error_pp,
     replayed,
 )
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 PRESET = get_preset("cafed-mnist")
 BOUND_PP = 0.5

@@ -21,7 +21,7 @@ from tests.fidelity.replay import (
     curve_error_pp,
     replayed,
 )
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 PRESET = get_preset("cafed-synthetic")
 BOUND_PP = {"unbiased": 0.5, "adafed": 0.5, "f3ast": 0.5, "cafed": 2.5}

@@ -20,7 +20,7 @@ import pytest
 
 from tests.fidelity.real_data import data_root
 from worker.engine import ListSink, simulate
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 PRESET = get_preset("fedar-mnist")
 ROUNDS = 50

@@ -14,8 +14,8 @@ import pytest
 
 from tests.fidelity.real_data import data_root
 from worker.engine.loop import simulate
-from worker.engine.presets import get_preset
 from worker.engine.sink import ListSink
+from worker.presets import get_preset
 from worker.reproduction.figures import Curve, period_swing, rmse, run_curve
 from worker.reproduction.references import reference
 

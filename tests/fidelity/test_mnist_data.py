@@ -16,8 +16,8 @@ from tests.fidelity.real_data import data_root
 from worker.engine.data import FederatedData, load_data
 from worker.engine.data.partitions.incongruent import Split, draw_split
 from worker.engine.data.vision import torchvision_pool
-from worker.engine.presets import get_preset
 from worker.engine.sections import DataSection
+from worker.presets import get_preset
 
 CLIENTS = json.loads((Path(__file__).parent / "cafed-mnist" / "clients.json").read_text())
 TRAIN_ROWS = 60_000

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 import torch
 
+from worker.engine import section_class
 from worker.engine.components import current
 from worker.engine.data import FederatedData, load_data
 from worker.engine.sections import DataSection
 
-DataConfig = current().section(DataSection)
+DataConfig = section_class(current(), DataSection)
 
 REFERENCE = Path(__file__).parent / "cafed-synthetic"
 CLIENTS = json.loads((REFERENCE / "clients.json").read_text())

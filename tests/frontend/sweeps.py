@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from tests.eventually import eventually
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 ALGORITHMS = ["cafed", "fedavg"]
 LRS = [0.01, 0.03]

@@ -16,6 +16,7 @@ from db.runs import new_run
 from db.session import make_engine, make_sessionmaker
 from tests.db.records import record, write
 from tests.frontend.conftest import screenshot, serve
+from worker.engine import run_config_for
 from worker.engine.components import current
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -35,7 +36,7 @@ EXCLUDED = [3.0, 2.0, 2.0, 1.0, 0.0, 1.0]
 
 def stored_run(url: str) -> int:
     """A finished run whose rounds carry `demo_excluded`, written as a worker writes them."""
-    config = current().run_config.model_validate(
+    config = run_config_for(current()).model_validate(
         {"rounds": len(EXCLUDED), "data": {"n_clients": 4}, "algorithm": {"participation": 2}}
     )
     engine = make_engine(url)

@@ -18,7 +18,7 @@ from tests.eventually import eventually
 from tests.frontend.conftest import screenshot
 from tests.frontend.test_results_out import download
 from worker.engine import metrics
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

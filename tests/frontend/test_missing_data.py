@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from tests.frontend.test_pages import open_preset, wait_status
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 
 pytestmark = pytest.mark.browser
 

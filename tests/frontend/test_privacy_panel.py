@@ -13,6 +13,7 @@ from db.runs import new_run
 from db.session import make_engine, make_sessionmaker
 from tests.db.records import record, write
 from tests.frontend.conftest import screenshot, serve
+from worker.engine import run_config_for
 from worker.engine.components import current
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -24,7 +25,7 @@ MEDIAN = [0.0, 1.5, 1.5, 2.5]
 
 def stored_run(url: str) -> int:
     """A finished run with central DP whose rounds carry the accountant's three figures."""
-    config = current().run_config.model_validate(
+    config = run_config_for(current()).model_validate(
         {
             "rounds": len(ASSUMED),
             "data": {"n_clients": 4},

@@ -10,7 +10,7 @@ import pytest
 from pydantic import Field
 
 from tests.frontend.conftest import js
-from worker.engine import registry
+from worker.engine import registry, run_config_for
 from worker.engine.algorithms.fedavg import FedAvg
 from worker.engine.availability.base import Always
 from worker.engine.components import builtin
@@ -125,7 +125,7 @@ def plugin_schema() -> Iterator[dict[str, Any]]:
         ),
         registry.declare(registry.MODEL, "toymodel", lambda p, m, shape, n: None, params=Speed),
     ]
-    yield builtin().include(*toys).run_config.model_json_schema()
+    yield run_config_for(builtin().include(*toys)).model_json_schema()
 
 
 def test_plugin_sub_objects_follow_their_selectors(modules_page: Any, plugin_schema: Any) -> None:

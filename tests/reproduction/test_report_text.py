@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from worker.engine.stats import Stat, WelchTest, mean_std
 from worker.reproduction.report import delta, percent
+from worker.results.stats import Stat, WelchTest, mean_std
 
 
 def test_figures_in_percent_and_differences_in_points() -> None:

@@ -10,8 +10,8 @@ import io
 import pytest
 
 from api.bundle import csv_text
-from worker.engine.stats import Sample, Table, compare
 from worker.results.cells import csv_cell, plain
+from worker.results.stats import Sample, Table, compare
 from worker.results.table import latex, markdown, text, to_csv, write_csv
 
 PAYLOADS = [

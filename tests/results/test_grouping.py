@@ -9,8 +9,7 @@ import pytest
 
 from fedwatch.read import labels_param
 from worker.engine.components import current
-from worker.engine.presets import PRESETS
-from worker.engine.stats import columns_of
+from worker.presets import PRESETS
 from worker.results.grouping import (
     GroupingError,
     RunRecord,
@@ -19,6 +18,7 @@ from worker.results.grouping import (
     parse_labels,
     vocabulary_of,
 )
+from worker.results.stats import columns_of
 
 WORDS = Vocabulary(
     algorithms={"fedavg": "FedAvg", "fedlaavg": "FedLaAvg", "fedbuff": "FedBuff (async)"},

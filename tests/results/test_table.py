@@ -10,7 +10,7 @@ import re
 import pytest
 
 from worker.engine import metrics
-from worker.engine.stats import Sample, Table, compare
+from worker.results.stats import Sample, Table, compare
 from worker.results.table import (
     caption,
     columns,

@@ -10,7 +10,7 @@ import io
 import pytest
 
 from worker.engine import metrics
-from worker.engine.stats import Sample, Table, compare
+from worker.results.stats import Sample, Table, compare
 from worker.results.table import (
     Column,
     TableNotes,

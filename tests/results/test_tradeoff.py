@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from worker.engine import metrics
-from worker.engine.stats import Sample, compare
+from worker.results.stats import Sample, compare
 from worker.results.tradeoff import ASSUMED, WORST, tradeoff
 
 EPSILONS = ["final_epsilon_assumed", "final_epsilon_client_max", "final_epsilon_client_median"]

@@ -20,8 +20,7 @@ from db.models import Run, Tune
 from db.session import make_engine, make_sessionmaker
 from db.settings import Settings
 from worker.claims import claim_execution
-from worker.engine import ListSink, simulate
-from worker.engine.components import current
+from worker.engine import ListSink, current, run_config_for, simulate
 from worker.execute import execute_claimed
 from worker.round_rows import RoundRows
 from worker.tune.plan import TunePlan
@@ -100,7 +99,7 @@ def store_first_round(sessions: sessionmaker[Session], run_id: int) -> None:
     with sessions.begin() as session:
         run = session.get(Run, run_id)
         assert run is not None
-        config = current().run_config.model_validate(run.config)
+        config = run_config_for(current()).model_validate(run.config)
         sink = ListSink()
         simulate(config, sink)
         rows = RoundRows.load(session, run_id, config.data.n_clients)

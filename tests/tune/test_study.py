@@ -15,7 +15,7 @@ import optuna
 import pytest
 
 from worker.engine.config import RunConfig
-from worker.engine.presets import get_preset
+from worker.presets import get_preset
 from worker.tune.objective import objective_of
 from worker.tune.space import parse_dimension
 from worker.tune.study import ConfigOf, TuneSpec, best_params, finished_trials, tune_method

@@ -12,7 +12,7 @@ import torch
 
 from worker import child
 from worker.engine import ConfigError
-from worker.engine.system import SystemFacts, SystemModel, SystemSpec
+from worker.engine.system import SystemContext, SystemModel, SystemSpec
 from worker.system_check import check_systems
 
 CAP_MB = 64
@@ -25,28 +25,28 @@ def fork_server() -> None:
 
 
 class Steady(SystemModel):
-    def __init__(self, params: Any, facts: SystemFacts) -> None:
+    def __init__(self, params: Any, facts: SystemContext) -> None:
         self.s_per_sample = torch.full((facts.n,), 0.01, dtype=torch.float64)
         self.down_bps = self.up_bps = torch.full((facts.n,), 1e6, dtype=torch.float64)
 
 
 class Refusing(SystemModel):
-    def __init__(self, params: Any, facts: SystemFacts) -> None:
+    def __init__(self, params: Any, facts: SystemContext) -> None:
         raise ConfigError(f"system.refusing.file: {params} is not a trace")
 
 
 class Greedy(SystemModel):
-    def __init__(self, params: Any, facts: SystemFacts) -> None:
+    def __init__(self, params: Any, facts: SystemContext) -> None:
         self.held: list[list[int]] = [[] for _ in range(10_000_000)]  # about 640 MB of empty lists
 
 
 class Dying(SystemModel):
-    def __init__(self, params: Any, facts: SystemFacts) -> None:
+    def __init__(self, params: Any, facts: SystemContext) -> None:
         os._exit(3)
 
 
 def spec(kind: str, component: type[SystemModel], params: Any = None) -> SystemSpec:
-    return SystemSpec(kind, component, params, SystemFacts(n=4, seed=0, root="/nowhere"))
+    return SystemSpec(kind, component, params, SystemContext(n=4, seed=0, root="/nowhere"))
 
 
 def test_each_spec_gets_its_verdict_in_order() -> None:

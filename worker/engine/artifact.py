@@ -16,6 +16,7 @@ from torch import Tensor, nn
 
 from fedwatch import tensorfile
 from worker.engine.components import current
+from worker.engine.config import run_config_for
 from worker.engine.errors import ConfigError
 
 CONFIG, INPUT_SHAPE, N_CLASSES, ROUND = (
@@ -82,7 +83,7 @@ def load_module(data: bytes) -> nn.Module:
         found = tensorfile.check_header(tensorfile.read_header(data), body_bytes(data))
     except ValueError as err:
         raise tensorfile.ModelFileError(f"model: {err}") from None
-    config = current().run_config.model_validate_json(meta[CONFIG])
+    config = run_config_for(current()).model_validate_json(meta[CONFIG])
     shape = tuple(json.loads(meta[INPUT_SHAPE]))
     with torch.device("meta"):  # shapes alone: no memory, whatever the metadata says
         planned = build_model(config.model, shape, int(meta[N_CLASSES])).state_dict()

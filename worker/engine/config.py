@@ -1,5 +1,5 @@
 """`RunConfig`: the single, JSON-serialisable description of a simulation run, built
-from the components (`components.py`).
+from the components (`registry.Components`).
 
 Its JSON Schema generates the web form; dotted paths into it (`algorithm.name`,
 `availability.markov.g`) are what `--set key=value` and sweeps address. The selectors
@@ -11,7 +11,7 @@ selector never leaves an invalid field behind.
 
 `RunConfig` here is the class every config is an instance of; the class that validates
 data is the one `build_run_config` makes from a `Components` object, a subclass that
-narrows the selectors and adds the sub-objects (`components.current().run_config`).
+narrows the selectors and adds the sub-objects (`run_config_for(current())`).
 Importing this module builds nothing and loads no plug-in.
 """
 
@@ -21,7 +21,7 @@ import copy
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import (
     Field,
@@ -32,19 +32,18 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from worker.engine.algorithms.asynchronous import runs_async
-from worker.engine.data.partitions.base import without_data
-from worker.engine.facts import DatasetFacts, ModelFacts
+from worker.engine.facts import DatasetFacts, ModelFacts, without_data
 from worker.engine.moved import moved, moved_section
 from worker.engine.params import Params, RunShape, applies
 from worker.engine.privacy.checks import privacy_checks
-from worker.engine.registry import PARTITION, Registry, selected
+from worker.engine.registry import PARTITION, Components, Registry, selected
 from worker.engine.sections import (
     FROM_DATA_ROOT,
     MAX_SEED,
     TIMED,
     AlgorithmSection,
     AvailabilitySection,
+    Built,
     ClientConfig,
     DataSection,
     EvalSection,
@@ -55,9 +54,6 @@ from worker.engine.sections import (
     SystemSection,
 )
 
-if TYPE_CHECKING:
-    from worker.engine.components import Components
-
 __all__ = [
     "MAX_SEED",
     "ClientConfig",
@@ -65,7 +61,11 @@ __all__ = [
     "RunConfig",
     "ServerConfig",
     "build_run_config",
+    "run_config_for",
+    "section_class",
 ]
+
+S = TypeVar("S", bound=Params)
 
 
 class _Data(DataSection):
@@ -118,6 +118,8 @@ def _prefixes(path: str) -> list[str]:
 
 class RunConfig(RunSection):
     """A run's config; validated by the class `build_run_config` makes from it."""
+
+    components: ClassVar[Components]
 
     @model_validator(mode="wrap")
     @classmethod
@@ -266,7 +268,7 @@ def dataset_facts(c: RunConfig) -> DatasetFacts:
 
 
 def _check_participation(c: RunConfig) -> None:
-    if runs_async(c.components.algorithms, c.algorithm.name):
+    if c.components.algorithms.get(c.algorithm.name).runs_async:
         return  # its own concurrency says how many train
     if c.algorithm.participation >= 1 and c.n_selected() > c.data.n_clients:
         raise ValueError(
@@ -342,7 +344,7 @@ def _time_checks(c: RunConfig) -> list[tuple[tuple[str, ...], Callable[[], None]
             )
 
     def rounds() -> None:
-        if not runs_async(algorithms, c.algorithm.name):
+        if not algorithms.get(c.algorithm.name).runs_async:
             return
         for path, value, default in (
             ("round.deadline_s", c.round.deadline_s, None),
@@ -394,13 +396,13 @@ def _check_model(c: RunConfig) -> None:
         )
 
 
-def _section(name: str, base: type[Params], c: Components, *registries: Registry) -> Any:
+def _section(name: str, base: type[Params], components: Components, *registries: Registry) -> Any:
     """`base` with the selector of each of `registries` narrowed to its registered names
     (their labels in the schema's `x-labels`), plus one sub-object per component whose
     params have fields."""
     fields: dict[str, Any] = {}
     for registry in registries:
-        fields.update(_selector(base, registry, c))
+        fields.update(_selector(base, registry, components))
         fields.update(
             {
                 e.name: (e.params, Field(default_factory=e.params))  # type: ignore[arg-type]
@@ -408,10 +410,20 @@ def _section(name: str, base: type[Params], c: Components, *registries: Registry
                 if e.has_section
             }
         )
-    return _knowing(c, create_model(name, __base__=base, **_resolved(base, c), **fields))
+    built = create_model(
+        name, __base__=base, __doc__=_doc(base), **_resolved(base, components), **fields
+    )
+    return _knowing(components, built)
 
 
-def _selector(base: type[Params], registry: Registry, c: Components) -> dict[str, Any]:
+def _doc(base: type[Params]) -> str | None:
+    """The docstring of the section `base` is (`_Data`'s is `DataSection`'s): a class
+    made by `create_model` has none of its own, and pydantic writes a class's docstring
+    into its schema's description, which the form shows under the section's title."""
+    return next(k for k in base.__mro__ if k.__module__ == Built.__module__).__doc__
+
+
+def _selector(base: type[Params], registry: Registry, components: Components) -> dict[str, Any]:
     """The selector field of `registry` in `base`, narrowed to the registered names (and
     `auto` first for partitions, with the one it means for each dataset in `x-auto`)."""
     selector = copy.copy(base.model_fields[registry.selector])
@@ -421,24 +433,27 @@ def _selector(base: type[Params], registry: Registry, c: Components) -> dict[str
     if registry.kind is PARTITION:
         names = ("auto", *names)
         labels = {"auto": "the dataset's own", **labels}
-        extra = {**extra, "x-auto": {"data.dataset": {e.name: e.facts.auto for e in c.datasets}}}
+        extra = {
+            **extra,
+            "x-auto": {"data.dataset": {e.name: e.facts.auto for e in components.datasets}},
+        }
     names = names or ("",)  # a Literal needs one value at least
     # what the form shows; `enum` also where one name gives the schema a `const`
     selector.json_schema_extra = {**extra, "x-labels": labels, "enum": list(names)}
     return {registry.selector: (Literal[names], selector)}
 
 
-def _knowing(c: Components, cls: Any) -> Any:
+def _knowing(components: Components, cls: Any) -> Any:
     """`cls`, which now knows the components it was built from."""
-    cls.components = c
+    cls.components = components
     return cls
 
 
-def _resolved(base: type[Params], c: Components) -> dict[str, Any]:
+def _resolved(base: type[Params], components: Components) -> dict[str, Any]:
     """`base`'s fields whose form hint depends on the components (`sections.TIMED`,
     `sections.FROM_DATA_ROOT`), with the hint they give now: the names they apply to."""
-    systems = sorted(n for n in c.systems.names() if n != "none")
-    rooted = sorted(e.name for e in c.datasets if e.facts.source == "data_root")
+    systems = sorted(n for n in components.systems.names() if n != "none")
+    rooted = sorted(e.name for e in components.datasets if e.facts.source == "data_root")
     hints = (
         (TIMED, applies("system.kind", *systems)),
         (FROM_DATA_ROOT, applies("data.dataset", *rooted)),
@@ -453,20 +468,53 @@ def _resolved(base: type[Params], c: Components) -> dict[str, Any]:
     return out
 
 
-def build_run_config(c: Components) -> type[RunConfig]:
-    """`RunConfig`'s class for the components `c` (`Components.run_config` keeps it)."""
+def _params(name: str, base: type[Params], components: Components) -> Any:
+    """A section with no component to narrow to: its form hints resolved."""
+    return create_model(name, __base__=base, __doc__=_doc(base), **_resolved(base, components))
+
+
+def run_config_for(components: Components) -> type[RunConfig]:
+    """`RunConfig`'s class for `components`: the registered names, and one params
+    sub-object per component with params. Built once, and again after a component is
+    taken in (`Components.built`)."""
+    built: type[RunConfig] | None = components.built.get("run_config")
+    if built is None:
+        built = components.built["run_config"] = build_run_config(components)
+    return built
+
+
+def section_class(components: Components, base: type[S]) -> type[S]:
+    """The class `run_config_for(components)` holds a section of `base`'s in
+    (`DataSection` → the data section, with its dataset names and sub-objects)."""
+    for info in run_config_for(components).model_fields.values():
+        cls = info.annotation
+        if isinstance(cls, type) and issubclass(cls, base):
+            return cls
+    raise KeyError(f"no section of {base.__name__}")
+
+
+def build_run_config(components: Components) -> type[RunConfig]:
+    """`RunConfig`'s class for `components`, built anew (`run_config_for` keeps it)."""
     sections = {
-        "data": _section("DataConfig", _Data, c, c.datasets, c.partitions),
-        "model": _section("ModelConfig", ModelSection, c, c.models),
-        "availability": _section("AvailabilityConfig", AvailabilitySection, c, c.availability),
-        "system": _section("SystemConfig", SystemSection, c, c.systems),
-        "algorithm": _section("AlgorithmConfig", AlgorithmSection, c, c.algorithms),
-        "eval": _section("EvalConfig", EvalSection, c, c.schedules),
-        "client": create_model("ClientConfig", __base__=ClientConfig, **_resolved(ClientConfig, c)),
-        "round": create_model("RoundConfig", __base__=RoundConfig, **_resolved(RoundConfig, c)),
+        "data": _section(
+            "DataConfig", _Data, components, components.datasets, components.partitions
+        ),
+        "model": _section("ModelConfig", ModelSection, components, components.models),
+        "availability": _section(
+            "AvailabilityConfig", AvailabilitySection, components, components.availability
+        ),
+        "system": _section("SystemConfig", SystemSection, components, components.systems),
+        "algorithm": _section(
+            "AlgorithmConfig", AlgorithmSection, components, components.algorithms
+        ),
+        "eval": _section("EvalConfig", EvalSection, components, components.schedules),
+        "client": _params("ClientConfig", ClientConfig, components),
+        "round": _params("RoundConfig", RoundConfig, components),
     }
     fields: dict[str, Any] = {
         key: (cls, Field(default_factory=cls)) for key, cls in sections.items()
     }
-    run: type[RunConfig] = _knowing(c, create_model("RunConfig", __base__=RunConfig, **fields))
+    run: type[RunConfig] = _knowing(
+        components, create_model("RunConfig", __base__=RunConfig, **fields)
+    )
     return run

@@ -1,5 +1,7 @@
 """What a dataset and a model declare about themselves (`@dataset(facts=...)`,
-`@model(facts=...)`), so that config checks and estimates need no list of names."""
+`@model(facts=...)`), so that config checks and estimates need no list of names; and
+why a split leaves clients without data, in the words both the config check and the
+partitions give (`without_data`)."""
 
 from __future__ import annotations
 
@@ -91,3 +93,11 @@ class ModelFacts:
 
     inputs: tuple[DataKind, ...] = ("image", "vector")
     binary: bool = False
+
+
+def without_data(n_clients: int, samples: int) -> str:
+    """Why a partition of `samples` rows among `n_clients` clients cannot run."""
+    return (
+        f"data.n_clients: {n_clients} clients leave some without data ({samples} samples); "
+        "use fewer clients"
+    )

@@ -15,17 +15,16 @@ import torch
 from torch import Tensor
 
 from worker.engine import checkpoint, threads
-from worker.engine.algorithms import Algorithm, Facts, Plan, Step
-from worker.engine.algorithms.asynchronous import AsyncAlgorithm, runs_async
+from worker.engine.algorithms import Algorithm, AlgorithmContext, Plan, Step
+from worker.engine.algorithms.asynchronous import AsyncAlgorithm
 from worker.engine.artifact import ModelFile, model_file
-from worker.engine.availability import Availability, AvailabilityFacts
+from worker.engine.availability import Availability, AvailabilityContext
 from worker.engine.clock import process_age_s
 from worker.engine.config import RunConfig
 from worker.engine.data import FederatedData, load_data
 from worker.engine.data.validation import Validation, hold_out
-from worker.engine.errors import ConfigError
 from worker.engine.masks import Available
-from worker.engine.models import build_model, has_buffers, objective, recurrent
+from worker.engine.models import build_model, objective
 from worker.engine.privacy.run import amplification, run_privacy
 from worker.engine.records import ClientFacts, ClientTimeline, RoundRecord, Summary
 from worker.engine.registry import selected
@@ -39,6 +38,7 @@ from worker.engine.system.clock import Clock, Rules
 from worker.engine.system.flights import Arrivals, FlightDeck
 from worker.engine.system.timing import DISCARDED, PARTIAL
 from worker.engine.tracker import Tracker
+from worker.engine.training.backend import resolve_backend, resolve_device
 from worker.engine.training.evaluate import (
     evaluate,
     evaluation_rows,
@@ -49,28 +49,10 @@ from worker.engine.training.flat import FlatModel
 from worker.engine.training.trainer import Trainer
 
 
-def resolve_device(name: str) -> torch.device:
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("device: cuda requested but no CUDA device is available")
-    return torch.device(name)
-
-
-def resolve_backend(name: str, module: torch.nn.Module) -> str:
-    """`auto` picks vmap unless the model carries buffers (batch norm) or recurrent
-    layers (`models.recurrent`)."""
-    if name == "vmap" and has_buffers(module):
-        raise ConfigError("backend: vmap cannot train models with buffers; use sequential")
-    if name != "auto":
-        return name
-    return "sequential" if has_buffers(module) or recurrent(module) else "vmap"
-
-
 def build_availability(config: RunConfig, data: FederatedData) -> Availability:
     """The availability model `config` selects, for the clients of `data`."""
     entry, params = selected(config.availability, config.components.availability)
-    facts = AvailabilityFacts(
+    facts = AvailabilityContext(
         data.n_clients, data.client_class, data.n_classes, config.seed, data.population
     )
     model: Availability = entry.component.from_params(params, facts)
@@ -92,7 +74,7 @@ def build_clock(config: RunConfig, data: FederatedData, dim: int) -> Clock | Non
 
 def asynchronous(config: RunConfig) -> bool:
     """Whether the run's algorithm runs in async mode (`algorithms/asynchronous.py`)."""
-    return runs_async(config.components.algorithms, config.algorithm.name)
+    return config.components.algorithms.get(config.algorithm.name).runs_async
 
 
 def selection_size(config: RunConfig) -> int:
@@ -154,7 +136,7 @@ class Simulation:
             pi = pi * self.clock.pi  # online at a round's start: both models must agree
         alpha = target_weights(config, data).to(self.device)
         entry, params = selected(config.algorithm, config.components.algorithms)
-        facts = Facts(
+        facts = AlgorithmContext(
             n=data.n_clients,
             dim=self.model.dim,
             k=min(selection_size(config), data.n_clients),

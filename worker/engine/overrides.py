@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from worker.engine.components import current
-from worker.engine.config import RunConfig
+from worker.engine.config import RunConfig, run_config_for
 from worker.engine.errors import ConfigError
 
 
@@ -73,6 +73,6 @@ def build_config(base: dict[str, Any], assignments: list[str] | None = None) -> 
     """Validate `base` with the `key=value` assignments applied."""
     data = apply_assignments(base, assignments or [])
     try:
-        return current().run_config.model_validate(data)
+        return run_config_for(current()).model_validate(data)
     except ValidationError as err:
         raise ConfigError(format_validation_error(err)) from None

@@ -22,47 +22,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from importlib import metadata
-from typing import TYPE_CHECKING
 
 from worker.engine import registry
-from worker.engine.registry import KINDS, Declaration, RegistrationError
-
-if TYPE_CHECKING:
-    from worker.engine.components import Components
+from worker.engine.registry import (
+    KINDS,
+    Components,
+    Declaration,
+    Failed,
+    Loaded,
+    RegistrationError,
+)
 
 log = logging.getLogger("fedwatch.plugins")
 
 GROUPS = {k.group: k for k in KINDS}
-
-
-@dataclass(frozen=True)
-class Loaded:
-    """A component a plug-in registered: its group, name, declaration `file:line`
-    and distribution (`name version`)."""
-
-    group: str
-    name: str
-    source: str
-    distribution: str | None
-
-
-@dataclass(frozen=True)
-class Failed:
-    """An entry point that was skipped (`group:name = module:attr`), and why."""
-
-    entry_point: str
-    distribution: str | None
-    reason: str
-
-
-@dataclass
-class PluginReport:
-    """What `load_plugins` loaded and skipped."""
-
-    loaded: list[Loaded] = field(default_factory=list)
-    failed: list[Failed] = field(default_factory=list)
 
 
 def _distribution(ep: metadata.EntryPoint) -> str | None:

@@ -1,6 +1,7 @@
 """The kinds of component (algorithms, availability models, system models, datasets,
-partitions, models, evaluation schedules), the decorators that declare them, and the registry of one
-kind.
+partitions, models, evaluation schedules), the decorators that declare them, the
+registry of one kind, and `Components`: one registry of each kind, with what the
+plug-ins gave (`PluginReport`).
 
 A component declares itself where it is defined:
 
@@ -8,9 +9,10 @@ A component declares itself where it is defined:
     class FedAvg(Algorithm): ...
 
 A declaration registers nothing: it records the component, its params model and the
-`file:line` of the declaration. A `Components` object (`components.py`), built once at
-start-up by the command line, the API and the workers, or by a test with exactly the
-components it wants, takes declarations in, and `RunConfig`'s class is built from it,
+`file:line` of the declaration. A `Components` object, built once at start-up by the
+command line, the API and the workers (`components.py`), or by a test with exactly the
+components it wants, takes declarations in, and `RunConfig`'s class is built from it
+(`config.run_config_for`),
 so the JSON Schema, the form, `--set`, sweeps and presets pick a new component up with
 no other change. A declaration that cannot work raises `RegistrationError` naming its
 `file:line` and the problem.
@@ -72,6 +74,12 @@ class Entry:
     def default_params(self) -> Params | None:
         return None if self.params is None else self.params()
 
+    @property
+    def runs_async(self) -> bool:
+        """Whether the loop runs the component in async mode: an algorithm that says so
+        (`Algorithm.asynchronous`, set by `AsyncAlgorithm`); no other kind does."""
+        return getattr(self.component, "asynchronous", False) is True
+
 
 @dataclass(frozen=True)
 class Kind:
@@ -103,7 +111,7 @@ KINDS = (ALGORITHM, AVAILABILITY, SYSTEM, DATASET, PARTITION, MODEL, SCHEDULE)
 @dataclass(frozen=True)
 class Declaration:
     """What a decorator declared: a component of a kind under a name. It registers
-    nothing; a `Components` object (`components.py`) takes it in."""
+    nothing; a `Components` object takes it in."""
 
     kind: Kind
     name: str
@@ -359,3 +367,123 @@ def schedule(
     `evaluates(params, eval, t) -> bool` (after round t, 0-based) and `initial` (whether
     it evaluates the model before round 0 too)."""
     return _decorator(SCHEDULE, name, _has("evaluates"), params=params, label=label)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A component a plug-in registered: its group, name, declaration `file:line`
+    and distribution (`name version`)."""
+
+    group: str
+    name: str
+    source: str
+    distribution: str | None
+
+
+@dataclass(frozen=True)
+class Failed:
+    """An entry point that was skipped (`group:name = module:attr`), and why."""
+
+    entry_point: str
+    distribution: str | None
+    reason: str
+
+
+@dataclass
+class PluginReport:
+    """What `load_plugins` loaded and skipped."""
+
+    loaded: list[Loaded] = field(default_factory=list)
+    failed: list[Failed] = field(default_factory=list)
+
+
+@dataclass
+class Components:
+    """One registry per kind of component, and the round metrics its algorithms add to
+    the catalogue. `plugins`: what loading the installed plug-ins gave (empty where they
+    were not loaded). `RunConfig`'s class for them is `config.run_config_for(...)`."""
+
+    algorithms: Registry = field(default_factory=lambda: Registry(ALGORITHM))
+    availability: Registry = field(default_factory=lambda: Registry(AVAILABILITY))
+    systems: Registry = field(default_factory=lambda: Registry(SYSTEM))
+    datasets: Registry = field(default_factory=lambda: Registry(DATASET))
+    partitions: Registry = field(default_factory=lambda: Registry(PARTITION))
+    models: Registry = field(default_factory=lambda: Registry(MODEL))
+    schedules: Registry = field(default_factory=lambda: Registry(SCHEDULE))
+    round_metrics: list[MetricSpec] = field(default_factory=list)
+    plugins: PluginReport = field(default_factory=PluginReport)
+    # What is built from them (`config.run_config_for`), until one more is taken in.
+    built: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, *taken: Declaration | Any) -> Components:
+        """Components of exactly these: declarations, or components declared once."""
+        return cls().include(*taken)
+
+    def include(self, *taken: Declaration | Any) -> Components:
+        """These too (declarations, or components declared once); returns self."""
+        for item in taken:
+            self.add(item if isinstance(item, Declaration) else _declaration_of(item))
+        return self
+
+    @property
+    def registries(self) -> tuple[Registry, ...]:
+        return (
+            self.algorithms,
+            self.availability,
+            self.systems,
+            self.datasets,
+            self.partitions,
+            self.models,
+            self.schedules,
+        )
+
+    def registry(self, kind: Kind) -> Registry:
+        return next(r for r in self.registries if r.kind is kind)
+
+    def add(self, declaration: Declaration, distribution: str | None = None) -> Entry:
+        """Take a declaration in; raises RegistrationError, with nothing taken, where its
+        name is taken or its metrics clash with the catalogue's."""
+        target = self.registry(declaration.kind)
+        name, where = declaration.name, declaration.where
+        for held in self._namesakes(declaration.kind):
+            if name in held:
+                raise RegistrationError(
+                    f"{where}: the name is already registered by {held.get(name).source}"
+                )
+        specs = (
+            metric_specs(declaration.component, where, self.round_metrics)
+            if declaration.kind is ALGORITHM
+            else []
+        )
+        entry = Entry(
+            group=target.group,
+            name=name,
+            component=declaration.component,
+            params=declaration.params,
+            source=declaration.source,
+            label=declaration.label,
+            distribution=distribution,
+            facts=declaration.facts,
+            added_metrics=tuple(s.name for s in specs),
+            module=declaration.module,
+        )
+        target.entries[name] = entry
+        self.round_metrics.extend(specs)
+        self.built.clear()  # built again from what is here now
+        return entry
+
+    def _namesakes(self, kind: Kind) -> list[Registry]:
+        """The registries a component of `kind` must not share a name with: its own, and
+        those whose params live in the same section (`data.<name>`: datasets and
+        partitions)."""
+        return [r for r in self.registries if r.kind is kind or r.section == kind.section]
+
+
+def _declaration_of(component: Any) -> Declaration:
+    found = [d for d in declared() if d.component is component]
+    if len(found) != 1:
+        raise RegistrationError(
+            f"{component!r} is declared {len(found)} times; pass the declaration itself"
+        )
+    return found[0]

@@ -4,7 +4,7 @@ sub-object per component with params)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -13,9 +13,6 @@ from worker.engine.params import Params
 from worker.engine.paths import MAX_PATH_CHARS
 from worker.engine.privacy.section import PrivacySection
 from worker.engine.timespan import MAX_SECONDS, MIN_SECONDS
-
-if TYPE_CHECKING:
-    from worker.engine.components import Components
 
 MAX_SEED = INT32_MAX  # a run's seed is stored (`runs.seed`)
 
@@ -31,7 +28,9 @@ class Built(Params):
     """A section whose class `config.build_run_config` builds from a `Components`
     object; the class knows them, and only it validates data."""
 
-    components: ClassVar[Components]
+    # The `Components` it was built from (`registry.py`, which reads these sections' fields
+    # for the names no component may take; a `RunConfig` has them typed).
+    components: ClassVar[Any]
 
     @model_validator(mode="before")
     @classmethod
@@ -39,8 +38,8 @@ class Built(Params):
         if "components" not in cls.__dict__:
             raise TypeError(
                 f"{cls.__name__} validates nothing itself: the classes built from the "
-                "components do (components.current().run_config, and its sections: "
-                f".section({cls.__name__}))"
+                "components do (config.run_config_for(current()), and its sections: "
+                f"config.section_class(current(), {cls.__name__}))"
             )
         return data
 
@@ -109,7 +108,7 @@ class AvailabilitySection(Built):
 
 
 class SystemSection(Built):
-    """`system`: the clients' devices in time (`worker/engine/system/`)."""
+    """`system`: the clients' devices in time: their speed, bandwidth and sessions."""
 
     kind: str = Field(
         "none",
@@ -119,8 +118,8 @@ class SystemSection(Built):
 
 
 class RoundConfig(Params):
-    # `round`: how a round ends in simulated time (needs a system model); a docstring
-    # would become the form's description of the section, which no other section has
+    """`round`: how a round ends in simulated time (with a system model)."""
+
     deadline_s: float | None = Field(
         None,
         ge=MIN_SECONDS,

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from worker.engine import metrics
-from worker.engine.stats import scaled_mean, scaled_std
+from worker.engine.scaled import scaled_mean, scaled_std
 
 SummaryValue = float | int | None
 
@@ -34,6 +34,16 @@ LAST_VALUES: dict[str, str] = {
     "sim_time_total_s": "sim_time_s",
 }
 TRAFFIC = ("bytes_down_total", "bytes_up_total")
+# The round metrics the tracker reads by name (`observe`, `summary`).
+READ = ("test_acc", "initial_test_acc", "n_selected", "param", "sim_time_s", *TRAFFIC)
+
+
+def summary_inputs() -> tuple[str, ...]:
+    """Every round metric a summary is computed from: those read by name, each last
+    value's, and each round metric the catalogue averages (`<name>_avg`). A stored
+    series given to `summarise` needs no other."""
+    averaged = (s.name for s in metrics.catalogue() if s.kind == "round" and s.summary)
+    return tuple(dict.fromkeys((*READ, *LAST_VALUES.values(), *averaged)))
 
 
 class SummaryTracker:

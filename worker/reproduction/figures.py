@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from worker.engine.summary import std_second_half
+from worker.engine import std_second_half
 
 FIGURES = ("max", "time_avg", "std_second_half")
 LABELS = {

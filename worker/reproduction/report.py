@@ -13,13 +13,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from worker.engine.metrics import UNIT_INTERVAL
-from worker.engine.presets import Method, Preset
-from worker.engine.stats import Stat, WelchTest, mean_std, welch_test
+from worker.engine import UNIT_INTERVAL
+from worker.presets import Method, Preset
 from worker.reproduction.figures import FIGURES, LABELS, Curve, figures, mean_curve, rmse
 from worker.reproduction.references import Reference, reference
 from worker.results import numbers
 from worker.results.figures import FigureFormat, reproduction_figure
+from worker.results.stats import Stat, WelchTest, mean_std, welch_test
 
 DEFINITION = (
     "Figures of each run's accuracy curve at the rounds it evaluated, the initial model's "

@@ -12,8 +12,8 @@ from typing import Literal, TypeVar
 
 import numpy as np
 
-from worker.engine.stats import t_quantile
 from worker.results import numbers
+from worker.results.stats import t_quantile
 
 XAxis = Literal["round", "wall_s", "sim_time_s"]
 

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from worker.engine.metrics import MetricSpec
+from worker.engine import MetricSpec
 from worker.results.choices import Choice
 from worker.results.curves import UNBOUNDED, Domain, GroupCurve, RunCurve, clip_note
 

@@ -23,11 +23,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from worker.engine import metrics
-from worker.engine.algorithms.asynchronous import runs_async
-from worker.engine.components import Components
+from worker.engine import Components, metrics, run_config_for
 from worker.engine.moved import MOVED, moved
-from worker.engine.presets import PRESETS, Preset
+from worker.presets import PRESETS, Preset
 from worker.results.choices import Choice
 from worker.results.table import TableNotes
 
@@ -533,9 +531,9 @@ def vocabulary_of(components: Components) -> Vocabulary:
     algorithms = {e.name: e.label or e.name for e in components.algorithms}
     return Vocabulary(
         algorithms,
-        frozenset(n for n in algorithms if runs_async(components.algorithms, n)),
+        frozenset(e.name for e in components.algorithms if e.runs_async),
         selectors,
-        field_titles(components.run_config),
+        field_titles(run_config_for(components)),
     )
 
 

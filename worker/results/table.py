@@ -1,4 +1,4 @@
-"""A comparison table (`worker.engine.stats.Table`) written out: aligned text for the
+"""A comparison table (`worker.results.stats.Table`) written out: aligned text for the
 terminal, CSV, Markdown and LaTeX (booktabs). The one place that lays out a comparison:
 `fedwatch compare --format`, `GET /api/compare?format=` and the compare page's buttons
 all come here.
@@ -24,8 +24,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
-from worker.engine.metrics import MetricSpec
-from worker.engine.stats import (
+from worker.engine import MetricSpec
+from worker.results import cells as safe
+from worker.results import numbers
+from worker.results.choices import Choice
+from worker.results.stats import (
     BOOTSTRAP_FROM,
     IDENTICAL,
     INTERVALS,
@@ -35,9 +38,6 @@ from worker.engine.stats import (
     Stat,
     Table,
 )
-from worker.results import cells as safe
-from worker.results import numbers
-from worker.results.choices import Choice
 
 Format = Literal["text", "csv", "md", "tex"]
 FORMATS: tuple[Format, ...] = ("text", "csv", "md", "tex")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from worker.engine import stats
 from worker.engine.metrics import EPSILON_UNIT
+from worker.results import stats
 
 WORST = "final_epsilon_client_max"
 """The default x: the ε of the worst client, from its own participation."""

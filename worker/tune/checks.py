@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from worker.engine import ListSink, simulate
-from worker.engine.errors import ConfigError
+from worker.engine import ConfigError, ListSink, simulate
 from worker.tune.space import Dimension, assignments
 from worker.tune.study import ConfigOf, TuneSpec
 

@@ -7,9 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from worker.engine.errors import ConfigError
-from worker.engine.metrics import MetricSpec, catalogue
-from worker.engine.summary import LAST_VALUES
+from worker.engine import LAST_VALUES, ConfigError, MetricSpec, metrics
 
 VALIDATION_PREFIX = "val_"
 
@@ -34,11 +32,11 @@ def objective_of(name: str) -> Objective:
     that is not read on the validation split (the test set is for the final runs)."""
     allowed = validation_objectives()
     if name not in allowed:
-        summaries = {s.name for s in catalogue() if s.kind == "summary"}
+        summaries = {s.name for s in metrics.catalogue() if s.kind == "summary"}
         why = "is not read on the validation split" if name in summaries else "is unknown"
         raise ConfigError(
             f"objective: {name!r} {why}; a tune optimises one of {', '.join(sorted(allowed))} "
             "(the test set is kept for the final runs)"
         )
-    spec = next(s for s in catalogue() if s.name == name)
+    spec = next(s for s in metrics.catalogue() if s.name == name)
     return Objective(spec, allowed[name])

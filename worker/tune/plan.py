@@ -7,9 +7,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from worker.engine.config import RunConfig
-from worker.engine.errors import ConfigError
-from worker.engine.presets import Method, Preset, get_preset
+from worker.engine import ConfigError, RunConfig
+from worker.presets import Method, Preset, get_preset
 from worker.tune.objective import objective_of
 from worker.tune.space import Dimension, assignments, parse_dimension
 from worker.tune.study import Pruner, Sampler, TuneSpec

@@ -27,7 +27,7 @@ from db.status import ACTIVE
 from fedwatch.limits import TAG_MAX
 from worker.data_root import portable
 from worker.dispatch import queue_for
-from worker.engine.errors import ConfigError
+from worker.engine import ConfigError
 from worker.tune.plan import TunePlan
 from worker.tune.storage import optuna_storage, study_name
 from worker.tune.study import FINISHED, TuneSpec, best_params

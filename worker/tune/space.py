@@ -11,7 +11,7 @@ from typing import Any, Literal
 import numpy as np
 import optuna
 
-from worker.engine.errors import ConfigError
+from worker.engine import ConfigError
 
 Kind = Literal["log", "linear", "int", "choice"]
 KINDS: tuple[Kind, ...] = ("log", "linear", "int", "choice")

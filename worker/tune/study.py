@@ -13,9 +13,7 @@ from typing import Any, Literal
 
 import optuna
 
-from worker.engine import ListSink, RoundRecord, simulate
-from worker.engine.config import RunConfig
-from worker.engine.errors import ConfigError
+from worker.engine import ConfigError, ListSink, RoundRecord, RunConfig, simulate
 from worker.tune.objective import Objective
 from worker.tune.space import Dimension, assignments
 

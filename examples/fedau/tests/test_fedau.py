@@ -9,13 +9,12 @@ import pytest
 import torch
 from fedau.algorithm import WEIGHT_MEAN, FedAu, FedAuParams
 
-from fedwatch.plugins import Available, Facts
-from worker.engine import ListSink, simulate
-from worker.engine.components import current
+from fedwatch.plugins import AlgorithmContext, Available
+from worker.engine import ListSink, current, run_config_for, simulate
 
 
-def facts(n: int) -> Facts:
-    return Facts(
+def facts(n: int) -> AlgorithmContext:
+    return AlgorithmContext(
         n=n, dim=1, k=n, alpha=torch.full((n,), 1.0 / n), device=torch.device("cpu"),
         pi=torch.ones(n, dtype=torch.float64), lam=None,
         probe_loss=lambda w, clients, t: torch.zeros(len(clients)),
@@ -57,7 +56,7 @@ def late_average(algorithm: str) -> float:
     """x averaged over the last 500 of 3000 rounds: two clients with means +1 and −1
     (the optimum of the uniform objective is 0); client 0 is always available, client
     1 one round in ten."""
-    config = current().run_config.model_validate(
+    config = run_config_for(current()).model_validate(
         {
             "rounds": 3000,
             "device": "cpu",

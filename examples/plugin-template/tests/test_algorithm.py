@@ -10,7 +10,7 @@ import fedwatch.plugins as fw
 
 
 def test_one_round_by_hand() -> None:
-    facts = fw.Facts(
+    facts = fw.AlgorithmContext(
         n=3, dim=2, k=3, alpha=torch.tensor([0.5, 0.25, 0.25]), device=torch.device("cpu"),
         pi=torch.ones(3, dtype=torch.float64), lam=None,
         probe_loss=lambda w, clients, t: torch.zeros(len(clients)),

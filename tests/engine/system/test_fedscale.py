@@ -17,7 +17,7 @@ from tests.engine.system import files
 from worker.engine import ConfigError, build_config
 from worker.engine.components import current
 from worker.engine.registry import selected
-from worker.engine.system.base import SystemFacts
+from worker.engine.system.base import SystemContext
 from worker.engine.system.fedscale import SAMPLE, SAMPLE_FILES, FedScale, FedScaleParams
 from worker.engine.system.sample import synthetic
 from worker.engine.system.sessions import Sessions
@@ -25,7 +25,7 @@ from worker.engine.system.unpickle import MAX_VALUES, expanded_size, load_data_p
 
 
 def model(folder: Path, n: int, **params: Any) -> FedScale:
-    return FedScale(FedScaleParams(**params), SystemFacts(n=n, seed=0, root=str(folder)))
+    return FedScale(FedScaleParams(**params), SystemContext(n=n, seed=0, root=str(folder)))
 
 
 def test_run_clients_follow_the_files_in_id_order(tmp_path: Path) -> None:
@@ -260,6 +260,6 @@ def test_the_sample_runs_by_default() -> None:
     config = build_config({"rounds": 1}, ["system.kind=fedscale"])
 
     _, params = selected(config.system, current().systems)
-    m = FedScale(params, SystemFacts(24, 0, "."))
+    m = FedScale(params, SystemContext(24, 0, "."))
 
     assert m.sessions is not None and float(m.sessions.pi.mean()) > 0.2

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from worker.engine import ListSink, simulate
-from worker.engine.presets import Method, Preset, get_preset
+from worker.presets import Method, Preset, get_preset
 
 TIMED = ["stragglers", "fedscale-trace"]
 

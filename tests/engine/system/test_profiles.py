@@ -7,12 +7,12 @@ import torch
 from torch.testing import assert_close
 
 from worker.engine import ConfigError, build_config
-from worker.engine.system.base import SystemFacts, build_system
+from worker.engine.system.base import SystemContext, build_system
 from worker.engine.system.profiles import Profiles, ProfilesParams
 
 
 def profiles(n: int = 4, seed: int = 0, **params: object) -> Profiles:
-    return Profiles(ProfilesParams(**params), SystemFacts(n=n, seed=seed, root="."))
+    return Profiles(ProfilesParams(**params), SystemContext(n=n, seed=seed, root="."))
 
 
 def test_fixed_gives_every_client_the_medians() -> None:

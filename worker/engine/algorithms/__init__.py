@@ -6,6 +6,6 @@ edit), so adding a built-in algorithm touches its own file only.
 
 from __future__ import annotations
 
-from worker.engine.algorithms.base import Algorithm, Facts, Footprint, Plan, Step
+from worker.engine.algorithms.base import Algorithm, AlgorithmContext, Footprint, Plan, Step
 
-__all__ = ["Algorithm", "Facts", "Footprint", "Plan", "Step"]
+__all__ = ["Algorithm", "AlgorithmContext", "Footprint", "Plan", "Step"]

@@ -2,10 +2,11 @@
 clients, but up to `concurrency` clients training at once, each on the model version
 current when it started, and a server update every `arrivals` updates to arrive.
 
-The loop runs them in async mode (`worker/engine/asynchronous/`): a record's "round" is
-one server update u, and the model after it is version u + 1. An update that started
-from version v arrives with staleness s = u − v (in versions) and enters with a weight
-f(s) of the staleness function:
+The loop runs them in async mode (`Simulation.async_round` in `loop.py`; the clients in
+flight are `system/flights.py`'s): a record's "round" is one server update u, and the
+model after it is version u + 1. An update that started from version v arrives with
+staleness s = u − v (in versions) and enters with a weight f(s) of the staleness
+function:
 
 - `constant`: f(s) = 1;
 - `polynomial`: f(s) = (1 + s)^−a (FedAsync's and FedBuff's default, a = 0.5);
@@ -17,7 +18,7 @@ them: a uniform sample.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Literal
 
 import torch
 from pydantic import Field
@@ -28,9 +29,6 @@ from worker.engine.algorithms.selection import uniform_sample
 from worker.engine.masks import Available
 from worker.engine.params import Params, RunShape
 from worker.engine.privacy.guarantee import STALENESS, Guarantee
-from worker.engine.registry import Registry
-
-ASYNC = "async"
 
 
 class AsyncParams(Params):
@@ -85,13 +83,13 @@ def staleness_weight(params: AsyncParams, s: Tensor) -> Tensor:
 
 
 class AsyncAlgorithm(Algorithm):
-    """An algorithm the loop runs in async mode. `Facts.k` is the concurrency. A plan
+    """An algorithm the loop runs in async mode. `AlgorithmContext.k` is the concurrency. A plan
     given to `aggregate` holds in `staleness` the versions each update is stale by and
     in `origin` the (K, d) models they started from."""
 
     privacy = Guarantee(central=STALENESS, local=None)
 
-    mode: ClassVar[str] = ASYNC
+    asynchronous = True
     footprint = Footprint(round_rows=2)  # the starting models gathered from the ring
     params: AsyncParams
 
@@ -117,9 +115,3 @@ class AsyncAlgorithm(Algorithm):
             return Step(None, weights)
         weights.index_add_(0, plan.selected.to(self.facts.device), a)
         return Step(direction, weights)
-
-
-def runs_async(algorithms: Registry, name: str) -> bool:
-    """Whether the algorithm registered as `name` runs in async mode (False for a name
-    not registered: an external run's, or a plug-in's that is gone)."""
-    return name in algorithms and issubclass(algorithms.get(name).component, AsyncAlgorithm)

@@ -37,7 +37,7 @@ def _not_provided(*args: Any) -> Tensor:
 
 
 @dataclass(frozen=True)
-class Facts:
+class AlgorithmContext:
     """What an algorithm may read about its run besides its own params."""
 
     n: int  # clients
@@ -152,9 +152,11 @@ class Algorithm(ABC):
     Subclasses list in `state` the attributes a checkpoint must hold (tensors, dicts of
     tensors, `ClientMemory`, plain values), in `metrics` the per-round scalars their
     `aggregate` reports, in `footprint` the memory and work they add to a round, and in
-    `privacy` whether each privacy mechanism's guarantee holds for them.
+    `privacy` whether each privacy mechanism's guarantee holds for them; `asynchronous`
+    whether the loop runs them in async mode (`AsyncAlgorithm`).
     """
 
+    asynchronous: ClassVar[bool] = False
     state: ClassVar[tuple[str, ...]] = ()
     metrics: ClassVar[tuple[MetricSpec, ...]] = ()
     footprint: ClassVar[Footprint] = Footprint()
@@ -169,7 +171,7 @@ class Algorithm(ABC):
         reason = cls.privacy.problem(kind)
         return None if reason is None else f"algorithm.name: {name} {reason}"
 
-    def __init__(self, params: Any, facts: Facts) -> None:
+    def __init__(self, params: Any, facts: AlgorithmContext) -> None:
         self.params = params
         self.facts = facts
 

@@ -27,7 +27,14 @@ import torch
 from pydantic import Field
 from torch import Tensor
 
-from worker.engine.algorithms.base import Algorithm, Facts, Footprint, Plan, Step, weighted_step
+from worker.engine.algorithms.base import (
+    Algorithm,
+    AlgorithmContext,
+    Footprint,
+    Plan,
+    Step,
+    weighted_step,
+)
 from worker.engine.algorithms.estimators import (
     AvailabilityEstimate,
     empty_counts,
@@ -116,7 +123,7 @@ class CaFed(Algorithm):
     footprint = Footprint(trainees="available", pairwise=True)
     params: CaFedParams
 
-    def __init__(self, params: CaFedParams, facts: Facts) -> None:
+    def __init__(self, params: CaFedParams, facts: AlgorithmContext) -> None:
         super().__init__(params, facts)
         self.estimate = AvailabilityEstimate(params.estimator, params.prior, facts.pi, facts.lam)
         self.counts = empty_counts(facts.n)

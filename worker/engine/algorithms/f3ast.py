@@ -14,7 +14,7 @@ import torch
 from pydantic import Field
 from torch import Tensor
 
-from worker.engine.algorithms.base import Algorithm, Facts, Plan, Step, weighted_step
+from worker.engine.algorithms.base import Algorithm, AlgorithmContext, Plan, Step, weighted_step
 from worker.engine.masks import Available
 from worker.engine.params import Params
 from worker.engine.privacy.guarantee import WEIGHTED, Guarantee
@@ -38,7 +38,7 @@ class F3ast(Algorithm):
     state = ("pi",)
     params: F3astParams
 
-    def __init__(self, params: F3astParams, facts: Facts) -> None:
+    def __init__(self, params: F3astParams, facts: AlgorithmContext) -> None:
         super().__init__(params, facts)
         self.beta = params.beta if params.beta is not None else 1.0 / facts.rounds
         self.pi = torch.full((facts.n,), 0.5, dtype=torch.float64)  # uninformed start

@@ -10,7 +10,7 @@ from torch import Tensor
 
 from worker.engine.algorithms.base import (
     Algorithm,
-    Facts,
+    AlgorithmContext,
     Footprint,
     Plan,
     Step,
@@ -37,7 +37,7 @@ class FedAdam(Algorithm):
     footprint = Footprint(vectors=2)
     params: FedAdamParams
 
-    def __init__(self, params: FedAdamParams, facts: Facts) -> None:
+    def __init__(self, params: FedAdamParams, facts: AlgorithmContext) -> None:
         super().__init__(params, facts)
         self.m = self.zeros(facts.dim)
         self.v = self.zeros(facts.dim)

@@ -17,7 +17,7 @@ import torch
 from pydantic import Field
 from torch import Tensor
 
-from worker.engine.algorithms.base import Algorithm, Facts, Footprint, Plan, Step
+from worker.engine.algorithms.base import Algorithm, AlgorithmContext, Footprint, Plan, Step
 from worker.engine.algorithms.memory import MEMORY_FILLED, ClientMemory
 from worker.engine.algorithms.selection import uniform_sample
 from worker.engine.masks import Available
@@ -72,7 +72,7 @@ class FedAr(Algorithm):
     footprint = Footprint(client_rows=1, round_rows=2, memory_passes=1)
     params: FedArParams
 
-    def __init__(self, params: FedArParams, facts: Facts) -> None:
+    def __init__(self, params: FedArParams, facts: AlgorithmContext) -> None:
         super().__init__(params, facts)
         self.memory = ClientMemory(facts.n, facts.dim, facts.device)
         self.tau = torch.zeros(facts.n, dtype=torch.float64)

@@ -16,7 +16,7 @@ from torch import Tensor
 
 from worker.engine.algorithms.base import (
     Algorithm,
-    Facts,
+    AlgorithmContext,
     Footprint,
     Plan,
     Step,
@@ -48,7 +48,7 @@ class FedAvg(Algorithm):
     footprint = Footprint(round_rows=2)  # wait_for_all: the buffer and its rescaled copy
     params: FedAvgParams
 
-    def __init__(self, params: FedAvgParams, facts: Facts) -> None:
+    def __init__(self, params: FedAvgParams, facts: AlgorithmContext) -> None:
         super().__init__(params, facts)
         self.pending = torch.zeros(0, dtype=torch.long)
         self.reported = torch.zeros(0, dtype=torch.bool)

@@ -8,7 +8,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from worker.engine.algorithms.base import Algorithm, Facts, Footprint, Plan, Step
+from worker.engine.algorithms.base import Algorithm, AlgorithmContext, Footprint, Plan, Step
 from worker.engine.algorithms.memory import MEMORY_FILLED, ClientMemory
 from worker.engine.algorithms.selection import oldest_first
 from worker.engine.masks import Available
@@ -23,7 +23,7 @@ class FedLaAvg(Algorithm):
     metrics = (MEMORY_FILLED,)
     footprint = Footprint(client_rows=1, vectors=1, round_rows=3)
 
-    def __init__(self, params: Any, facts: Facts) -> None:
+    def __init__(self, params: Any, facts: AlgorithmContext) -> None:
         super().__init__(params, facts)
         self.memory = ClientMemory(facts.n, facts.dim, facts.device)
         self.mean = self.zeros(facts.dim)  # Ḡ = Σ_i α_i G_i (normalised by the local lr)

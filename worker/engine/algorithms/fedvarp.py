@@ -8,7 +8,14 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from worker.engine.algorithms.base import Algorithm, Facts, Footprint, Plan, Step, renormalised
+from worker.engine.algorithms.base import (
+    Algorithm,
+    AlgorithmContext,
+    Footprint,
+    Plan,
+    Step,
+    renormalised,
+)
 from worker.engine.algorithms.memory import MEMORY_FILLED, ClientMemory
 from worker.engine.algorithms.selection import uniform_sample
 from worker.engine.masks import Available
@@ -23,7 +30,7 @@ class FedVarp(Algorithm):
     metrics = (MEMORY_FILLED,)
     footprint = Footprint(client_rows=1, round_rows=3, memory_passes=1)
 
-    def __init__(self, params: Any, facts: Facts) -> None:
+    def __init__(self, params: Any, facts: AlgorithmContext) -> None:
         super().__init__(params, facts)
         self.memory = ClientMemory(facts.n, facts.dim, facts.device)
 

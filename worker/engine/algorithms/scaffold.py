@@ -16,7 +16,7 @@ from torch import Tensor
 
 from worker.engine.algorithms.base import (
     Algorithm,
-    Facts,
+    AlgorithmContext,
     Footprint,
     Plan,
     Step,
@@ -46,7 +46,7 @@ class Scaffold(Algorithm):
     state = ("c", "controls")
     footprint = Footprint(client_rows=1, vectors=1, round_rows=3)  # corrections, c_i⁺ − c_i
 
-    def __init__(self, params: Any, facts: Facts) -> None:
+    def __init__(self, params: Any, facts: AlgorithmContext) -> None:
         super().__init__(params, facts)
         self.c = self.zeros(facts.dim)
         self.controls = self.zeros(facts.n, facts.dim)

@@ -9,7 +9,14 @@ import torch
 from pydantic import Field
 from torch import Tensor
 
-from worker.engine.algorithms.base import Algorithm, Facts, Footprint, Plan, Step, weighted_step
+from worker.engine.algorithms.base import (
+    Algorithm,
+    AlgorithmContext,
+    Footprint,
+    Plan,
+    Step,
+    weighted_step,
+)
 from worker.engine.algorithms.estimators import AvailabilityEstimate, empty_counts, observe
 from worker.engine.masks import Available
 from worker.engine.params import Params
@@ -31,7 +38,7 @@ class Unbiased(Algorithm):
     footprint = Footprint(trainees="available")
     params: EstimateParams
 
-    def __init__(self, params: EstimateParams, facts: Facts) -> None:
+    def __init__(self, params: EstimateParams, facts: AlgorithmContext) -> None:
         super().__init__(params, facts)
         self.estimate = AvailabilityEstimate(params.estimator, params.prior, facts.pi, facts.lam)
         self.counts = empty_counts(facts.n)

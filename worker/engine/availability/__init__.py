@@ -4,6 +4,6 @@ a run selects."""
 
 from __future__ import annotations
 
-from worker.engine.availability.base import Availability, AvailabilityFacts
+from worker.engine.availability.base import Availability, AvailabilityContext
 
-__all__ = ["Availability", "AvailabilityFacts"]
+__all__ = ["Availability", "AvailabilityContext"]

@@ -16,7 +16,7 @@ from worker.engine.registry import availability
 
 
 @dataclass(frozen=True)
-class AvailabilityFacts:
+class AvailabilityContext:
     """What an availability model is built from besides its params: the number of
     clients, each client's smallest label (`client_class`, what label-driven models
     group by), the dataset's number of classes, the run's seed, and the clients' π and
@@ -38,7 +38,7 @@ def check_dataset_population(field: str, run: RunShape) -> None:
         )
 
 
-def dataset_population(field: str, facts: AvailabilityFacts) -> Population:
+def dataset_population(field: str, facts: AvailabilityContext) -> Population:
     """The dataset's population, for a model whose `field` is dataset."""
     if facts.population is None:
         raise ConfigError(f"{field}: 'dataset' takes π and λ from the dataset, which has none")
@@ -64,7 +64,7 @@ class Availability(ABC):
     independent: ClassVar[bool] = False
 
     @classmethod
-    def from_params(cls, params: Any, facts: AvailabilityFacts) -> Availability:
+    def from_params(cls, params: Any, facts: AvailabilityContext) -> Availability:
         """The model for a run: `cls(params, facts)` unless a subclass says otherwise."""
         return cls(params, facts)  # type: ignore[call-arg]
 
@@ -85,7 +85,7 @@ class Always(Availability):
         self.lam = torch.zeros(n, dtype=torch.float64)
 
     @classmethod
-    def from_params(cls, params: Any, facts: AvailabilityFacts) -> Availability:
+    def from_params(cls, params: Any, facts: AvailabilityContext) -> Availability:
         return cls(facts.n)
 
     def mask(self, t: int) -> Tensor:

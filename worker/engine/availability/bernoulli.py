@@ -20,7 +20,7 @@ import torch
 from pydantic import Field
 from torch import Tensor
 
-from worker.engine.availability.base import Availability, AvailabilityFacts
+from worker.engine.availability.base import Availability, AvailabilityContext
 from worker.engine.params import Params
 from worker.engine.registry import availability
 from worker.engine.rng import KEPT_STREAMS_UP_TO, numpy_gen, torch_gen
@@ -112,7 +112,7 @@ class Bernoulli(Availability):
         self.ceiling = None if words else float32_ceiling(p)  # torch's draw
 
     @classmethod
-    def from_params(cls, params: BernoulliParams, facts: AvailabilityFacts) -> Availability:
+    def from_params(cls, params: BernoulliParams, facts: AvailabilityContext) -> Availability:
         p = bernoulli_probabilities(params, facts.client_class, facts.n_classes, facts.seed)
         return cls(p, facts.seed)
 

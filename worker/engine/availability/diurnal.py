@@ -9,7 +9,7 @@ import torch
 from pydantic import Field
 from torch import Tensor
 
-from worker.engine.availability.base import Availability, AvailabilityFacts
+from worker.engine.availability.base import Availability, AvailabilityContext
 from worker.engine.errors import ConfigError
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import availability
@@ -47,7 +47,7 @@ class Diurnal(Availability):
         self.pi = torch.where(group0, share0, 1 - share0).double()
 
     @classmethod
-    def from_params(cls, params: DiurnalParams, facts: AvailabilityFacts) -> Availability:
+    def from_params(cls, params: DiurnalParams, facts: AvailabilityContext) -> Availability:
         return diurnal_from_config(params, facts.client_class, facts.n_classes)
 
     def mask(self, t: int) -> Tensor:

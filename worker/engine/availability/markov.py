@@ -10,7 +10,7 @@ from torch import Tensor
 
 from worker.engine.availability.base import (
     Availability,
-    AvailabilityFacts,
+    AvailabilityContext,
     check_dataset_population,
     dataset_population,
 )
@@ -54,7 +54,7 @@ class Markov(Availability):
         self.t = -1
 
     @classmethod
-    def from_params(cls, params: MarkovParams, facts: AvailabilityFacts) -> Availability:
+    def from_params(cls, params: MarkovParams, facts: AvailabilityContext) -> Availability:
         if params.population == "dataset":
             population = dataset_population(FIELD, facts)
             return cls(population.pi, population.lam, facts.seed)

@@ -20,7 +20,7 @@ from torch import Tensor
 
 from worker.engine.availability.base import (
     Availability,
-    AvailabilityFacts,
+    AvailabilityContext,
     check_dataset_population,
     dataset_population,
 )
@@ -190,7 +190,7 @@ class Trace(Availability):
         self.pi = torch.where(ids[slot] == self.owner, share[slot], 0.0)
 
     @classmethod
-    def from_params(cls, params: TraceParams, facts: AvailabilityFacts) -> Availability:
+    def from_params(cls, params: TraceParams, facts: AvailabilityContext) -> Availability:
         """With `population = dataset`, `pi` and `lam` are the dataset's population
         (what oracle estimators read) while `mask` still replays the trace."""
         model = cls(parse_trace(params.csv), facts.n)

@@ -4,18 +4,15 @@ guarantee is refused, with the field to change and why (`guarantee.py`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from worker.engine.privacy.mechanism import count_stddev
 from worker.engine.registry import selected
-
-if TYPE_CHECKING:
-    from worker.engine.config import RunConfig
+from worker.engine.sections import RunSection
 
 Check = tuple[tuple[str, ...], Callable[[], None]]
 
 
-def privacy_checks(c: RunConfig) -> list[Check]:
+def privacy_checks(c: RunSection) -> list[Check]:
     """The checks, each with the fields it reads."""
     kind = c.privacy.kind
 

@@ -14,9 +14,9 @@ from worker.engine.config import RunConfig, dataset_facts
 from worker.engine.data.synthetic import GeneratedRows
 from worker.engine.errors import ConfigError
 from worker.engine.facts import FileSizes
-from worker.engine.loop import resolve_backend
 from worker.engine.registry import selected
 from worker.engine.resources.model_profile import ModelProfile, model_profile
+from worker.engine.training.backend import resolve_backend
 
 
 def sample_shape(config: RunConfig) -> tuple[int, ...]:

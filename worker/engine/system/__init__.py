@@ -6,11 +6,11 @@ loop's clock (`clock.py`) times a round from them (`timing.py`)."""
 from __future__ import annotations
 
 from worker.engine.system.base import (
-    SystemFacts,
+    SystemContext,
     SystemModel,
     SystemSpec,
     build_system,
     system_spec,
 )
 
-__all__ = ["SystemFacts", "SystemModel", "SystemSpec", "build_system", "system_spec"]
+__all__ = ["SystemContext", "SystemModel", "SystemSpec", "build_system", "system_spec"]

@@ -20,7 +20,7 @@ NONE = "none"
 
 
 @dataclass(frozen=True)
-class SystemFacts:
+class SystemContext:
     """What a system model is built from besides its params: the number of clients,
     the run's seed and the folder of its data files (`data.root`, resolved by the
     service to its place under the server's data root)."""
@@ -43,7 +43,7 @@ class SystemModel(ABC):
     sessions: Sessions | None = None
 
     @classmethod
-    def from_params(cls, params: Any, facts: SystemFacts) -> SystemModel | None:
+    def from_params(cls, params: Any, facts: SystemContext) -> SystemModel | None:
         """The model for a run (`cls(params, facts)`); None keeps no clock."""
         return cls(params, facts)  # type: ignore[call-arg]
 
@@ -51,7 +51,7 @@ class SystemModel(ABC):
 @system(NONE, label="none (rounds take no time)")
 class NoSystem(SystemModel):
     @classmethod
-    def from_params(cls, params: Any, facts: SystemFacts) -> SystemModel | None:
+    def from_params(cls, params: Any, facts: SystemContext) -> SystemModel | None:
         return None
 
 
@@ -65,7 +65,12 @@ class SystemSpec:
     kind: str
     component: type[SystemModel]
     params: Any
-    facts: SystemFacts
+    facts: SystemContext
+
+    @property
+    def timed(self) -> bool:
+        """Whether the run has a system model (a clock): a kind other than `none`."""
+        return self.kind != NONE
 
     def build(self) -> SystemModel | None:
         """The model (None: no clock); ConfigError for files it cannot use, and for a
@@ -85,7 +90,7 @@ def system_spec(config: RunSection, n_clients: int, root: str) -> SystemSpec:
     """What builds the system model `config` selects for `n_clients` clients, its files
     read from the data folder `root`."""
     entry, params = selected(config.system, config.components.systems)
-    facts = SystemFacts(n_clients, config.seed, root)
+    facts = SystemContext(n_clients, config.seed, root)
     return SystemSpec(config.system.kind, entry.component, params, facts)
 
 

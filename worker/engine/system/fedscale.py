@@ -35,7 +35,7 @@ from worker.engine.errors import ConfigError
 from worker.engine.params import Params
 from worker.engine.paths import MAX_PATH_CHARS, inside, is_file, shown, unnamable
 from worker.engine.registry import system
-from worker.engine.system.base import SystemFacts, SystemModel
+from worker.engine.system.base import SystemContext, SystemModel
 from worker.engine.system.sessions import Sessions
 from worker.engine.system.unpickle import load_data_pickle
 from worker.engine.timespan import MAX_SECONDS, MIN_SECONDS
@@ -221,7 +221,7 @@ def behaviour(table: dict[Any, Any], where: str) -> tuple[np.ndarray, ...]:
 
 @system("fedscale", params=FedScaleParams, label="FedScale device trace")
 class FedScale(SystemModel):
-    def __init__(self, params: FedScaleParams, facts: SystemFacts) -> None:
+    def __init__(self, params: FedScaleParams, facts: SystemContext) -> None:
         runs = np.arange(facts.n)
         compute_ms, kbps = parsed(facts.root, "device_file", params.device_file)
         owner = runs % len(compute_ms)

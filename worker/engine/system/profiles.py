@@ -19,7 +19,7 @@ from torch import Tensor
 from worker.engine.params import Params, RunShape, applies
 from worker.engine.registry import system
 from worker.engine.rng import torch_gen
-from worker.engine.system.base import SystemFacts, SystemModel
+from worker.engine.system.base import SystemContext, SystemModel
 
 FIELD = "system.profiles"
 MBPS = 1e6 / 8  # bytes per second in a Mbit/s
@@ -87,7 +87,7 @@ class ProfilesParams(Params):
 
 @system("profiles", params=ProfilesParams, label="device profiles")
 class Profiles(SystemModel):
-    def __init__(self, params: ProfilesParams, facts: SystemFacts) -> None:
+    def __init__(self, params: ProfilesParams, facts: SystemContext) -> None:
         p, n = params, facts.n
         gen = torch_gen(facts.seed, "system")
         if p.distribution == "classes":

@@ -35,7 +35,7 @@ class FedAu(fw.Algorithm):
     footprint = fw.Footprint(trainees="available")
     params: FedAuParams
 
-    def __init__(self, params: FedAuParams, facts: fw.Facts) -> None:
+    def __init__(self, params: FedAuParams, facts: fw.AlgorithmContext) -> None:
         super().__init__(params, facts)
         self.absent = torch.zeros(facts.n, dtype=torch.long)  # rounds since the last interval
         self.interval_sum = torch.zeros(facts.n, dtype=torch.float64)

@@ -17,20 +17,13 @@ import numpy as np
 
 from worker.engine.data.federated import FederatedData, Pool, assemble
 from worker.engine.errors import ConfigError
+from worker.engine.facts import without_data
 from worker.engine.params import RunShape
 from worker.engine.sections import DataSection
 
 
 class PartitionError(ConfigError):
     pass
-
-
-def without_data(n_clients: int, samples: int) -> str:
-    """Why a partition of `samples` rows among `n_clients` clients cannot run."""
-    return (
-        f"data.n_clients: {n_clients} clients leave some without data ({samples} samples); "
-        "use fewer clients"
-    )
 
 
 def check_clusters(path: str, n_clusters: int, run: RunShape) -> None:

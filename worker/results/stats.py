@@ -35,8 +35,7 @@ from typing import Literal
 
 import numpy as np
 
-from worker.engine import metrics
-from worker.engine.metrics import MetricSpec
+from worker.engine import MetricSpec, binary_exponent, metrics, scaled_mean, scaled_std
 
 Direction = Literal["better", "worse", "equal"]
 Verdict = Literal["better", "worse", "n.s."]
@@ -173,7 +172,7 @@ def same(values: Sequence[float], of: Sequence[float] = ()) -> bool:
     the two runs of each pair for paired differences). All zero is the same; scaled as
     `scaled_mean`, so that no difference overflows."""
     sizes = list(of) or list(values)
-    exponent = _exponent(sizes)
+    exponent = binary_exponent(sizes)
     x = [math.ldexp(v, -exponent) for v in values]
     return max(x) - min(x) <= SAME_WITHIN * max(abs(math.ldexp(v, -exponent)) for v in sizes)
 
@@ -196,7 +195,7 @@ def mean_interval(
     is (then they are the same: no interval). Where the mean is not inside the domain
     (values that break it), the plain t-interval. Computed on the values scaled as
     `scaled_mean`, so a bound past the float range is infinite."""
-    exponent = _exponent(values)
+    exponent = binary_exponent(values)
     x = np.ldexp(np.asarray(values, dtype=np.float64), -exponent)
     n = len(x)
     if n >= BOOTSTRAP_FROM:
@@ -230,30 +229,6 @@ def _unscaled(
 ) -> tuple[float, float, Interval]:
     with np.errstate(over="ignore"):  # a bound past the float range is inf
         return float(np.ldexp(low, exponent)), float(np.ldexp(high, exponent)), kind
-
-
-def scaled_mean(values: Sequence[float]) -> float:
-    """The mean of finite floats, whatever their size: computed on the values scaled by a
-    power of two below their largest magnitude (exact), so no sum overflows; for values
-    whose sum fits, the same float as `fsum(values) / n`."""
-    exponent = _exponent(values)
-    return math.ldexp(math.fsum(math.ldexp(v, -exponent) for v in values) / len(values), exponent)
-
-
-def scaled_std(values: Sequence[float], ddof: int = 0) -> float:
-    """The std (population, or sample with `ddof=1`) of finite floats, scaled as
-    `scaled_mean` so that neither the squares nor their sum overflow; inf where the std
-    itself is past the float range."""
-    exponent = _exponent(values)
-    scaled = [math.ldexp(v, -exponent) for v in values]
-    mean = math.fsum(scaled) / len(scaled)
-    spread = math.sqrt(math.fsum((v - mean) ** 2 for v in scaled) / (len(scaled) - ddof))
-    with np.errstate(over="ignore"):  # past the float range: inf, not an error
-        return float(np.ldexp(spread, exponent))
-
-
-def _exponent(values: Sequence[float]) -> int:
-    return math.frexp(max(abs(v) for v in values))[1]
 
 
 def _bound(value: float) -> float | None:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from worker.engine import metrics
-from worker.engine.stats import (
+from worker.results.stats import (
     Sample,
     compare,
     group_test,
