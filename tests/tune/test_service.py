@@ -8,6 +8,7 @@ a learning rate η, so round 0's loss is 4(1 − 2η)²: 0.04 at η = 0.45 or 0.
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import optuna
@@ -203,3 +204,26 @@ def test_a_tune_resumes_from_the_database_alone(sessions: sessionmaker[Session])
     assert final.config["client"]["lr"] == 0.5 and final.seed == 1
     assert final.config["eval"]["validation"] == 0
     assert final.status == "succeeded" and set(final.tags) == {"tune:1", "method:fedavg", "final"}
+
+
+def test_a_trial_whose_run_was_never_stored_is_failed_not_given_another(
+    sessions: sessionmaker[Session],
+) -> None:
+    # Optuna's storage commits a trial's run id at once, the run commits with the step: a
+    # server stopped in between leaves the second method's trial an id no run holds, and
+    # SQLite gives that id (rolled back) to the next run made, the first method's.
+    plan = replace(PLAN, methods=("fedavg", "fedlaavg"), trials=2)
+    tune_id = new_tune(sessions, plan, [])
+    url = settings_of(sessions).database_url
+    lost = load_study(url, tune_id, "fedlaavg", plan.spec(), 5).ask()
+    lost.set_user_attr("run_id", 1)  # the id the step's first run will be given
+
+    started = step(sessions, tune_id)
+
+    fedavg = load_study(url, tune_id, "fedavg", plan.spec(), 5).trials
+    fedlaavg = load_study(url, tune_id, "fedlaavg", plan.spec(), 5).trials
+    assert fedavg[0].user_attrs["run_id"] == 1 and "method:fedavg" in tags(sessions, 1)
+    assert fedlaavg[0].state == optuna.trial.TrialState.FAIL
+    assert "never stored" in fedlaavg[0].user_attrs["error"]
+    assert fedlaavg[1].user_attrs["run_id"] == 2  # its replacement, with a run of its own
+    assert started == [1, 2]

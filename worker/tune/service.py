@@ -86,7 +86,8 @@ def _tune(session: Session, tune: Tune, plan: TunePlan, settings: Settings, step
         rounds = plan.trial_config(method, {}).rounds
         study = load_study(url, tune.id, method, spec, rounds)
         for frozen in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-            settle(session, study, frozen, spec, settings.lease_s)
+            owned = tags(tune.id, method, frozen.number)
+            settle(session, study, frozen, spec, settings.lease_s, owned)
         done &= _ask(session, study, tune, plan, method, settings, step)
     if done:
         _start_finals(session, tune, plan, settings, step)
@@ -139,12 +140,20 @@ def settle(
     frozen: optuna.trial.FrozenTrial,
     spec: TuneSpec,
     lease_s: float,
+    owned: list[str],
 ) -> None:
-    """Bring a running trial up to date with its run (see the module's docstring)."""
+    """Bring a running trial up to date with its run (see the module's docstring).
+    `owned`: the tags its run carries. Optuna's storage commits the trial's run id at
+    once, the run itself commits with the step: a server stopped in between leaves the
+    trial an id that no run holds, or that a later run was given (SQLite reuses the ids
+    of rows rolled back). Such a trial fails, and is replaced."""
     run_id = frozen.user_attrs.get(RUN_ID)
     run = session.get(Run, run_id) if run_id is not None else None
     if run is None:
         return _fail(session, study, frozen, None, "its run is gone")
+    if not set(owned) <= set(run.tags):
+        why = "its run was never stored (the server stopped before); the trial is replaced"
+        return _fail(session, study, frozen, None, why)
     if run.crashes > 0 and run.status in ACTIVE:
         cancel_run(session, run, lease_s)
         return _fail(session, study, frozen, run, "its executor died; the trial is replaced")
