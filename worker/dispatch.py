@@ -48,7 +48,9 @@ class CeleryDispatcher:
         self.app = make_celery(settings)
 
     def start(self) -> None:
-        pass
+        """Start this process's fork server in the background: the runs are the workers',
+        but the checks of a system model's files start from it (`system_check.py`)."""
+        threading.Thread(target=child.warm_up, name="fedwatch-warm-up", daemon=True).start()
 
     def begin_shutdown(self) -> None:
         pass  # the runs belong to the workers

@@ -34,8 +34,8 @@ def healthz(
 ) -> dict[str, str | float | bool | None]:
     """`database`: `ok` or the error; `disk_free_mb`: free space on the disk of a SQLite
     database file (null for a database server); `warm`: the fork server that runs and
-    system-model checks start from has made its imports (an embedded server warms it at
-    start: until then a first run, or a first submission with a system model, waits
+    system-model checks start from has made its imports (the server warms it at start:
+    until then a first run, or a first submission with a system model, waits
     seconds for them)."""
     try:
         session.execute(text("SELECT 1"))
