@@ -28,7 +28,7 @@ A minimal algorithm, FedAvg over every available client with a damped server ste
 
     @algorithm("damped", params=DampedParams, label="damped FedAvg")
     class Damped(Algorithm):
-        metrics = (TRAINED,)
+        metric_specs = (TRAINED,)
         params: DampedParams
 
         def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
@@ -65,7 +65,7 @@ The contract, in short:
   w ← w + η_s·`direction`; `weights` (N,) are the weights the clients' updates entered
   with (or, with `entered` naming the clients, theirs alone, as `weighted_step` gives
   them; `step.dense_weights(n)` reads (N,) either way); `metrics` the per-round scalars
-  declared in the class's `metrics`.
+  declared in the class's `metric_specs`.
 - `Params.check_run(run)` validates params against the rest of the run (a
   `RunShape`): raise `ValueError("algorithm.<name>.<param>: ...")`.
 

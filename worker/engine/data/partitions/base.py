@@ -54,7 +54,7 @@ class Grouped:
     def labels(self) -> np.ndarray:
         return self.pool[1].numpy()
 
-    def kept(self, rows: np.ndarray) -> Grouped:
+    def subset(self, rows: np.ndarray) -> Grouped:
         """The pool with these train rows only, in this order."""
         x, y, xt, yt = self.pool
         groups = {name: ids[rows] for name, ids in self.train_groups.items()}
@@ -104,7 +104,7 @@ class Partition:
         then `rows`, then each client's test rows by its labels."""
         n = len(pool.labels)
         if ctx.max_train_samples is not None and ctx.max_train_samples < n:
-            pool = pool.kept(rng.permutation(n)[: ctx.max_train_samples])
+            pool = pool.subset(rng.permutation(n)[: ctx.max_train_samples])
         rows = self.rows(pool.labels, ctx.n_clients, rng)
         if min(len(r) for r in rows) == 0:
             raise PartitionError(without_data(ctx.n_clients, len(pool.labels)))
