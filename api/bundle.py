@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.client_rounds import ClientRound, client_rounds
-from db.metrics import round_rows
+from db.metric_values import round_rows
 from worker.results.table import write_csv
 
 PAGE = 5000

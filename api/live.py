@@ -27,9 +27,9 @@ import anyio
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from api.progress import shown_run
 from api.schemas.runs import RunItem, without_config
-from db.metrics import last_round, round_rows
+from api.shown import shown_run
+from db.metric_values import last_round, round_rows
 from db.models import Run
 from db.status import FINAL
 

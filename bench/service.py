@@ -36,7 +36,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from api.main import create_app
 from db import matrices, staleness
 from db.marks import SelectionTally
-from db.metrics import downsample
+from db.metric_values import downsample
 from db.migrate import upgrade
 from db.packing import pack_available, pack_gaps, pack_ids, pack_weights
 from db.runs import new_run

@@ -14,7 +14,7 @@ from sqlalchemy import ClauseElement, ColumnElement, func, literal_column, selec
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
 from db.marks import MARK_EVERY, SelectionTally, carry, unpack_mark
-from db.metrics import last_round
+from db.metric_values import last_round
 from db.models import RoundClients, StalenessMark
 from db.packing import PENDING_GAPS, id_dtype, unpack_acc, unpack_available, unpack_gaps
 

@@ -19,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.matrices import fetch_all
-from db.metrics import full_series
+from db.metric_values import full_series
 from db.models import RoundClients
 from db.packing import unpack_available, unpack_timeline
 

@@ -12,15 +12,15 @@ from worker.engine.registry import ALGORITHM, declare
 
 
 class MetricsProbe:
-    """An algorithm's declaration needs no more than its metrics (it never runs)."""
+    """An algorithm's declaration needs no more than its metric specs (it never runs)."""
 
-    metrics: tuple[MetricSpec, ...] = ()
+    metric_specs: tuple[MetricSpec, ...] = ()
 
 
 @contextmanager
 def metrics_added(*specs: MetricSpec) -> Iterator[Components]:
     """The installed components and an algorithm `metrics_probe` declaring `specs`,
     installed for the block."""
-    probe = type("Probe", (MetricsProbe,), {"metrics": specs})
+    probe = type("Probe", (MetricsProbe,), {"metric_specs": specs})
     with using(installed().include(declare(ALGORITHM, "metrics_probe", probe))) as c:
         yield c

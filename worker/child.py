@@ -69,7 +69,7 @@ class ChildSpec:
     settings: dict[str, Any]  # `Settings.model_dump()`
     threads: int
     memory_cap_mb: int
-    kept: KeptPools | None  # the datasets its supervising process keeps in memory
+    kept_pools: KeptPools | None  # the datasets its supervising process keeps in memory
     cores: frozenset[int] | None = None  # where it runs (None: where its fork server may)
 
 
@@ -128,7 +128,7 @@ def main(spec: ChildSpec, logs: Connection) -> None:
     logging.basicConfig(level=logging.INFO, handlers=[PipeHandler(logs)], force=True)
     keep_freed_memory()
     install(installed())
-    keep_pools_in(spec.kept)
+    keep_pools_in(spec.kept_pools)
     settings = Settings(**spec.settings)
     cap_memory(spec.memory_cap_mb)
     engine = make_engine(settings.database_url)

@@ -14,7 +14,7 @@ from db.settings import Settings
 from worker import child
 from worker.celery_app import EXECUTE_RUN, make_celery
 from worker.engine import KeptPools, RunConfig
-from worker.kept import open_kept_pools
+from worker.kept_pools import open_kept_pools
 from worker.supervise import supervise
 
 log = logging.getLogger(__name__)
@@ -88,13 +88,13 @@ class EmbeddedExecutor:
         self.threads = settings.threads_per_run(settings.embedded_concurrency, count)
         self.shutdown = threading.Event()
         self.pool = ThreadPoolExecutor(settings.embedded_concurrency, "fedwatch-run")
-        self.kept: KeptPools | None = None
+        self.kept_pools: KeptPools | None = None
 
     def start(self) -> None:
         """Resume what a previous server left queued or running (a run it left running
         counts a crash), and start the runs' fork server in the background."""
         threading.Thread(target=child.warm_up, name="fedwatch-warm-up", daemon=True).start()
-        self.kept = open_kept_pools(self.settings)
+        self.kept_pools = open_kept_pools(self.settings)
         with self.sessions.begin() as session:
             pending = [run.id for run in requeue_running(session)]
         for run_id in pending:
@@ -113,7 +113,7 @@ class EmbeddedExecutor:
                 worker="embedded",
                 threads=self.threads,
                 shutdown=self.shutdown,
-                kept=self.kept,
+                kept_pools=self.kept_pools,
                 cores=self.cores,
             )
         except Exception:
@@ -132,8 +132,8 @@ class EmbeddedExecutor:
     def close(self) -> None:
         self.begin_shutdown()
         self.pool.shutdown(wait=True, cancel_futures=True)
-        if self.kept is not None:
-            self.kept.close()
+        if self.kept_pools is not None:
+            self.kept_pools.close()
 
 
 def make_dispatcher(

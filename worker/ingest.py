@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from db.marks import MARK_BYTES_PER_CLIENT, MARK_EVERY
 from db.matrices import selection_tally
-from db.metrics import full_series, round_rows
+from db.metric_values import full_series, round_rows
 from db.models import MetricChunk, RoundClients, Run, StalenessMark, utcnow
 from db.packing import (
     PENDING_GAPS,

@@ -74,10 +74,10 @@ class Supervision:
         run_id: int,
         claim: str,
         shutdown: threading.Event,
-        kept: KeptPools | None,
+        kept_pools: KeptPools | None,
     ) -> None:
         self.sessions = sessions
-        self.kept = kept
+        self.kept_pools = kept_pools
         self.settings = settings
         self.run_id = run_id
         self.claim = claim
@@ -96,7 +96,7 @@ class Supervision:
             self.settings.model_dump(),
             threads,
             self.settings.max_run_memory_mb,
-            self.kept,
+            self.kept_pools,
             cores,
         )
         process, logs = child.start(spec)
@@ -223,11 +223,11 @@ def supervise(
     worker: str,
     threads: int,
     shutdown: threading.Event,
-    kept: KeptPools | None = None,
+    kept_pools: KeptPools | None = None,
     cores: frozenset[int] | None = None,
 ) -> str | None:
     """Claim the run and execute it in its own process with `threads` torch threads, on
-    `cores` (default: this process's), keeping the datasets it loads in `kept` (the
+    `cores` (default: this process's), keeping the datasets it loads in `kept_pools` (the
     caller's, across its runs).
 
     Returns the run's queue when the run is left queued and must be sent again: stopped
@@ -243,6 +243,6 @@ def supervise(
     )
     if claimed is None:
         return None
-    supervision = Supervision(sessions, settings, run_id, claimed.claim, shutdown, kept)
+    supervision = Supervision(sessions, settings, run_id, claimed.claim, shutdown, kept_pools)
     again = supervision.follow(threads, cores)
     return claimed.queue if again else None

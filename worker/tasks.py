@@ -20,7 +20,7 @@ from db.settings import settings
 from worker import child
 from worker.celery_app import EXECUTE_RUN, celery_app
 from worker.engine import KeptPools
-from worker.kept import open_kept_pools
+from worker.kept_pools import open_kept_pools
 from worker.supervise import supervise
 from worker.sweep import install as install_sweeper
 
@@ -37,15 +37,15 @@ def sessions() -> sessionmaker[Session]:
 
 # The datasets this worker keeps in memory across its runs: made by the first task, once
 # (tasks run in threads), removed at shutdown.
-_kept: list[KeptPools | None] = []
-_kept_lock = threading.Lock()
+_pools: list[KeptPools | None] = []
+_pools_lock = threading.Lock()
 
 
 def kept_pools() -> KeptPools | None:
-    with _kept_lock:
-        if not _kept:
-            _kept.append(open_kept_pools(settings))
-        return _kept[0]
+    with _pools_lock:
+        if not _pools:
+            _pools.append(open_kept_pools(settings))
+        return _pools[0]
 
 
 @celery_app.task(name=EXECUTE_RUN, bind=True)
@@ -58,7 +58,7 @@ def execute_run_task(self: Task, *, run_id: int) -> None:
         worker=self.request.hostname or "celery",
         threads=settings.threads_per_run(concurrency),
         shutdown=SHUTDOWN,
-        kept=kept_pools(),
+        kept_pools=kept_pools(),
     )
     if queue is not None:
         self.app.send_task(EXECUTE_RUN, kwargs={"run_id": run_id}, queue=queue)
@@ -74,8 +74,8 @@ def _on_shutting_down(**_: Any) -> None:
 
 def _on_shutdown(**_: Any) -> None:
     """Once the runs have stopped: the kept datasets go."""
-    with _kept_lock:
-        pools = _kept[0] if _kept else None
+    with _pools_lock:
+        pools = _pools[0] if _pools else None
     if pools is not None:
         pools.close()
 

@@ -16,7 +16,7 @@ from api.files import attachment, file_responses
 from api.schemas.compare import ComparePublic
 from api.schemas.errors import NOT_FOUND
 from api.storable import NO_NUL
-from db.metrics import final_values, full_series
+from db.metric_values import final_values, full_series
 from db.models import Experiment, Run
 from worker.engine import LAST_VALUES, MetricSpec, current, metrics, summarise, summary_inputs
 from worker.engine.bias import SUMMARY_NAMES as BIAS_NAMES

@@ -10,9 +10,9 @@ from sqlalchemy import func, select
 
 from api import submit
 from api.deps import DispatcherDep, ExperimentDep, Offset, SessionDep, SettingsDep
-from api.progress import board, one_experiment
 from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
 from api.schemas.experiments import ExperimentCreate, ExperimentPublic, ExperimentsPublic
+from api.shown import board, one_experiment
 from db.bulk import delete_experiment
 from db.models import Experiment
 

@@ -10,10 +10,10 @@ from fastapi.exceptions import RequestValidationError
 
 from api.deps import RunDep, SessionDep, SettingsDep
 from api.external import check_batch, to_record
-from api.progress import one_run
 from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
 from api.schemas.ingest import FinishIn, RoundsIn, RoundsStored
 from api.schemas.runs import RunPublic
+from api.shown import one_run
 from db.models import EXTERNAL
 from worker.ingest import Conflict, finish_external, ingest_rounds
 

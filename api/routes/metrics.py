@@ -11,12 +11,12 @@ from fastapi.responses import StreamingResponse
 from api.bundle import bundle_json, bundle_zip, rounds_csv
 from api.deps import RunDep, SessionDep, SessionsDep, SettingsDep
 from api.files import disposition
-from api.progress import shown_run
 from api.schemas.errors import NOT_FOUND
 from api.schemas.runs import RunItem, without_config
 from api.schemas.series import MetricsPublic, RoundsPublic, SeriesPublic
+from api.shown import shown_run
 from api.storable import NO_NUL
-from db.metrics import downsample, last_round, round_rows
+from db.metric_values import downsample, last_round, round_rows
 from fedwatch.limits import INT32_MAX
 
 router = APIRouter(prefix="/api/runs/{run_id}", tags=["metrics"], responses=NOT_FOUND)

@@ -7,7 +7,7 @@ from fastapi import APIRouter, HTTPException
 from api.deps import RunDep, SessionDep
 from api.schemas.errors import NOT_FOUND, error_responses
 from api.schemas.privacy import EpsilonHistogramPublic, PrivacyClientsPublic
-from db.metrics import final_values, last_round
+from db.metric_values import final_values, last_round
 from db.models import EXTERNAL, Run
 from db.participation import contributions
 from worker.engine import AMPLIFIED, amplification, current, run_config_for

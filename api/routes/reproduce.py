@@ -11,10 +11,10 @@ from sqlalchemy import select
 
 from api import submit
 from api.deps import DispatcherDep, ExperimentDep, SessionDep, SettingsDep
-from api.progress import board, one_experiment
 from api.schemas.errors import NOT_FOUND, WITH_BODY
 from api.schemas.experiments import ExperimentPublic, ReproduceRequest
-from db.metrics import full_series
+from api.shown import board, one_experiment
+from db.metric_values import full_series
 from db.models import Run
 from worker.presets import PRESETS
 from worker.reproduction.figures import Curve, run_curve

@@ -13,7 +13,7 @@ from api.files import attachment
 from api.routes.compare import FIGURE_FILES
 from api.schemas.errors import NOT_FOUND
 from api.storable import NO_NUL
-from db.metrics import full_series
+from db.metric_values import full_series
 from worker.engine import MetricSpec, metrics
 from worker.results import figures
 from worker.results.curves import X_LABELS, XAxis, thin
@@ -70,16 +70,16 @@ def run_figure(
             [{"loc": ["query", "names"], "msg": msg, "type": "value_error"}]
         )
     specs = metrics.by_name()
-    clock = {} if x == "round" else dict(zip(*full_series(session, run.id, x), strict=True))
+    x_at = {} if x == "round" else dict(zip(*full_series(session, run.id, x), strict=True))
     panels: dict[str, dict[str, figures.Series]] = {}
     members: dict[str, list[MetricSpec]] = {}
     for name in wanted:
         spec = specs.get(name) or MetricSpec(name, name.replace("_", " "))
         rounds, values = full_series(session, run.id, name)
         keep = thin(len(rounds), MAX_POINTS).tolist() if rounds else []
-        if x != "round":  # rounds without a time on that clock have no point
-            keep = [i for i in keep if clock.get(rounds[i]) is not None]
-        xs = [float(rounds[i]) if x == "round" else float(clock[rounds[i]] or 0.0) for i in keep]
+        if x != "round":  # rounds without a value of that x axis have no point
+            keep = [i for i in keep if x_at.get(rounds[i]) is not None]
+        xs = [float(rounds[i]) if x == "round" else float(x_at[rounds[i]] or 0.0) for i in keep]
         panels.setdefault(spec.panel, {})[name] = (xs, [values[i] for i in keep])
         members.setdefault(spec.panel, []).append(spec)
     axes = {p: panel_axis(p, members[p]) for p in panels}

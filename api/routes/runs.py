@@ -8,7 +8,6 @@ from fastapi import APIRouter, HTTPException, Query, Response
 
 from api import submit
 from api.deps import DispatcherDep, Offset, RunDep, SessionDep, SettingsDep
-from api.progress import board, one_run, shown_run
 from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
 from api.schemas.runs import (
     Ranking,
@@ -21,6 +20,7 @@ from api.schemas.runs import (
     RunsPublic,
     without_config,
 )
+from api.shown import board, one_run, shown_run
 from api.storable import NO_NUL
 from db.bulk import archive_runs, delete_runs, existing, tag_runs
 from db.runs import cancel_run, edit_run, list_runs

@@ -40,13 +40,13 @@ WEIGHT_MAX = float(np.finfo(WEIGHT_DTYPE).max)
 Weight = Annotated[float, Strict(), Field(ge=-WEIGHT_MAX, le=WEIGHT_MAX)]
 # How far ahead of the server's clock a client's may be: a time later than now plus this
 # is refused (a time sent by a machine whose clock is wrong, or no time of this run).
-CLOCK_SKEW = timedelta(minutes=5)
+WALL_CLOCK_SKEW = timedelta(minutes=5)
 
 
 def _past(when: datetime) -> datetime:
-    """A time of the run, in UTC: not in the future (beyond CLOCK_SKEW)."""
-    if when > datetime.now(UTC) + CLOCK_SKEW:
-        raise ValueError(f"is in the future (more than {CLOCK_SKEW} past the server's clock)")
+    """A time of the run, in UTC: not in the future (beyond WALL_CLOCK_SKEW)."""
+    if when > datetime.now(UTC) + WALL_CLOCK_SKEW:
+        raise ValueError(f"is in the future (more than {WALL_CLOCK_SKEW} past the server's clock)")
     return when.astimezone(UTC)
 
 

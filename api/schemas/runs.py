@@ -96,7 +96,7 @@ class RunCreate(BaseModel):
 
 class RunItem(BaseModel):
     """A run (list views, status events), its config only where asked for (`without_config`
-    leaves it out). Built by `api.progress.shown_run`, the one place that sets what a run
+    leaves it out). Built by `api.shown.shown_run`, the one place that sets what a run
     shows: `stalled`, its speed, queue place and ETA."""
 
     model_config = ConfigDict(from_attributes=True)

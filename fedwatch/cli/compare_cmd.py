@@ -183,9 +183,9 @@ def plan(preset: Preset, args: argparse.Namespace, out: Path) -> list[Job]:
 class QueueSink(ListSink):
     """Keeps the records and reports finished rounds to the parent's progress bar."""
 
-    def __init__(self, progress: Any, every: int) -> None:
+    def __init__(self, finished_rounds: Any, every: int) -> None:
         super().__init__()
-        self.progress, self.every, self.pending = progress, every, 0
+        self.finished_rounds, self.every, self.pending = finished_rounds, every, 0
 
     def on_round(self, record: RoundRecord) -> None:
         super().on_round(record)
@@ -195,21 +195,25 @@ class QueueSink(ListSink):
 
     def flush(self) -> None:
         if self.pending:
-            self.progress.put(self.pending)
+            self.finished_rounds.put(self.pending)
             self.pending = 0
 
 
 def execute(
-    job: Job, progress: Any, threads: int, kept: KeptPools | None, target: Target | None
+    job: Job,
+    finished_rounds: Any,
+    threads: int,
+    kept_pools: KeptPools | None,
+    target: Target | None,
 ) -> dict[str, Any]:
     """Run one job (in a worker process), write its JSON, return its summary values;
     record it into `target` as it runs."""
     from worker.engine import keep_pools_in, simulate
     from worker.presets import get_preset
 
-    keep_pools_in(kept)
+    keep_pools_in(kept_pools)
     config = get_preset(job.preset).run_config(list(job.assignments))
-    sink = QueueSink(progress, max(1, config.rounds // 50))
+    sink = QueueSink(finished_rounds, max(1, config.rounds // 50))
     with (
         run_threads(threads),
         recorded(sink, config, f"{job.preset} {job.label}", target) as into,
@@ -300,32 +304,33 @@ def run_all(
 ) -> list[dict[str, Any]]:
     from db.settings import Settings
     from fedwatch.cli.progress import progress_bar
-    from worker.kept import open_kept_pools
+    from worker.kept_pools import open_kept_pools
 
     bar = progress_bar(total, f"compare {name}")
-    kept = open_kept_pools(Settings())  # the runs share each dataset, loaded once
+    kept_pools = open_kept_pools(Settings())  # the runs share each dataset, loaded once
     try:
         with Manager() as manager:
-            progress = manager.Queue()
+            finished_rounds = manager.Queue()
             with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
                 futures = {
-                    pool.submit(execute, job, progress, threads, kept, target): job for job in jobs
+                    pool.submit(execute, job, finished_rounds, threads, kept_pools, target): job
+                    for job in jobs
                 }
-                results = wait(futures, progress, bar)
+                results = wait(futures, finished_rounds, bar)
     finally:
         bar.close()
-        if kept is not None:
-            kept.close()
+        if kept_pools is not None:
+            kept_pools.close()
     return results
 
 
 def wait(
-    futures: dict[Future[dict[str, Any]], Job], progress: Any, bar: tqdm
+    futures: dict[Future[dict[str, Any]], Job], finished_rounds: Any, bar: tqdm
 ) -> list[dict[str, Any]]:
     done = 0
     while done < len(futures):
         with contextlib.suppress(queue.Empty):
-            bar.update(progress.get(timeout=0.2))
+            bar.update(finished_rounds.get(timeout=0.2))
         done = sum(f.done() for f in futures)
         bar.set_postfix_str(f"{done}/{len(futures)} runs", refresh=False)
     results = []
@@ -334,6 +339,6 @@ def wait(
             results.append(future.result())
         except ConfigError as err:
             raise CliError(f"{job.label}: {err}") from None
-    while not progress.empty():
-        bar.update(progress.get())
+    while not finished_rounds.empty():
+        bar.update(finished_rounds.get())
     return results

@@ -132,7 +132,7 @@ def from_directory(args: argparse.Namespace, fmt: FigureFormat) -> bytes:
     ]
     return figures.compare_figure(
         groups, y, X_LABELS[args.x], band=args.band, width=args.width, fmt=fmt,
-        runs=[curves[i] for i in grouping.kept] if args.lines else (), x=args.x,
+        runs=[curves[i] for i in grouping.kept_runs] if args.lines else (), x=args.x,
     )  # fmt: skip
 
 

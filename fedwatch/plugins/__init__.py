@@ -28,7 +28,7 @@ A minimal algorithm, FedAvg over every available client with a damped server ste
 
     @algorithm("damped", params=DampedParams, label="damped FedAvg")
     class Damped(Algorithm):
-        metrics = (TRAINED,)
+        metric_specs = (TRAINED,)
         params: DampedParams
 
         def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
@@ -65,7 +65,7 @@ The contract, in short:
   w ← w + η_s·`direction`; `weights` (N,) are the weights the clients' updates entered
   with (or, with `entered` naming the clients, theirs alone, as `weighted_step` gives
   them; `step.dense_weights(n)` reads (N,) either way); `metrics` the per-round scalars
-  declared in the class's `metrics`.
+  declared in the class's `metric_specs`.
 - `Params.check_run(run)` validates params against the rest of the run (a
   `RunShape`): raise `ValueError("algorithm.<name>.<param>: ...")`.
 
@@ -81,7 +81,8 @@ by `data.partition`) or a `FederatedData`, with `DatasetFacts`; models a builder
 Partitions subclass `Partition` and register with `@partition`: most say which pool
 rows each client trains on (`rows(labels, n_clients, rng)`, every draw from `rng`), and
 the engine gives each client the test rows of its labels; one that does more overrides
-`split(pool, data, n_classes, rng) -> FederatedData`. A partition that puts every class
+`split(pool, ctx, rng) -> FederatedData`, reading of the run only its `PartitionContext`
+(`dataset`, `n_clients`, `n_classes`, `max_train_samples`). A partition that puts every class
 on its own client::
 
     # mypkg/solo.py
@@ -119,7 +120,7 @@ from worker.engine.algorithms.selection import oldest_first, uniform_sample
 from worker.engine.availability.base import Availability, AvailabilityContext
 from worker.engine.components import current
 from worker.engine.data.federated import FederatedData
-from worker.engine.data.partitions.base import Grouped, Partition
+from worker.engine.data.partitions.base import Grouped, Partition, PartitionContext
 from worker.engine.data.vision import Pool
 from worker.engine.facts import DatasetFacts, ModelFacts
 from worker.engine.masks import Available
@@ -165,6 +166,7 @@ __all__ = [
     "ModelSection",
     "Params",
     "Partition",
+    "PartitionContext",
     "Plan",
     "PluginReport",
     "Pool",

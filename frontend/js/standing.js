@@ -1,4 +1,4 @@
-// Where an active run stands, as the server estimates it (db/progress.py computes the
+// Where an active run stands, as the server estimates it (db/standing.py computes the
 // speeds, queue positions and ETAs in one place): the words the pages show for it.
 import { h } from "./dom.js";
 import { duration, num } from "./format.js";

@@ -26,7 +26,7 @@ def test_a_servers_runs_map_the_datasets_it_keeps(
     settings = embedded_settings(
         db_url, data_root=str(tmp_path / "data"), keep_datasets_dir=str(shared)
     )
-    caplog.set_level(logging.INFO, logger="worker.engine.data.kept")
+    caplog.set_level(logging.INFO, logger="worker.engine.data.kept_pools")
 
     with TestClient(create_app(settings)) as client:
         (folder,) = shared.iterdir()

@@ -9,7 +9,7 @@ from fedwatch.cli.comparison import build, render_all
 from fedwatch.command import main
 from tests.engine.test_data import write_tiny_mnist
 from worker.engine import metrics
-from worker.engine.data.kept import KeptPools
+from worker.engine.data.kept_pools import KeptPools
 from worker.presets import get_preset
 
 

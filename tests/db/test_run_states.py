@@ -8,7 +8,6 @@ from datetime import timedelta
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.models import Run, utcnow
-from db.progress import standings
 from db.runs import (
     cancel_run,
     claim_run,
@@ -20,6 +19,7 @@ from db.runs import (
     requeue_stale,
     resume_run,
 )
+from db.standing import standings
 from tests.api.helpers import example1
 
 

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from db.metrics import Series, downsample
+from db.metric_values import Series, downsample
 from db.models import MetricChunk
 from db.series import CHUNK, ChunkWriter, unpack_chunks
 from tests.db.records import make_run, record, write

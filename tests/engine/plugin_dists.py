@@ -30,7 +30,7 @@ TRAINED = MetricSpec("damped_trained", "clients trained", panel="algorithm", uni
 
 @algorithm("damped", params=DampedParams, label="damped FedAvg")
 class Damped(Algorithm):
-    metrics = (TRAINED,)
+    metric_specs = (TRAINED,)
 
     def select(self, t, w, available, gen):
         return Plan(available.ids)

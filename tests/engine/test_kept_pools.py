@@ -18,7 +18,7 @@ from worker.engine import section_class
 from worker.engine.components import current
 from worker.engine.data import load_data
 from worker.engine.data.federated import Pool
-from worker.engine.data.kept import PREFIX, KeptPools, keep_pools_in, kept_pool
+from worker.engine.data.kept_pools import PREFIX, KeptPools, keep_pools_in, kept_pool
 from worker.engine.sections import DataSection
 
 DataConfig = section_class(current(), DataSection)

@@ -21,7 +21,7 @@ from worker.engine import (
 from worker.engine.components import builtin, current, using
 from worker.engine.data import Grouped, PartitionError, load_data
 from worker.engine.data.federated import FederatedData
-from worker.engine.data.partitions.base import Partition
+from worker.engine.data.partitions.base import Partition, PartitionContext
 from worker.engine.data.partitions.by_class import by_class
 from worker.engine.data.partitions.dirichlet import dirichlet
 from worker.engine.data.partitions.iid import iid
@@ -105,8 +105,8 @@ def natural_pool() -> Grouped:
 
 
 def natural(n_clients: int) -> FederatedData:
-    cfg = DataConfig(dataset="digits", n_clients=n_clients, partition="iid")
-    return Natural(NaturalParams()).split(natural_pool(), cfg, 3, Fixed())
+    ctx = PartitionContext("digits", n_clients, n_classes=3)
+    return Natural(NaturalParams()).split(natural_pool(), ctx, Fixed())
 
 
 def test_natural_makes_one_client_per_user_with_its_own_test_rows() -> None:
@@ -118,6 +118,21 @@ def test_natural_makes_one_client_per_user_with_its_own_test_rows() -> None:
     assert data.train_offsets.tolist() == [0, 2, 4, 5]
     assert data.x_test.flatten().tolist() == [11, 12, 10, 13]
     assert data.test_offsets.tolist() == [0, 2, 2, 3]
+
+
+def test_split_reads_the_cap_and_the_clients_from_its_context() -> None:
+    class Halves(Partition):
+        def rows(
+            self, labels: np.ndarray, n_clients: int, rng: np.random.Generator
+        ) -> list[np.ndarray]:
+            return np.array_split(np.arange(len(labels)), n_clients)
+
+    ctx = PartitionContext("digits", n_clients=2, n_classes=3, max_train_samples=3)
+    data = Halves().split(natural_pool(), ctx, Fixed())
+
+    # the identity permutation keeps train rows 0, 1, 2; halves give [0, 1] and [2]
+    assert data.x_train.flatten().tolist() == [0, 1, 2]
+    assert data.train_offsets.tolist() == [0, 2, 3]
 
 
 def test_natural_with_another_number_of_clients_names_the_key() -> None:

@@ -111,7 +111,7 @@ def test_a_metric_already_in_the_catalogue_is_refused_all_or_nothing() -> None:
     taken = MetricSpec("test_acc", "mine", panel="algorithm")
 
     class Clashing(Noop):
-        metrics = (own, taken)
+        metric_specs = (own, taken)
 
     with pytest.raises(RegistrationError) as err:
         line = line_below()
@@ -124,7 +124,7 @@ def test_a_metric_already_in_the_catalogue_is_refused_all_or_nothing() -> None:
 
 def test_a_metric_name_must_fit_the_stored_series() -> None:
     class Long(Noop):
-        metrics = (MetricSpec("m" * 65, "too long", panel="algorithm"),)
+        metric_specs = (MetricSpec("m" * 65, "too long", panel="algorithm"),)
 
     with pytest.raises(RegistrationError, match=r"at most 64 characters"):
         algorithm("long")(Long)
@@ -141,7 +141,7 @@ def test_names_are_config_keys_and_not_the_sections_own_fields() -> None:
 
 def test_the_memory_methods_share_one_metric_and_algorithms_add_theirs() -> None:
     catalogue = metrics.by_name()
-    owners = [e.name for e in current().algorithms if MEMORY_FILLED in e.component.metrics]
+    owners = [e.name for e in current().algorithms if MEMORY_FILLED in e.component.metric_specs]
 
     assert sorted(owners) == ["fedar", "fedlaavg", "fedvarp", "mifa"]
     assert [s.name for s in metrics.catalogue()].count("memory_filled") == 1
@@ -152,7 +152,7 @@ def test_the_memory_methods_share_one_metric_and_algorithms_add_theirs() -> None
 
 def test_an_algorithms_metrics_are_in_the_catalogue_while_its_components_are_installed() -> None:
     class Counting(Noop):
-        metrics = (MetricSpec("counting_calls", "calls", panel="algorithm"),)
+        metric_specs = (MetricSpec("counting_calls", "calls", panel="algorithm"),)
 
     algorithm("counting")(Counting)
     assert "counting_calls" not in metrics.by_name()  # declared, not taken in
@@ -164,7 +164,7 @@ def test_an_algorithms_metrics_are_in_the_catalogue_while_its_components_are_ins
     assert "counting_calls" not in metrics.by_name()
 
     class Recounting(Noop):  # another metric under the same name
-        metrics = (MetricSpec("counting_calls", "calls again", panel="algorithm"),)
+        metric_specs = (MetricSpec("counting_calls", "calls again", panel="algorithm"),)
 
     algorithm("recounting")(Recounting)
     with pytest.raises(RegistrationError, match=r"metric 'counting_calls' is already"):

@@ -16,10 +16,10 @@ from tests.engine.sinks import CheckpointsSink
 from tests.metrics_probe import metrics_added
 from worker.engine import ListSink, build_config, checkpoint, metrics, simulate
 from worker.engine.bias import aggregate_share, summary_values
-from worker.engine.clock import process_age_s
 from worker.engine.data import load_data
 from worker.engine.loop import target_weights
 from worker.engine.metrics import MetricSpec
+from worker.engine.process_age import process_age_s
 from worker.engine.summary import SummaryTracker, std_second_half, summarise, summary_inputs
 from worker.engine.tracker import Tracker
 from worker.reproduction.figures import Curve, figures

@@ -28,7 +28,7 @@ from fedwatch.plugins import Algorithm
 
 @algorithm("demo")
 class Demo(Algorithm):
-    metrics = (MetricSpec("demo_excluded", "clients excluded (demo)", panel="algorithm"),)
+    metric_specs = (MetricSpec("demo_excluded", "clients excluded (demo)", panel="algorithm"),)
 """
 ENTRY_POINTS = "[fedwatch.algorithms]\ndemo = demo_metric:Demo\n"
 EXCLUDED = [3.0, 2.0, 2.0, 1.0, 0.0, 1.0]

@@ -14,7 +14,7 @@ import redis
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from db.metrics import full_series
+from db.metric_values import full_series
 from db.models import RoundClients
 from db.session import make_engine, make_sessionmaker
 from db.settings import Settings

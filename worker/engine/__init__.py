@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from worker.engine.components import builtin_modules, current, install, installed
     from worker.engine.config import MAX_SEED, RunConfig, run_config_for, section_class
     from worker.engine.data import check_dataset, load_data
-    from worker.engine.data.kept import KeptPools, default_parent, keep_pools_in
+    from worker.engine.data.kept_pools import KeptPools, default_parent, keep_pools_in
     from worker.engine.data.leaf_datasets import LEAF_DATASETS
     from worker.engine.data.view import MAX_SHOWN, partition_view
     from worker.engine.data.vision import EXPECTED_FILES, missing_files, require_files
@@ -106,9 +106,9 @@ _HOMES = {
     "missing_files": "data.vision",
     "require_files": "data.vision",
     "LEAF_DATASETS": "data.leaf_datasets",
-    "KeptPools": "data.kept",
-    "keep_pools_in": "data.kept",
-    "default_parent": "data.kept",
+    "KeptPools": "data.kept_pools",
+    "keep_pools_in": "data.kept_pools",
+    "default_parent": "data.kept_pools",
     # Paths a config names
     "MAX_PATH_CHARS": "paths",
     "inside": "paths",

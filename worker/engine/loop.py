@@ -19,13 +19,13 @@ from worker.engine.algorithms import Algorithm, AlgorithmContext, Plan, Step
 from worker.engine.algorithms.asynchronous import AsyncAlgorithm
 from worker.engine.artifact import ModelFile, model_file
 from worker.engine.availability import Availability, AvailabilityContext
-from worker.engine.clock import process_age_s
 from worker.engine.config import RunConfig
 from worker.engine.data import FederatedData, load_data
 from worker.engine.data.validation import Validation, hold_out
 from worker.engine.masks import Available
 from worker.engine.models import build_model, objective
 from worker.engine.privacy.run import amplification, run_privacy
+from worker.engine.process_age import process_age_s
 from worker.engine.records import ClientFacts, ClientTimeline, RoundRecord, Summary
 from worker.engine.registry import selected
 from worker.engine.ring import VersionRing
@@ -154,7 +154,7 @@ class Simulation:
             local_optima=self.trainer.local_optima,
         )
         self.algorithm: Algorithm = entry.component(params, facts)
-        self.declared = {spec.name for spec in self.algorithm.metrics}
+        self.declared = {spec.name for spec in self.algorithm.metric_specs}
         work_s = self.work_s()
         self.tracker = Tracker(alpha, config.eval.target_acc, self.availability.period, work_s)
         self.w = self.model.initial().to(self.device)
@@ -271,7 +271,7 @@ class Simulation:
         if undeclared := step.metrics.keys() - self.declared:
             raise RuntimeError(
                 f"algorithm {self.config.algorithm.name!r} reported metrics its class does "
-                f"not declare in `metrics`: {sorted(undeclared)}"
+                f"not declare in `metric_specs`: {sorted(undeclared)}"
             )
         metrics.update(step.metrics)
         now = None if self.clock is None else self.clock.now

@@ -8,7 +8,7 @@ Two kinds of entries:
 
 A round metric declared with `summary=True` also gets a summary value, its average over
 the rounds that recorded it, named `<name>_avg` (`summary_name`). An algorithm adds
-its own round metrics (its `metrics`) when the installed components include it
+its own round metrics (its `metric_specs`) when the installed components include it
 (`components.install`); names are unique across both kinds.
 """
 

@@ -210,15 +210,15 @@ def _one_line(err: BaseException) -> str:
 
 
 def metric_specs(component: Any, where: str, registered: list[MetricSpec]) -> list[MetricSpec]:
-    """An algorithm's own round metrics (its `metrics`) that are new to the catalogue
+    """An algorithm's own round metrics (its `metric_specs`) that are new to the catalogue
     with `registered`; raises RegistrationError on a spec that is not a round metric, a
     bad name or a clash."""
-    specs = list(getattr(component, "metrics", ()))
+    specs = list(getattr(component, "metric_specs", ()))
     taken = metrics.by_name(registered)
     new: list[MetricSpec] = []
     for spec in specs:
         if not isinstance(spec, MetricSpec):
-            raise RegistrationError(f"{where}: metrics must hold MetricSpec, got {spec!r}")
+            raise RegistrationError(f"{where}: metric_specs must hold MetricSpec, got {spec!r}")
         if spec.kind != "round":
             raise RegistrationError(f"{where}: metric {spec.name!r} must be a round metric")
         if not spec.name.isidentifier() or len(spec.name) > METRIC_NAME_MAX:
@@ -306,7 +306,7 @@ def algorithm(
     name: str, *, params: type[Params] | None = None, label: str | None = None
 ) -> Callable[[T], T]:
     """Register an `Algorithm` subclass as `algorithm.name = name`, its params under
-    `algorithm.<name>`; its `metrics` join the catalogue."""
+    `algorithm.<name>`; its `metric_specs` join the catalogue."""
     return _decorator(ALGORITHM, name, _has("select", "aggregate"), params=params, label=label)
 
 

@@ -180,7 +180,7 @@ class Grouping:
         return None if self.reference is None else self.labels[self.reference]
 
     @property
-    def kept(self) -> list[int]:
+    def kept_runs(self) -> list[int]:
         return [i for g in self.groups for i in g.runs]
 
     def reference_note(self) -> str | None:

@@ -19,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.bulk import tag_runs
-from db.metrics import full_series
+from db.metric_values import full_series
 from db.models import Experiment, Run, Tune
 from db.runs import cancel_run, new_run
 from db.settings import Settings

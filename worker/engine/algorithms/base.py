@@ -92,7 +92,7 @@ class Step:
     """The outcome of a round: the loop applies w ← w + η_s·`direction` (None: no
     update); `weights` (N,) is the weight each client's update entered with (0: it did
     not; stale updates from a memory count); `metrics` the algorithm's own per-round
-    scalars, each declared in its class's `metrics`; `entered`, where the algorithm
+    scalars, each declared in its class's `metric_specs`; `entered`, where the algorithm
     knows it, the clients (ascending, distinct) outside which the weights are 0, so that
     the round's record reads K weights rather than searching N (at 10⁶ clients the
     search cost 3 ms). With `entered`, `weights` may hold only those clients' weights,
@@ -150,15 +150,16 @@ class Algorithm(ABC):
     """A server algorithm, built as `cls(params, facts)`.
 
     Subclasses list in `state` the attributes a checkpoint must hold (tensors, dicts of
-    tensors, `ClientMemory`, plain values), in `metrics` the per-round scalars their
-    `aggregate` reports, in `footprint` the memory and work they add to a round, and in
-    `privacy` whether each privacy mechanism's guarantee holds for them; `asynchronous`
-    whether the loop runs them in async mode (`AsyncAlgorithm`).
+    tensors, `ClientMemory`, plain values), in `metric_specs` the catalogue entries of
+    the per-round scalars their `aggregate` reports, in `footprint` the memory and work
+    they add to a round, and in `privacy` whether each privacy mechanism's guarantee
+    holds for them; `asynchronous` whether the loop runs them in async mode
+    (`AsyncAlgorithm`).
     """
 
     asynchronous: ClassVar[bool] = False
     state: ClassVar[tuple[str, ...]] = ()
-    metrics: ClassVar[tuple[MetricSpec, ...]] = ()
+    metric_specs: ClassVar[tuple[MetricSpec, ...]] = ()
     footprint: ClassVar[Footprint] = Footprint()
     privacy: ClassVar[Guarantee] = Guarantee()
 

@@ -119,7 +119,7 @@ def allocation(
 class CaFed(Algorithm):
     privacy = Guarantee(LOSS_REPORTS, LOSS_REPORTS)
     state = ("counts", "loss", "loss_min", "started", "q")
-    metrics = (EXCLUDED,)
+    metric_specs = (EXCLUDED,)
     footprint = Footprint(trainees="available", pairwise=True)
     params: CaFedParams
 

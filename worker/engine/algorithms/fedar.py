@@ -68,7 +68,7 @@ def psi(tau: Tensor, seen: Tensor, limit: float, cfg: FedArParams) -> Tensor:
 class FedAr(Algorithm):
     privacy = Guarantee(central=MEMORY, local=None)
     state = ("memory", "tau")
-    metrics = (N_T, PSI_MEAN, MEMORY_FILLED)
+    metric_specs = (N_T, PSI_MEAN, MEMORY_FILLED)
     footprint = Footprint(client_rows=1, round_rows=2, memory_passes=1)
     params: FedArParams
 

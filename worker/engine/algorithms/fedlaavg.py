@@ -20,7 +20,7 @@ from worker.engine.registry import algorithm
 class FedLaAvg(Algorithm):
     privacy = Guarantee(central=MEMORY, local=None)
     state = ("memory", "mean", "last")
-    metrics = (MEMORY_FILLED,)
+    metric_specs = (MEMORY_FILLED,)
     footprint = Footprint(client_rows=1, vectors=1, round_rows=3)
 
     def __init__(self, params: Any, facts: AlgorithmContext) -> None:

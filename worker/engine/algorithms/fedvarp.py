@@ -27,7 +27,7 @@ from worker.engine.registry import algorithm
 class FedVarp(Algorithm):
     privacy = Guarantee(central=MEMORY, local=None)
     state = ("memory",)
-    metrics = (MEMORY_FILLED,)
+    metric_specs = (MEMORY_FILLED,)
     footprint = Footprint(client_rows=1, round_rows=3, memory_passes=1)
 
     def __init__(self, params: Any, facts: AlgorithmContext) -> None:

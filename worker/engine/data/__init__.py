@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from worker.engine.data.federated import FederatedData
-from worker.engine.data.partitions.base import Grouped, PartitionError
+from worker.engine.data.partitions.base import Grouped, PartitionContext, PartitionError
 from worker.engine.data.vision import MEAN_STD, DatasetMissing, standardized, unit_scaled
 from worker.engine.facts import DatasetFacts
 from worker.engine.registry import selected
@@ -62,5 +62,6 @@ def load_data(cfg: DataSection, seed: int) -> FederatedData:
         x, xt = unit_scaled(x), unit_scaled(xt)
     pool = Grouped((x, y, xt, yt), pool.train_groups, pool.test_groups)
     facts: DatasetFacts = entry.facts
+    ctx = PartitionContext(cfg.dataset, cfg.n_clients, facts.n_classes, cfg.max_train_samples)
     split, split_params = selected(cfg, cfg.components.partitions)
-    return split.component(split_params).split(pool, cfg, facts.n_classes, rng)
+    return split.component(split_params).split(pool, ctx, rng)

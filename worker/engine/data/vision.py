@@ -13,7 +13,7 @@ from torch import Tensor
 
 from worker.engine.data.cache import cached, source_key
 from worker.engine.data.federated import Pool
-from worker.engine.data.kept import kept_pool, pool_key
+from worker.engine.data.kept_pools import kept_pool, pool_key
 from worker.engine.errors import DatasetMissing
 from worker.engine.facts import DatasetFacts, DataSource
 from worker.engine.registry import dataset

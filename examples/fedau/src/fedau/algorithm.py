@@ -31,7 +31,7 @@ class FedAuParams(fw.Params):
 @fw.algorithm("fedau", params=FedAuParams, label="FedAU")
 class FedAu(fw.Algorithm):
     state = ("absent", "interval_sum", "intervals")
-    metrics = (WEIGHT_MEAN,)
+    metric_specs = (WEIGHT_MEAN,)
     footprint = fw.Footprint(trainees="available")
     params: FedAuParams
 

@@ -24,7 +24,7 @@ class MyParams(fw.Params):
 @fw.algorithm("my_algorithm", params=MyParams, label="My algorithm")
 class MyAlgorithm(fw.Algorithm):
     state = ()  # attributes a checkpoint must hold, so that a resumed run is identical
-    metrics = (TRAINED,)
+    metric_specs = (TRAINED,)
     footprint = fw.Footprint(trainees="available")  # what the run's estimate counts
     params: MyParams
 

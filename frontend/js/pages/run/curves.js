@@ -82,10 +82,10 @@ export class Curves {
     if (!panels.length) return this.drawNone();
     const ids = panels.map((p) => p.id).join();
     if (ids !== [...this.panels.keys()].join()) this.cards(panels);
-    const clock = this.xKey === "round" ? undefined : this.series.get(this.xKey);
-    const axis = this.axes.find((a) => a.key === (clock ? this.xKey : "round"));
+    const xSeries = this.xKey === "round" ? undefined : this.series.get(this.xKey);
+    const axis = this.axes.find((a) => a.key === (xSeries ? this.xKey : "round"));
     /** @type {(rounds: number[]) => number[]} */
-    const x = clock ? (rounds) => timesAt(clock, rounds) : (rounds) => rounds.slice();
+    const x = xSeries ? (rounds) => timesAt(xSeries, rounds) : (rounds) => rounds.slice();
     for (const p of panels) {
       const slot = /** @type {Slot} */ (this.panels.get(p.id));
       slot.traces = panelTraces(p, this.series, x);

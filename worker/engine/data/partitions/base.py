@@ -4,7 +4,8 @@ clients' `FederatedData`.
 Most partitions only say which pool rows each client trains on (`rows`); `split` then
 gives each client the test rows of its labels (`federated.assemble`). A partition that
 does more (swaps labels, joins the train and test pools) overrides `split`. Every random
-draw comes from the generator it is given, so the data seed fixes the split.
+draw comes from the generator it is given, so the data seed fixes the split. A partition
+reads of the run only its `PartitionContext`, never the config's sections.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from worker.engine.data.federated import FederatedData, Pool, assemble
 from worker.engine.errors import ConfigError
 from worker.engine.facts import without_data
 from worker.engine.params import RunShape
-from worker.engine.sections import DataSection
 
 
 class PartitionError(ConfigError):
@@ -54,11 +54,23 @@ class Grouped:
     def labels(self) -> np.ndarray:
         return self.pool[1].numpy()
 
-    def kept(self, rows: np.ndarray) -> Grouped:
+    def subset(self, rows: np.ndarray) -> Grouped:
         """The pool with these train rows only, in this order."""
         x, y, xt, yt = self.pool
         groups = {name: ids[rows] for name, ids in self.train_groups.items()}
         return Grouped((x[rows], y[rows], xt, yt), groups, self.test_groups)
+
+
+@dataclass(frozen=True)
+class PartitionContext:
+    """What a partition reads of the run: the dataset's name (for its messages), the
+    number of clients and of classes, and the cap on the pool's train rows
+    (`data.max_train_samples`, None for all)."""
+
+    dataset: str
+    n_clients: int
+    n_classes: int
+    max_train_samples: int | None = None
 
 
 class Partition:
@@ -86,15 +98,15 @@ class Partition:
         return 1.0
 
     def split(
-        self, pool: Grouped, cfg: DataSection, n_classes: int, rng: np.random.Generator
+        self, pool: Grouped, ctx: PartitionContext, rng: np.random.Generator
     ) -> FederatedData:
-        """The clients' data: at most `data.max_train_samples` rows of the pool drawn,
+        """The clients' data: at most `ctx.max_train_samples` rows of the pool drawn,
         then `rows`, then each client's test rows by its labels."""
         n = len(pool.labels)
-        if cfg.max_train_samples is not None and cfg.max_train_samples < n:
-            pool = pool.kept(rng.permutation(n)[: cfg.max_train_samples])
-        rows = self.rows(pool.labels, cfg.n_clients, rng)
+        if ctx.max_train_samples is not None and ctx.max_train_samples < n:
+            pool = pool.subset(rng.permutation(n)[: ctx.max_train_samples])
+        rows = self.rows(pool.labels, ctx.n_clients, rng)
         if min(len(r) for r in rows) == 0:
-            raise PartitionError(without_data(cfg.n_clients, len(pool.labels)))
+            raise PartitionError(without_data(ctx.n_clients, len(pool.labels)))
         x, y, xt, yt = pool.pool
-        return assemble(x, y, rows, xt, yt, n_classes, rng)
+        return assemble(x, y, rows, xt, yt, ctx.n_classes, rng)

@@ -24,7 +24,7 @@ from pydantic import Field
 from torch import Tensor
 
 from worker.engine.data.federated import FederatedData, Pool, offsets
-from worker.engine.data.partitions.base import Grouped, Partition, check_clusters
+from worker.engine.data.partitions.base import Grouped, Partition, PartitionContext, check_clusters
 from worker.engine.data.population import (
     CAFED_TYPES,
     Population,
@@ -35,7 +35,6 @@ from worker.engine.data.population import (
 )
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import partition
-from worker.engine.sections import DataSection
 
 
 class IncongruentParams(Params):
@@ -136,6 +135,6 @@ class Incongruent(Partition):
     params: IncongruentParams
 
     def split(
-        self, pool: Grouped, cfg: DataSection, n_classes: int, rng: np.random.Generator
+        self, pool: Grouped, ctx: PartitionContext, rng: np.random.Generator
     ) -> FederatedData:
-        return incongruent(pool.pool, n_classes, cfg.n_clients, self.params, rng)
+        return incongruent(pool.pool, ctx.n_classes, ctx.n_clients, self.params, rng)

@@ -7,12 +7,11 @@ import torch
 from pydantic import Field
 
 from worker.engine.data.federated import FederatedData
-from worker.engine.data.partitions.base import Grouped, check_clusters
+from worker.engine.data.partitions.base import Grouped, PartitionContext, check_clusters
 from worker.engine.data.partitions.clusters import contiguous_clusters
 from worker.engine.data.partitions.iid import Iid
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import partition
-from worker.engine.sections import DataSection
 
 
 class LabelSwapParams(Params):
@@ -52,7 +51,7 @@ class LabelSwap(Iid):
     params: LabelSwapParams
 
     def split(
-        self, pool: Grouped, cfg: DataSection, n_classes: int, rng: np.random.Generator
+        self, pool: Grouped, ctx: PartitionContext, rng: np.random.Generator
     ) -> FederatedData:
-        data = super().split(pool, cfg, n_classes, rng)
+        data = super().split(pool, ctx, rng)
         return apply_label_swap(data, self.params.n_clusters, self.params.swap_pairs)

@@ -16,10 +16,9 @@ import numpy as np
 from pydantic import Field
 
 from worker.engine.data.federated import FederatedData, assemble
-from worker.engine.data.partitions.base import Grouped, Partition, PartitionError
+from worker.engine.data.partitions.base import Grouped, Partition, PartitionContext, PartitionError
 from worker.engine.params import Params, RunShape
 from worker.engine.registry import partition
-from worker.engine.sections import DataSection
 
 USERS = "users"
 
@@ -60,23 +59,23 @@ class Natural(Partition):
     params: NaturalParams
 
     def split(
-        self, pool: Grouped, cfg: DataSection, n_classes: int, rng: np.random.Generator
+        self, pool: Grouped, ctx: PartitionContext, rng: np.random.Generator
     ) -> FederatedData:
         by = self.params.by
         if by not in pool.train_groups:
-            raise PartitionError(f"data.natural.by: {cfg.dataset} gives no {by!r} of its samples")
+            raise PartitionError(f"data.natural.by: {ctx.dataset} gives no {by!r} of its samples")
         ids = np.asarray(pool.train_groups[by])
         keys = np.unique(ids)
-        if len(keys) != cfg.n_clients:
+        if len(keys) != ctx.n_clients:
             raise PartitionError(
-                f"data.n_clients: {cfg.dataset} has {len(keys)} {by} with train samples, one "
+                f"data.n_clients: {ctx.dataset} has {len(keys)} {by} with train samples, one "
                 f"client each; set data.n_clients={len(keys)}"
             )
         rows = groups_of(ids, keys)
         test = pool.test_groups.get(by)
         test_rows = None if test is None else groups_of(np.asarray(test), keys)
         x, y, xt, yt = pool.pool
-        return assemble(x, y, rows, xt, yt, n_classes, rng, test_rows=test_rows)
+        return assemble(x, y, rows, xt, yt, ctx.n_classes, rng, test_rows=test_rows)
 
     def spread(self) -> float:
         return math.inf

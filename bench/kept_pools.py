@@ -9,7 +9,7 @@ times, one after another, and the bench reads each run's `startup_s` (its proces
 at the first round: the data, the partition, the model) from the API. A server's first
 run is slower with or without keeping, so first and later runs are shown apart.
 
-    python bench/kept.py [--repeats 3] [--runs 3]
+    python bench/kept_pools.py [--repeats 3] [--runs 3]
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 run's place in its queue, and each active run's ETA (seconds until it should finish).
 
 Speed: rounds per second of the run's own training time, `wall_s` at its last recorded
-round (the engine's clock: restored with a checkpoint, start-up and queueing left out);
+round (the engine's wall time: restored with a checkpoint, start-up and queueing left out);
 a finished run's from its summary. An experiment's speed: the mean of its runs'.
 
 ETA: the active runs are scheduled as the executors take them. The embedded server has

@@ -1,5 +1,5 @@
 """A run as the API shows it: its shown status (`db.status.shown`) and its standing
-(speed, queue position, ETA: `db.progress`). Every route and the live feed build a run's
+(speed, queue position, ETA: `db.standing`). Every route and the live feed build a run's
 answer here, so a created, edited or cancelled run shows what a read one does; and an
 experiment, with how far its runs are."""
 
@@ -14,9 +14,9 @@ from sqlalchemy.orm import Session
 from api.schemas.experiments import ExperimentProgress, ExperimentPublic
 from api.schemas.runs import RunItem, RunPublic
 from db.models import EXTERNAL, Experiment, Run, utcnow
-from db.progress import Board, experiment_speed, standings
 from db.run_models import model_size
 from db.settings import Settings
+from db.standing import Board, experiment_speed, standings
 from db.status import shown
 
 Item = TypeVar("Item", bound=RunItem)

@@ -1,5 +1,5 @@
 """The datasets a long-lived process (the embedded server, a Celery worker, `fedwatch
-compare`) keeps in memory for the runs it starts (`worker.engine.data.kept`)."""
+compare`) keeps in memory for the runs it starts (`worker.engine.data.kept_pools`)."""
 
 from __future__ import annotations
 

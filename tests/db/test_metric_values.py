@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from db.metrics import downsample, final_values, full_series, round_rows
+from db.metric_values import downsample, final_values, full_series, round_rows
 from db.models import Run
 from tests.db.records import make_run, record, write
 

@@ -1,4 +1,4 @@
-"""Where runs stand: measured speed, queue positions and ETAs (`db.progress`), the runs
+"""Where runs stand: measured speed, queue positions and ETAs (`db.standing`), the runs
 list in activity order, an experiment's progress; and every config error in one answer."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.main import create_app
-from db.progress import Active, Standing, schedule
+from db.standing import Active, Standing, schedule
 from tests.api.helpers import embedded_settings, example1, wait_final
 from tests.eventually import eventually
 
