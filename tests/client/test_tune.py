@@ -77,7 +77,8 @@ def test_a_tune_survives_a_server_crash(server: Server) -> None:
 
     for progress in tune["progress"]:  # the budget is met whatever was in flight
         assert progress["complete"] == 3
-    runs = [t["run_id"] for t in tune["trials"]]
+    # a trial lost with the crash (asked, its run not yet stored) shows no run
+    runs = [t["run_id"] for t in tune["trials"] if t["run_id"] is not None]
     assert len(set(runs)) == len(runs)
     listed = transport.get_json("/api/runs", {"tag": f"tune:{tune_id}", "limit": 100})
     assert listed["count"] == len(runs) + 2 * 2

@@ -225,5 +225,6 @@ def test_a_trial_whose_run_was_never_stored_is_failed_not_given_another(
     assert fedavg[0].user_attrs["run_id"] == 1 and "method:fedavg" in tags(sessions, 1)
     assert fedlaavg[0].state == optuna.trial.TrialState.FAIL
     assert "never stored" in fedlaavg[0].user_attrs["error"]
+    assert fedlaavg[0].user_attrs["run_id"] is None  # shown with no run, not with fedavg's
     assert fedlaavg[1].user_attrs["run_id"] == 2  # its replacement, with a run of its own
     assert started == [1, 2]

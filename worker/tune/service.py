@@ -149,11 +149,11 @@ def settle(
     of rows rolled back). Such a trial fails, and is replaced."""
     run_id = frozen.user_attrs.get(RUN_ID)
     run = session.get(Run, run_id) if run_id is not None else None
-    if run is None:
-        return _fail(session, study, frozen, None, "its run is gone")
-    if not set(owned) <= set(run.tags):
-        why = "its run was never stored (the server stopped before); the trial is replaced"
-        return _fail(session, study, frozen, None, why)
+    if run is None or not set(owned) <= set(run.tags):
+        # the id is no run of its: the trial shows none
+        optuna.trial.Trial(study, frozen._trial_id).set_user_attr(RUN_ID, None)
+        why = "its run was never stored (the server stopped before)" if run else "its run is gone"
+        return _fail(session, study, frozen, None, f"{why}; the trial is replaced")
     if run.crashes > 0 and run.status in ACTIVE:
         cancel_run(session, run, lease_s)
         return _fail(session, study, frozen, run, "its executor died; the trial is replaced")
