@@ -9,21 +9,26 @@ that have no train rows belong to no client but count for the global test metric
 
 Samples are decoded file by file into compact numpy arrays (a FEMNIST image as 784
 bytes, a Shakespeare sequence as 80 bytes), so only one file's JSON is held as Python
-objects at a time. The decoded split is kept in the data root's cache (`cache.py`,
-keyed by the JSON files' sizes and times), so later runs map it instead of parsing.
+objects at a time; a decoder that reads its numbers from the text (`Samples.raw_x`,
+FEMNIST's pixels) gets each user's x unparsed (`leaf_text.py`), and no float object
+is made. Two files are read at once (`READERS`: numpy's work releases the GIL). The
+decoded split is kept in the data root's cache (`cache.py`, keyed by the JSON files'
+sizes and times), so later runs map it instead of parsing.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from worker.engine.data import leaf_text
 from worker.engine.data.cache import cached
 from worker.engine.errors import ConfigError, DatasetMissing
 from worker.engine.facts import FileSizes
@@ -44,7 +49,9 @@ PARSED_NUMBER = 40  # a JSON number parsed: a float object (24), its list slot (
 PARSED_CHAR = 4  # a JSON string's character: its text, the str object (1 a character)
 # and the margin its header and slot take on 80 characters
 
-Decode = Callable[[list[Any], str], np.ndarray]  # (a user's x or y, where) -> array
+READERS = 2  # files read at once
+Decode = Callable[[Any, str], np.ndarray]  # (a user's x or y, where) -> array
+Rows = tuple[str, int, np.ndarray, np.ndarray]  # a user, its count, its x and y
 
 
 class LeafMissing(DatasetMissing):
@@ -56,6 +63,19 @@ class LeafMissing(DatasetMissing):
 
     def advice(self, download_allowed: bool) -> str:
         return f"{self.fact}; {REMEDY}"
+
+
+@dataclass(frozen=True)
+class Samples:
+    """How a dataset's users' x and y are decoded. `raw_x`: `x` is handed each user's
+    x as its JSON text (a `leaf_text.RawJson`) to read itself; `widen_x`: where the
+    users' x arrays differ in dtype, what turns a narrow one into the widest's values
+    (FEMNIST's bytes k to the floats k/255 of a user whose pixels are off that grid)."""
+
+    x: Decode
+    y: Decode
+    raw_x: bool = False
+    widen_x: Callable[[np.ndarray], np.ndarray] | None = None
 
 
 @dataclass(frozen=True)
@@ -198,7 +218,7 @@ def needs(name: str, root: str) -> str:
     return f"{name}: LEAF's JSON under {folder}/train and {folder}/test (data.root); {REMEDY}"
 
 
-def load_split(root: Path, name: str, split: str, decode_x: Decode, decode_y: Decode) -> Split:
+def load_split(root: Path, name: str, split: str, samples: Samples) -> Split:
     """The split under `root`, from the cache where it holds, else parsed (`read_split`)."""
     files = split_files(root, name, split)
     sources = [str(f.relative_to(root)) for f in files]
@@ -206,7 +226,7 @@ def load_split(root: Path, name: str, split: str, decode_x: Decode, decode_y: De
 
     def parse() -> Split:
         if not parsed:
-            parsed.append(read_split(files, decode_x, decode_y))
+            parsed.append(read_split(files, samples))
         return parsed[0]
 
     entry = f"leaf-{name}-{split}"
@@ -217,7 +237,7 @@ def load_split(root: Path, name: str, split: str, decode_x: Decode, decode_y: De
     return Split([str(u) for u in users], np.asarray(sizes), x, y)
 
 
-def read_split(files: list[Path], decode_x: Decode, decode_y: Decode) -> Split:
+def read_split(files: list[Path], samples: Samples) -> Split:
     """Every user of the files, decoded; `ConfigError` naming the file and the key of
     the first thing that is not as LEAF writes it."""
     users: list[str] = []
@@ -225,34 +245,58 @@ def read_split(files: list[Path], decode_x: Decode, decode_y: Decode) -> Split:
     xs: list[np.ndarray] = []
     ys: list[np.ndarray] = []
     seen: set[str] = set()
-    for path in files:
-        doc = _document(path)
-        for user, count in zip(doc["users"], doc["num_samples"], strict=False):
-            where = f"{path.name}: user_data.{user}"
+    for path, rows in _files_rows(files, samples):
+        for user, count, x, y in rows:
             if user in seen:
+                where = f"{path.name}: user_data.{user}"
                 raise ConfigError(f"data.root: {where}: the user appears twice in this split")
-            data = doc["user_data"].get(user)
-            if not isinstance(data, dict) or "x" not in data or "y" not in data:
-                raise without_data(path, user)
-            x, y = decode_x(data["x"], f"{where}.x"), decode_y(data["y"], f"{where}.y")
-            if not len(x) == len(y) == count:
-                raise ConfigError(
-                    f"data.root: {where}: {len(x)} x and {len(y)} y where num_samples says {count}"
-                )
             seen.add(user)
             users.append(user)
             sizes.append(count)
             xs.append(x)
             ys.append(y)
-        del doc
     if not users:
         raise ConfigError(f"data.root: {files[0].parent} lists no users")
-    return Split(users, np.asarray(sizes, dtype=np.int64), np.concatenate(xs), np.concatenate(ys))
+    x = _joined(xs, samples.widen_x)
+    return Split(users, np.asarray(sizes, dtype=np.int64), x, np.concatenate(ys))
 
 
-def _document(path: Path) -> dict[str, Any]:
+def _files_rows(files: list[Path], samples: Samples) -> Iterator[tuple[Path, list[Rows]]]:
+    """Each file's users decoded, in file order, `READERS` files at a time."""
+    with ThreadPoolExecutor(READERS) as pool:
+        yield from zip(files, pool.map(lambda path: _file_rows(path, samples), files))
+
+
+def _file_rows(path: Path, samples: Samples) -> list[Rows]:
+    doc = _document(path, samples.raw_x)
+    out: list[Rows] = []
+    for user, count in zip(doc["users"], doc["num_samples"], strict=False):
+        where = f"{path.name}: user_data.{user}"
+        data = doc["user_data"].get(user)
+        if not isinstance(data, dict) or "x" not in data or "y" not in data:
+            raise without_data(path, user)
+        x, y = samples.x(data["x"], f"{where}.x"), samples.y(data["y"], f"{where}.y")
+        if not len(x) == len(y) == count:
+            raise ConfigError(
+                f"data.root: {where}: {len(x)} x and {len(y)} y where num_samples says {count}"
+            )
+        out.append((user, count, x, y))
+    return out
+
+
+def _joined(xs: list[np.ndarray], widen: Callable[[np.ndarray], np.ndarray] | None) -> np.ndarray:
+    """The users' x one after the other, in the widest dtype any of them needed."""
+    wide = np.result_type(*{x.dtype for x in xs})
+    if widen is not None:
+        xs = [x if x.dtype == wide else widen(x) for x in xs]
+    return np.concatenate(xs)
+
+
+def _document(path: Path, raw_x: bool = False) -> dict[str, Any]:
+    """The file's JSON, each user's x left as its text where `raw_x`."""
     try:
-        doc = json.loads(path.read_bytes())
+        data = path.read_bytes()
+        doc = leaf_text.parse(data) if raw_x else json.loads(data)
     except (OSError, ValueError) as err:
         raise ConfigError(f"data.root: {path.name} is not readable JSON ({err})") from None
     if not isinstance(doc, dict) or any(k not in doc for k in KEYS):

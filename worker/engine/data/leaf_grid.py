@@ -1,0 +1,98 @@
+"""LEAF's FEMNIST pixels read straight from their JSON text as the bytes k of the floats
+k/255 that LEAF's preprocessing writes (`vec / 255`, dumped with Python's repr), with
+no float object made: the text of a user's images, `[[p, p, ...], [...]]`, is cut at
+its separators and each number's text is compared whole with repr(k/255), the k
+found from its first digits. A number written any other way ("1", "0.50196078431372548",
+a value off the grid) is not read here: `grid` gives None and the caller parses the
+text as JSON. Equal text is the same float64 k/255, so nothing is rounded here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+GRID = [repr(k / 255).encode() for k in range(256)]
+WORD = 8  # bytes a uint64 holds: a number's text is compared a word at a time
+WIDE = 3 * WORD  # the longest text compared (repr(k/255) has at most 20 characters)
+COMMA, OPEN, CLOSE = b",[]"
+SPACE = b" \t\n\r"
+
+
+def _words(texts: list[bytes]) -> np.ndarray:
+    padded = np.zeros((len(texts), WIDE), dtype=np.uint8)
+    for i, text in enumerate(texts):
+        padded[i, : len(text)] = np.frombuffer(text, dtype=np.uint8)
+    return padded.view(np.uint64)  # (n, 3)
+
+
+_CANON = _words(GRID)
+_LENGTH = np.array([len(t) for t in GRID], dtype=np.int64)
+# k by a number's first character and its first three decimals ("0.4" as "0.400"):
+# 256 distinct keys, as k/255 and (k+1)/255 differ by more than 0.001. The key packs
+# the decimals' low nibbles as they lie in the word (bits 16, 24, 32) and the first
+# character's low bit at bit 20, free between them.
+_KEY_BITS = 0x0F0F0F0000
+_BY_DIGITS = np.zeros(((_KEY_BITS | 1 << 20) >> 16) + 1, dtype=np.uint8)
+for _k, _text in enumerate(GRID):
+    _word = int.from_bytes(_text[:5].ljust(5, b"\0"), "little")
+    _BY_DIGITS[((_word & _KEY_BITS) | (_word & 1) << 20) >> 16] = _k
+_TAIL_MASK = np.array([(1 << (8 * n)) - 1 for n in range(WORD)] + [2**64 - 1], dtype=np.uint64)
+
+
+def grid(text: bytes, width: int) -> np.ndarray | None:
+    """The rows of `text`, a JSON list of lists of `width` numbers each written as
+    repr(k/255), as bytes k (n, width); None where the text is anything else."""
+    if any(c in text for c in SPACE):
+        text = text.translate(None, SPACE)  # json.dump's ", " (no space inside a number)
+    a = np.frombuffer(text, dtype=np.uint8)
+    seps = np.flatnonzero((a == COMMA) | (a == OPEN) | (a == CLOSE))
+    rows = int(np.count_nonzero(a[seps] == OPEN)) - 1
+    if rows < 1 or not np.array_equal(a[seps], _pattern(rows, width)):
+        return None
+    # the separators row by row: "[", width - 1 commas, "]", then the comma after it
+    # (the closing "]" after the last row)
+    each = seps[1:].reshape(rows, width + 2)
+    starts = each[:, :width] + 1
+    lengths = each[:, 1 : width + 1] - starts
+    if not _bare(seps, each, len(text)):
+        return None
+    k = _numbers(text, starts.ravel(), lengths.ravel())
+    return None if k is None else k.astype(np.uint8).reshape(rows, width)
+
+
+def _bare(seps: np.ndarray, each: np.ndarray, size: int) -> bool:
+    """Nothing but separators outside the rows' numbers: the text starts and ends with
+    its brackets, and nothing lies between a row's "]", the comma and the next "["."""
+    return bool(
+        seps[0] == 0
+        and seps[1] == 1
+        and seps[-1] == size - 1
+        and (each[:, -1] == each[:, -2] + 1).all()
+        and (each[1:, 0] == each[:-1, -1] + 1).all()
+    )
+
+
+def _pattern(rows: int, width: int) -> np.ndarray:
+    row = np.frombuffer(b"[" + b"," * (width - 1) + b"],", dtype=np.uint8)
+    return np.concatenate([[OPEN], np.tile(row, rows)[:-1], [CLOSE]]).astype(np.uint8)
+
+
+def _numbers(text: bytes, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
+    """k of each number (its text at `starts`, `lengths` long), or None where one is
+    not repr(k/255) exactly."""
+    if lengths.min(initial=1) < 1 or lengths.max(initial=0) > WIDE:
+        return None
+    padded = text + bytes(WIDE)
+    # each position's next 8 bytes as one (unaligned) little-endian word
+    at = np.ndarray((len(text),), dtype="<u8", buffer=padded, strides=(1,))
+    first = at[starts] & _TAIL_MASK[np.minimum(lengths, WORD)]
+    key = (first & np.uint64(_KEY_BITS)) | (first & np.uint64(1)) << np.uint64(20)
+    k = _BY_DIGITS[key >> np.uint64(16)]
+    same = (first == _CANON[k, 0]) & (lengths == _LENGTH[k])
+    long = np.flatnonzero(lengths > WORD)
+    if len(long):
+        kl, sl, tail = k[long], starts[long], lengths[long] - 2 * WORD
+        second = at[sl + WORD]
+        third = at[sl + 2 * WORD] & _TAIL_MASK[np.clip(tail, 0, WORD)]
+        same[long] &= (second == _CANON[kl, 1]) & (third == _CANON[kl, 2])
+    return k if same.all() else None
