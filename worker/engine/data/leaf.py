@@ -45,9 +45,10 @@ HEAD_CHUNK = 1 << 16
 SCAN_CHUNK = 1 << 23
 X_KEY = b'"x":'
 HEAD_LIMIT = 1 << 24  # a head of `users` and `num_samples` past 16 MiB is not LEAF's
-PARSED_NUMBER = 40  # a JSON number parsed: a float object (24), its list slot (8), its text
-PARSED_CHAR = 4  # a JSON string's character: its text, the str object (1 a character)
-# and the margin its header and slot take on 80 characters
+PARSED_NUMBER = 48  # a number read: a float object (24), its list slot (8), its float64
+# and float32 (12); or from the text (`leaf_grid.py`), five int64 index arrays (40)
+PARSED_CHAR = 4  # a JSON string's character: the str object (1 a character) and the
+# margin its header and slot take on 80 characters
 
 READERS = 2  # files read at once
 Decode = Callable[[Any, str], np.ndarray]  # (a user's x or y, where) -> array
@@ -144,25 +145,30 @@ def head_counts(path: Path) -> list[int] | None:
     return counts
 
 
-def file_sizes(root: Path, name: str, decoded: int, parsed: int) -> FileSizes | None:
+def file_sizes(
+    root: Path, name: str, decoded: int, parsed: int, raw_x: bool = False
+) -> FileSizes | None:
     """The largest train user and what a first read holds beyond the arrays it returns
     (`read_split`): the decoded samples twice (the users' arrays, then their
-    concatenation), `decoded` bytes a sample, and the largest file's samples as Python
-    objects with their JSON text, `parsed` bytes a sample. None where a split is
-    missing or a file's head is not as LEAF writes it."""
+    concatenation), `decoded` bytes a sample; and for each of the `READERS` files read
+    at once, its JSON text and what its parse holds, `parsed` bytes a sample: the
+    whole file's samples, or with `raw_x` (x read from the text a user at a time) its
+    largest user's. None where a split is missing or a file's head is not as LEAF
+    writes it."""
     try:
-        files = [split_files(root, name, split) for split in SPLITS]
+        files = [path for split in SPLITS for path in split_files(root, name, split)]
     except LeafMissing:
         return None
-    counts = [head_counts(path) for path in files[0] + files[1]]
-    if any(c is None for c in counts):
-        return None
+    counts = [head_counts(path) for path in files]
     known = [c for c in counts if c is not None]
-    train = [n for c in known[: len(files[0])] for n in c]
+    if len(known) < len(files):
+        return None
+    n_train = len(split_files(root, name, SPLITS[0]))
+    train = [n for c in known[:n_train] for n in c]
     samples = sum(map(sum, known))
-    largest_file = max(map(sum, known))
-    reading = 2 * decoded * samples + parsed * largest_file
-    return FileSizes(max(train, default=0), reading)
+    held = (max(c, default=0) if raw_x else sum(c) for c in known)
+    per_file = max(path.stat().st_size + parsed * n for path, n in zip(files, held, strict=True))
+    return FileSizes(max(train, default=0), 2 * decoded * samples + READERS * per_file)
 
 
 def without_data(path: Path, user: str) -> ConfigError:
@@ -262,9 +268,13 @@ def read_split(files: list[Path], samples: Samples) -> Split:
 
 
 def _files_rows(files: list[Path], samples: Samples) -> Iterator[tuple[Path, list[Rows]]]:
-    """Each file's users decoded, in file order, `READERS` files at a time."""
-    with ThreadPoolExecutor(READERS) as pool:
-        yield from zip(files, pool.map(lambda path: _file_rows(path, samples), files))
+    """Each file's users decoded, in file order, `READERS` files at a time; the files
+    not yet begun are dropped where the reader stops early (an error)."""
+    pool = ThreadPoolExecutor(READERS)
+    try:
+        yield from zip(files, pool.map(lambda path: _file_rows(path, samples), files), strict=True)
+    finally:
+        pool.shutdown(cancel_futures=True)
 
 
 def _file_rows(path: Path, samples: Samples) -> list[Rows]:

@@ -3,10 +3,11 @@
 FEMNIST: 28×28 handwritten characters of 3 550 writers, 62 classes (digits, upper and
 lower case letters); LEAF stores a pixel as a float k/255, kept here as the byte k
 (read from the JSON text, `leaf_grid.py`) and handed to the model as float32 k/255,
-LEAF's values; a folder with a pixel off that grid keeps its floats (float32) instead. Shakespeare: next-character
-prediction for 1 129 speaking roles; a sample is 80 characters, its label the next
-one, each encoded as its index in LEAF's 80-character alphabet (`ALPHABET`, LEAF's
-`ALL_LETTERS`), so a sample is 80 byte-sized token ids and 80 is the number of classes.
+LEAF's values; a folder with a pixel off that grid keeps its floats (float32) instead.
+Shakespeare: next-character prediction for 1 129 speaking roles; a sample is 80
+characters, its label the next one, each encoded as its index in LEAF's 80-character
+alphabet (`ALPHABET`, LEAF's `ALL_LETTERS`), so a sample is 80 byte-sized token ids and
+80 is the number of classes.
 """
 
 from __future__ import annotations
@@ -58,7 +59,9 @@ FEMNIST = DatasetFacts(
     80_527,
     users=True,
     layout=partial(check_layout, name="femnist"),
-    file_sizes=partial(file_sizes, name="femnist", decoded=PIXELS, parsed=PARSED_NUMBER * PIXELS),
+    file_sizes=partial(
+        file_sizes, name="femnist", decoded=PIXELS, parsed=PARSED_NUMBER * PIXELS, raw_x=True
+    ),
 )
 SHAKESPEARE = DatasetFacts(
     len(ALPHABET),

@@ -59,11 +59,11 @@ def _cut(data: bytes) -> tuple[bytes, list[RawJson]] | None:
     `]]` did not end it: not LEAF's x)."""
     pieces: list[bytes] = []
     raws: list[RawJson] = []
-    at = 0
-    while (key := data.find(KEY, at)) >= 0:
-        value = _VALUE.match(data, key + len(KEY))
+    at = seek = 0  # the text not yet taken, where to look for the next key
+    while (key := data.find(KEY, seek)) >= 0:
+        seek = key + len(KEY)
+        value = _VALUE.match(data, seek)
         if value is None or data[key - 1 : key] == b"\\":  # not a key, or inside a string
-            at = key + len(KEY)
             continue
         start = value.end()
         end = _END.search(data, start)
@@ -71,7 +71,7 @@ def _cut(data: bytes) -> tuple[bytes, list[RawJson]] | None:
             return None
         pieces += [data[at:start], PLACE]
         raws.append(RawJson(data, start, end.end()))
-        at = end.end()
+        at = seek = end.end()
     pieces.append(data[at:])
     if any(PLACE in piece for piece in pieces[::2]):
         return None
