@@ -90,17 +90,21 @@ def test_the_text_is_cut_where_leaf_writes_x_and_parsed_around_it() -> None:
 
 
 def folder_with(tmp_path: Path, train_x: list[list[float]]) -> None:
+    """One writer's train images `train_x` and one test image."""
     write(tmp_path, "femnist", "train", "a.json", {"w1": {"x": train_x, "y": [1] * len(train_x)}})
     write(tmp_path, "femnist", "test", "a.json", {"w1": {"x": images(3), "y": [2]}})
 
 
 def test_a_folder_off_the_grid_keeps_its_floats(tmp_path: Path) -> None:
     off = [[0.123456789] * 784, [1 / 3] * 784]
-    folder_with(tmp_path, images(7) + off)
+    # w1 on the grid, read as bytes first; w2 off it, after: w1's bytes are widened
+    write(tmp_path, "femnist", "train", "a.json", {"w1": {"x": images(7, 255), "y": [1, 2]}})
+    write(tmp_path, "femnist", "train", "b.json", {"w2": {"x": off, "y": [3, 4]}})
+    write(tmp_path, "femnist", "test", "a.json", {"w1": {"x": images(3), "y": [2]}})
 
-    data = load_data(femnist_config(tmp_path, 1), seed=0)
+    data = load_data(femnist_config(tmp_path, 2), seed=0)
 
-    direct = torch.tensor(images(7) + off, dtype=torch.float32).view(-1, 1, 28, 28)
+    direct = torch.tensor(images(7, 255) + off, dtype=torch.float32).view(-1, 1, 28, 28)
     assert torch.equal(data.x_train, direct)  # not rounded to k/255
     assert data.x_test.flatten().unique().tolist() == [np.float32(3 / 255)]
 

@@ -248,23 +248,24 @@ def read_split(files: list[Path], samples: Samples) -> Split:
     the first thing that is not as LEAF writes it."""
     users: list[str] = []
     sizes: list[int] = []
-    xs: list[np.ndarray] = []
+    heads = [head_counts(path) for path in files]
+    total = None if None in heads else sum(sum(c) for c in heads if c is not None)
+    xs = Stack(total, samples.widen_x)
     ys: list[np.ndarray] = []
     seen: set[str] = set()
     for path, rows in _files_rows(files, samples):
         for user, count, x, y in rows:
+            where = f"{path.name}: user_data.{user}"
             if user in seen:
-                where = f"{path.name}: user_data.{user}"
                 raise ConfigError(f"data.root: {where}: the user appears twice in this split")
             seen.add(user)
             users.append(user)
             sizes.append(count)
-            xs.append(x)
+            xs.put(x, where)
             ys.append(y)
     if not users:
         raise ConfigError(f"data.root: {files[0].parent} lists no users")
-    x = _joined(xs, samples.widen_x)
-    return Split(users, np.asarray(sizes, dtype=np.int64), x, np.concatenate(ys))
+    return Split(users, np.asarray(sizes, dtype=np.int64), xs.whole(), np.concatenate(ys))
 
 
 def _files_rows(files: list[Path], samples: Samples) -> Iterator[tuple[Path, list[Rows]]]:
@@ -294,12 +295,42 @@ def _file_rows(path: Path, samples: Samples) -> list[Rows]:
     return out
 
 
-def _joined(xs: list[np.ndarray], widen: Callable[[np.ndarray], np.ndarray] | None) -> np.ndarray:
-    """The users' x one after the other, in the widest dtype any of them needed."""
-    wide = np.result_type(*{x.dtype for x in xs})
-    if widen is not None:
-        xs = [x if x.dtype == wide else widen(x) for x in xs]
-    return np.concatenate(xs)
+class Stack:
+    """The users' x one after the other, in the widest dtype any of them needed
+    (`Samples.widen_x`). With the files' `total` samples known from their heads, written
+    into one array as they come: the users' arrays are not all held beside it, nor
+    left as holes in the heap once joined."""
+
+    def __init__(self, total: int | None, widen: Callable[[np.ndarray], np.ndarray] | None):
+        self.total, self.widen = total, widen
+        self.parts: list[np.ndarray] = []
+        self.out: np.ndarray | None = None
+        self.at = 0
+
+    def put(self, x: np.ndarray, where: str) -> None:
+        if self.total is None:
+            self.parts.append(x)
+            return
+        if self.out is None:
+            self.out = np.empty((self.total, *x.shape[1:]), dtype=x.dtype)
+        if self.at + len(x) > self.total:
+            raise ConfigError(f"data.root: {where}: more samples than the files' num_samples")
+        if x.dtype != self.out.dtype:
+            self.out = self._as(self.out, np.result_type(self.out, x))
+            x = self._as(x, self.out.dtype)
+        self.out[self.at : self.at + len(x)] = x
+        self.at += len(x)
+
+    def whole(self) -> np.ndarray:
+        if self.out is not None:
+            return self.out[: self.at]
+        wide = np.result_type(*self.parts)
+        return np.concatenate([self._as(x, wide) for x in self.parts])
+
+    def _as(self, x: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
+        if x.dtype == dtype:
+            return x
+        return self.widen(x) if self.widen is not None else x.astype(dtype)
 
 
 def _document(path: Path, raw_x: bool = False) -> dict[str, Any]:
