@@ -43,6 +43,9 @@ def test_every_byte_round_trips_to_the_float32_of_leafs_float() -> None:
         b"[[0.50196078431372548,1.0]]",  # 128/255 in 17 digits: the same float64
         b"[[0.5,1.0]]",  # off the grid
         b"[[0.5019607843137254,1.0]]",  # one digit off repr(128/255)
+        b"[[1.0,0.123456789]]",  # a long number last: its words read past the text
+        b"[[1.0,0.50196078431372548123456]]",  # 24 characters, the longest compared
+        b"[[1.0,0.501960784313725481234567]]",  # 25: longer than any repr(k/255)
         b"[[-0.0,1.0]]",
         b"[[1.0e0,1.0]]",
         b"[[1.0,1.0,1.0]]",  # a row one pixel long

@@ -84,7 +84,7 @@ def _numbers(text: bytes, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray
         return None
     padded = text + bytes(WIDE)
     # each position's next 8 bytes as one (unaligned) little-endian word
-    at = np.ndarray((len(text),), dtype="<u8", buffer=padded, strides=(1,))
+    at = np.ndarray((len(text) + WIDE - WORD,), dtype="<u8", buffer=padded, strides=(1,))
     first = at[starts] & _TAIL_MASK[np.minimum(lengths, WORD)]
     key = (first & np.uint64(_KEY_BITS)) | (first & np.uint64(1)) << np.uint64(20)
     k = _BY_DIGITS[key >> np.uint64(16)]
