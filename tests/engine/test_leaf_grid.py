@@ -24,8 +24,10 @@ def raw(text: bytes) -> RawJson:
 def test_grid_reads_the_bytes_by_hand() -> None:
     text = b"[[0.0,1.0,0.4],[0.00392156862745098,0.996078431372549,0.5019607843137255]]"
     assert grid(text, 3).tolist() == [[0, 255, 102], [1, 254, 128]]  # type: ignore[union-attr]
-    spaced = b"[[0.0, 1.0, 0.4],\n [0.00392156862745098, 0.996078431372549, 0.5019607843137255]]"
+    spaced = b"[[0.0, 1.0, 0.4], [0.00392156862745098, 0.996078431372549, 0.5019607843137255]]"
     assert grid(spaced, 3).tolist() == [[0, 255, 102], [1, 254, 128]]  # type: ignore[union-attr]
+    # other spacing is left to the JSON parser, which refuses a space inside a number
+    assert grid(b"[[1 .0, 1.0]]", 2) is None and grid(b"[[1.0,\n1.0]]", 2) is None
 
 
 def test_every_byte_round_trips_to_the_float32_of_leafs_float() -> None:

@@ -42,8 +42,10 @@ _TAIL_MASK = np.array([(1 << (8 * n)) - 1 for n in range(WORD)] + [2**64 - 1], d
 def grid(text: bytes, width: int) -> np.ndarray | None:
     """The rows of `text`, a JSON list of lists of `width` numbers each written as
     repr(k/255), as bytes k (n, width); None where the text is anything else."""
-    if any(c in text for c in SPACE):
-        text = text.translate(None, SPACE)  # json.dump's ", " (no space inside a number)
+    if any(c in text for c in SPACE):  # json.dump's ", " only: other spacing is parsed
+        if any(c in text for c in SPACE[1:]) or text.count(b" ") != text.count(b", "):
+            return None
+        text = text.replace(b", ", b",")
     a = np.frombuffer(text, dtype=np.uint8)
     seps = np.flatnonzero((a == COMMA) | (a == OPEN) | (a == CLOSE))
     rows = int(np.count_nonzero(a[seps] == OPEN)) - 1
