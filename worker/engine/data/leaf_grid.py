@@ -26,16 +26,13 @@ def _words(texts: list[bytes]) -> np.ndarray:
 
 
 _CANON = _words(GRID)
-_LENGTH = np.array([len(t) for t in GRID], dtype=np.int64)
-# k by a number's first character and its first three decimals ("0.4" as "0.400"):
-# 256 distinct keys, as k/255 and (k+1)/255 differ by more than 0.001. The key packs
-# the decimals' low nibbles as they lie in the word (bits 16, 24, 32) and the first
-# character's low bit at bit 20, free between them.
-_KEY_BITS = 0x0F0F0F0000
-_BY_DIGITS = np.zeros(((_KEY_BITS | 1 << 20) >> 16) + 1, dtype=np.uint8)
-for _k, _text in enumerate(GRID):
-    _word = int.from_bytes(_text[:5].ljust(5, b"\0"), "little")
-    _BY_DIGITS[((_word & _KEY_BITS) | (_word & 1) << 20) >> 16] = _k
+# k by its text's first word (masked to the text's length): a multiplicative hash
+# that sends the 256 words to distinct slots of 2^16 (checked below); any other word
+# lands somewhere and fails the comparison with the text of the k found there
+_HASH, _SLOTS = np.uint64(0x5187F5E7ECE1412F), np.uint64(48)
+_BY_WORD = np.zeros(1 << 16, dtype=np.uint8)
+_BY_WORD[(_CANON[:, 0] * _HASH) >> _SLOTS] = np.arange(256)
+assert len(np.unique((_CANON[:, 0] * _HASH) >> _SLOTS)) == 256
 _TAIL_MASK = np.array([(1 << (8 * n)) - 1 for n in range(WORD)] + [2**64 - 1], dtype=np.uint64)
 
 
@@ -59,7 +56,7 @@ def grid(text: bytes, width: int) -> np.ndarray | None:
     if not _bare(seps, each, len(text)):
         return None
     k = _numbers(text, starts.ravel(), lengths.ravel())
-    return None if k is None else k.astype(np.uint8).reshape(rows, width)
+    return None if k is None else k.reshape(rows, width)
 
 
 def _bare(seps: np.ndarray, each: np.ndarray, size: int) -> bool:
@@ -81,20 +78,26 @@ def _pattern(rows: int, width: int) -> np.ndarray:
 
 def _numbers(text: bytes, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
     """k of each number (its text at `starts`, `lengths` long), or None where one is
-    not repr(k/255) exactly."""
+    not repr(k/255) exactly. The words past a text's length are masked to zero, so
+    equal words mean equal lengths too, but for a text of 8 characters (no third word
+    past it): those are compared like the long ones, whose second word then holds the
+    separator after them where repr(k/255) has digits."""
     if lengths.min(initial=1) < 1 or lengths.max(initial=0) > WIDE:
         return None
     padded = text + bytes(WIDE)
     # each position's next 8 bytes as one (unaligned) little-endian word
     at = np.ndarray((len(text) + WIDE - WORD,), dtype="<u8", buffer=padded, strides=(1,))
-    first = at[starts] & _TAIL_MASK[np.minimum(lengths, WORD)]
-    key = (first & np.uint64(_KEY_BITS)) | (first & np.uint64(1)) << np.uint64(20)
-    k = _BY_DIGITS[key >> np.uint64(16)]
-    same = (first == _CANON[k, 0]) & (lengths == _LENGTH[k])
-    long = np.flatnonzero(lengths > WORD)
+    first = at[starts]
+    first &= _TAIL_MASK[np.minimum(lengths, WORD)]
+    k = _BY_WORD[(first * _HASH) >> _SLOTS]
+    if not np.array_equal(first, _CANON[k, 0]):
+        return None
+    long = np.flatnonzero(lengths >= WORD)
     if len(long):
         kl, sl, tail = k[long], starts[long], lengths[long] - 2 * WORD
-        second = at[sl + WORD]
         third = at[sl + 2 * WORD] & _TAIL_MASK[np.clip(tail, 0, WORD)]
-        same[long] &= (second == _CANON[kl, 1]) & (third == _CANON[kl, 2])
-    return k if same.all() else None
+        if not (
+            np.array_equal(at[sl + WORD], _CANON[kl, 1]) and np.array_equal(third, _CANON[kl, 2])
+        ):
+            return None
+    return k
