@@ -13,7 +13,7 @@ from tests.engine.test_leaf import femnist_config, images, write
 from worker.engine import ConfigError
 from worker.engine.data import load_data
 from worker.engine.data.leaf_datasets import as_values, pixels
-from worker.engine.data.leaf_grid import grid
+from worker.engine.data.leaf_grid import BY_WORD, CANON, HASH, SLOTS, grid
 from worker.engine.data.leaf_text import RawJson, parse
 
 
@@ -36,6 +36,12 @@ def test_every_byte_round_trips_to_the_float32_of_leafs_float() -> None:
     assert k is not None and k.tolist() == [list(range(256))]
     direct = np.asarray([k / 255 for k in range(256)], dtype=np.float32)  # the JSON parsed
     assert as_values(k)[0].tobytes() == direct.tobytes()  # the same bits, not only close
+
+
+def test_each_repr_has_its_own_slot() -> None:
+    words = CANON[:, 0]
+    assert len(np.unique((words * HASH) >> SLOTS)) == 256
+    assert BY_WORD[(words * HASH) >> SLOTS].tolist() == list(range(256))
 
 
 @pytest.mark.parametrize(

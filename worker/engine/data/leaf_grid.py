@@ -2,7 +2,7 @@
 k/255 that LEAF's preprocessing writes (`vec / 255`, dumped with Python's repr), with
 no float object made: the text of a user's images, `[[p, p, ...], [...]]`, is cut at
 its separators and each number's text is compared whole with repr(k/255), the k
-found from its first digits. A number written any other way ("1", "0.50196078431372548",
+found by a hash of its first 8 bytes. A number written any other way ("1", "0.50196078431372548",
 a value off the grid) is not read here: `grid` gives None and the caller parses the
 text as JSON. Equal text is the same float64 k/255, so nothing is rounded here.
 """
@@ -25,15 +25,14 @@ def _words(texts: list[bytes]) -> np.ndarray:
     return padded.view(np.uint64)  # (n, 3)
 
 
-_CANON = _words(GRID)
+CANON = _words(GRID)
 # k by its text's first word (masked to the text's length): a multiplicative hash
-# that sends the 256 words to distinct slots of 2^16 (checked below); any other word
-# lands somewhere and fails the comparison with the text of the k found there
-_HASH, _SLOTS = np.uint64(0x5187F5E7ECE1412F), np.uint64(48)
-_BY_WORD = np.zeros(1 << 16, dtype=np.uint8)
-_BY_WORD[(_CANON[:, 0] * _HASH) >> _SLOTS] = np.arange(256)
-assert len(np.unique((_CANON[:, 0] * _HASH) >> _SLOTS)) == 256
-_TAIL_MASK = np.array([(1 << (8 * n)) - 1 for n in range(WORD)] + [2**64 - 1], dtype=np.uint64)
+# that sends the 256 words to distinct slots of 2^16 (tests/engine/test_leaf_grid.py);
+# any other word lands somewhere and fails the comparison with the text of the k there
+HASH, SLOTS = np.uint64(0x5187F5E7ECE1412F), np.uint64(48)
+BY_WORD = np.zeros(1 << 16, dtype=np.uint8)
+BY_WORD[(CANON[:, 0] * HASH) >> SLOTS] = np.arange(256)
+TAIL_MASK = np.array([(1 << (8 * n)) - 1 for n in range(WORD)] + [2**64 - 1], dtype=np.uint64)
 
 
 def grid(text: bytes, width: int) -> np.ndarray | None:
@@ -88,16 +87,16 @@ def _numbers(text: bytes, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray
     # each position's next 8 bytes as one (unaligned) little-endian word
     at = np.ndarray((len(text) + WIDE - WORD,), dtype="<u8", buffer=padded, strides=(1,))
     first = at[starts]
-    first &= _TAIL_MASK[np.minimum(lengths, WORD)]
-    k = _BY_WORD[(first * _HASH) >> _SLOTS]
-    if not np.array_equal(first, _CANON[k, 0]):
+    first &= TAIL_MASK[np.minimum(lengths, WORD)]
+    k = BY_WORD[(first * HASH) >> SLOTS]
+    if not np.array_equal(first, CANON[k, 0]):
         return None
     long = np.flatnonzero(lengths >= WORD)
     if len(long):
         kl, sl, tail = k[long], starts[long], lengths[long] - 2 * WORD
-        third = at[sl + 2 * WORD] & _TAIL_MASK[np.clip(tail, 0, WORD)]
+        third = at[sl + 2 * WORD] & TAIL_MASK[np.clip(tail, 0, WORD)]
         if not (
-            np.array_equal(at[sl + WORD], _CANON[kl, 1]) and np.array_equal(third, _CANON[kl, 2])
+            np.array_equal(at[sl + WORD], CANON[kl, 1]) and np.array_equal(third, CANON[kl, 2])
         ):
             return None
     return k
