@@ -71,7 +71,7 @@ SHAKESPEARE = DatasetFacts(
         file_sizes, name="shakespeare", decoded=SEQUENCE, parsed=PARSED_CHAR * SEQUENCE
     ),
 )
-LEAF_DATASETS = ("femnist", "shakespeare")
+LEAF_DATASETS = ("femnist", "shakespeare", "sent140")
 
 
 def pixels(x: list[Any], where: str) -> np.ndarray:

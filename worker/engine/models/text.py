@@ -1,6 +1,7 @@
-"""Models of token sequences (`text` data, e.g. LEAF's Shakespeare): LEAF's character
-LSTM and a small transformer classifier. Both read the token ids as they come (LEAF's
-Shakespeare holds them as bytes) and embed them."""
+"""Models of token sequences (`text` data, e.g. LEAF's Shakespeare and Sent140): LEAF's
+character LSTM, LEAF's Sent140 LSTM and a small transformer classifier. Each reads the
+token ids as they come (LEAF's Shakespeare holds them as bytes, Sent140 as int16) and
+embeds them."""
 
 from __future__ import annotations
 
@@ -118,3 +119,43 @@ def transformer(
     params: TransformerParams, cfg: ModelSection, shape: tuple[int, ...], n_classes: int
 ) -> nn.Module:
     return TransformerClassifier(params, shape[0], n_classes)
+
+
+class Sent140LstmParams(Params):
+    vocabulary: int = Field(
+        10_001,
+        ge=2,
+        description="Token ids the embedding holds (10 001: sent140's 10 000 words and its "
+        "unknown id).",
+    )
+    hidden: int = Field(
+        100, ge=1, description="Embedding size and units of each LSTM layer (LEAF: 100)."
+    )
+    layers: int = Field(2, ge=1, le=8, description="Stacked LSTM layers (LEAF: 2).")
+    dense: int = Field(
+        128, ge=1, description="Units of the dense layer before the logits (LEAF: 128)."
+    )
+
+
+class Sent140Lstm(nn.Module):
+    """LEAF's Sent140 model (`models/sent140/stacked_lstm.py`): an embedding as wide as
+    the LSTM, stacked LSTM layers, and from the last position's output a dense layer
+    without activation, then the class logits."""
+
+    def __init__(self, p: Sent140LstmParams, n_classes: int) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(p.vocabulary, p.hidden)
+        self.lstm = nn.LSTM(p.hidden, p.hidden, p.layers, batch_first=True)
+        self.dense = nn.Linear(p.hidden, p.dense)
+        self.fc = nn.Linear(p.dense, n_classes)
+
+    def forward(self, tokens: Tensor) -> Tensor:
+        out, _ = self.lstm(self.embed(tokens.long()))
+        return self.fc(self.dense(out[:, -1]))
+
+
+@model("sent140_lstm", facts=TEXT, params=Sent140LstmParams, label="LEAF's Sent140 LSTM")
+def sent140_lstm(
+    params: Sent140LstmParams, cfg: ModelSection, shape: tuple[int, ...], n_classes: int
+) -> nn.Module:
+    return Sent140Lstm(params, n_classes)
