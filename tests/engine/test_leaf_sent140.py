@@ -11,7 +11,7 @@ import torch
 
 from fedwatch.command import main
 from tests.engine.test_leaf import write
-from worker.engine import ConfigError, DatasetMissing, section_class
+from worker.engine import ConfigError, DatasetMissing, build_config, section_class
 from worker.engine.components import current
 from worker.engine.data import check_dataset, leaf_sent140, load_data
 from worker.engine.data.leaf_sent140 import (
@@ -215,3 +215,28 @@ def test_the_cli_runs_sent140_with_one_client_per_user(
     assert result["config"]["data"]["partition"] == "natural"
     assert len(result["rounds"]) == 2
     assert 0 <= result["summary"]["final_test_acc"] <= 1
+
+
+@pytest.mark.parametrize(
+    ("dataset", "model", "message"),
+    [
+        (
+            "sent140",
+            {"name": "transformer"},
+            r"transformer\.vocabulary: sent140's token ids run to 10000; set it to 10001",
+        ),
+        (
+            "shakespeare",
+            {"name": "leaf_lstm", "leaf_lstm": {"vocabulary": 79}},
+            r"leaf_lstm\.vocabulary: shakespeare's token ids run to 79; set it to 80",
+        ),
+    ],
+)
+def test_an_embedding_smaller_than_the_datasets_token_ids_is_refused(
+    dataset: str, model: dict[str, Any], message: str
+) -> None:
+    run = {"data": {"dataset": dataset, "n_clients": 2}, "algorithm": {"participation": 2}}
+
+    with pytest.raises(ValueError, match=rf"^model\.{message} or more$"):
+        build_config({**run, "model": model}, [])
+    build_config({**run, "model": {"name": "sent140_lstm"}}, [])  # 10 001 ids: fits

@@ -70,6 +70,7 @@ SHAKESPEARE = DatasetFacts(
     file_sizes=partial(
         file_sizes, name="shakespeare", decoded=SEQUENCE, parsed=PARSED_CHAR * SEQUENCE
     ),
+    tokens=len(ALPHABET),
 )
 LEAF_DATASETS = ("femnist", "shakespeare", "sent140")
 

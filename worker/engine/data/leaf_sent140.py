@@ -61,6 +61,7 @@ SENT140 = DatasetFacts(
     users=True,
     layout=partial(check_layout, name="sent140"),
     file_sizes=partial(file_sizes, name="sent140", decoded=DECODED, parsed=PARSED_ROW),
+    tokens=VOCABULARY + 1,
 )
 
 

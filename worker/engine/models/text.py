@@ -12,7 +12,7 @@ from pydantic import Field, model_validator
 from torch import Tensor, nn
 
 from worker.engine.facts import ModelFacts
-from worker.engine.params import Params
+from worker.engine.params import Params, RunShape
 from worker.engine.registry import model
 from worker.engine.sections import ModelSection
 
@@ -23,6 +23,14 @@ class Vocabulary(Params):
     vocabulary: int = Field(
         80, ge=2, description="Token ids the embedding holds (80: LEAF's Shakespeare characters)."
     )
+
+    def check_run(self, run: RunShape) -> None:
+        """The embedding holds every token id the dataset uses (`DatasetFacts.tokens`)."""
+        if run.data.tokens is not None and self.vocabulary < run.data.tokens:
+            raise ValueError(
+                f"model.{run.model}.vocabulary: {run.dataset}'s token ids run to "
+                f"{run.data.tokens - 1}; set it to {run.data.tokens} or more"
+            )
 
 
 class LeafLstmParams(Vocabulary):
@@ -121,7 +129,7 @@ def transformer(
     return TransformerClassifier(params, shape[0], n_classes)
 
 
-class Sent140LstmParams(Params):
+class Sent140LstmParams(Vocabulary):
     vocabulary: int = Field(
         10_001,
         ge=2,
