@@ -70,8 +70,9 @@ SHAKESPEARE = DatasetFacts(
     file_sizes=partial(
         file_sizes, name="shakespeare", decoded=SEQUENCE, parsed=PARSED_CHAR * SEQUENCE
     ),
+    tokens=len(ALPHABET),
 )
-LEAF_DATASETS = ("femnist", "shakespeare")
+LEAF_DATASETS = ("femnist", "shakespeare", "sent140")
 
 
 def pixels(x: list[Any], where: str) -> np.ndarray:
