@@ -267,6 +267,9 @@ def test_a_character_lstm_trains_on_a_text_dataset(tmp_path: Path) -> None:
     assert summary["rounds_done"] == 2 and 0.0 <= summary["final_test_acc"] <= 1.0
     with pytest.raises(ConfigError, match=r"model\.name: leaf_lstm needs text data; hf is image"):
         build_config({**raw, "data": {**data, "hf": {**hf, "kind": "image"}}})
+    small = {"name": "leaf_lstm", "leaf_lstm": {"vocabulary": 79}}
+    with pytest.raises(ConfigError, match=r"model\.leaf_lstm\.vocabulary: .* set it to 80 or more"):
+        build_config({**raw, "model": small})
 
 
 @pytest.mark.parametrize(

@@ -262,11 +262,17 @@ def run_shape(c: RunConfig) -> RunShape:
 def dataset_facts(c: RunConfig) -> DatasetFacts:
     """The dataset's facts, with a population where the partition draws one (CA-Fed's
     incongruent split), and the kind of its samples where its parameters declare it
-    (`hf`'s `data.hf.kind`: the same loader reads images, numbers or text)."""
+    (`hf`'s `data.hf.kind`: the same loader reads images, numbers or text) with the
+    token ids its text uses (`tokens`)."""
     facts: DatasetFacts = c.components.datasets.get(c.data.dataset).facts
     split = c.components.partitions.get(c.data.partition).component
-    kind = getattr(selected(c.data, c.components.datasets)[1], "kind", facts.kind)
-    return replace(facts, population=facts.population or split.population, kind=kind)
+    params = selected(c.data, c.components.datasets)[1]
+    return replace(
+        facts,
+        population=facts.population or split.population,
+        kind=getattr(params, "kind", facts.kind),
+        tokens=getattr(params, "tokens", facts.tokens),
+    )
 
 
 def _check_participation(c: RunConfig) -> None:

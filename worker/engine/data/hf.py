@@ -84,6 +84,12 @@ class HfParams(Params):
         784, ge=1, description="Features of a sample, for the run's estimates before loading."
     )
 
+    @property
+    def tokens(self) -> int | None:
+        """The token ids a text sample uses: LEAF's alphabet's (the run's check of a
+        text model's vocabulary reads it)."""
+        return len(ALPHABET) if self.kind == "text" else None
+
 
 class HfDataset:
     """The loader of `data.dataset = hf`, and its check of a local dataset's splits and
