@@ -49,6 +49,9 @@ def public(preset: Preset, download_allowed: bool) -> dict[str, Any]:
         "seeds": list(preset.seeds),
         "variants": preset.variants,
         "paper": preset.paper,
+        "published": preset.published,
+        "source": preset.source,
+        "differs": preset.differs,
         "needs": preset.needs(download_allowed),
         "headline": list(preset.headline),
         "references": {
