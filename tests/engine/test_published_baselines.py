@@ -45,11 +45,13 @@ def test_niid_bench_cifar10_is_flowers_niid_bench_config() -> None:
     assert (client.momentum, client.weight_decay, client.momentum_state) == (0.9, 1e-5, "reset")
     assert preset.method_names == ["fedavg", "scaffold", "fedprox", "fednova"]
     assert preset.published == {
-        "fedavg": {"accuracy": 63.4},
-        "scaffold": {"accuracy": 68.0},
-        "fednova": {"accuracy": 65.0},
+        "fedavg": {"max": 62.47},
+        "scaffold": {"max": 68.08},
+        "fednova": {"max": 63.89},
     }
-    assert "baselines/niid_bench/README.md" in preset.source and "seed 42" in preset.source
+    assert "baselines/niid_bench/README.md (commit 5252f67)" in preset.source
+    assert "best accuracy across all rounds" in preset.source
+    assert preset.seeds == (42,) and config.eval.every == 1  # max over every round
 
 
 def test_niid_bench_methods_carry_their_configs_settings() -> None:
@@ -81,7 +83,8 @@ def test_leaf_femnist_accuracy_is_leafs_fedavg_baseline() -> None:
         0.001,
     )
     assert preset.published == {"fedavg": {"accuracy": 74.72}}
-    assert "leaf/femnist/README.md" in preset.source and "1812.01097" in preset.paper
+    assert "leaf/femnist/README.md at commit 930c131" in preset.source
+    assert "Table 2" in preset.source and "1812.01097" in preset.paper
     assert "held out" in preset.differs
 
 
@@ -95,7 +98,7 @@ def test_fedml_shakespeare_is_fedmls_benchmark_command() -> None:
         "natural",
         "leaf_lstm",
     )
-    assert (config.n_selected(), config.rounds) == (10, 100)
+    assert (config.data.n_clients, config.n_selected(), config.rounds) == (143, 10, 100)
     assert (client.unit, client.local_steps, client.batch_size, client.lr) == (
         "epochs",
         1,
@@ -103,8 +106,8 @@ def test_fedml_shakespeare_is_fedmls_benchmark_command() -> None:
         0.8,
     )
     assert preset.published == {"fedavg": {"accuracy": 53.1}}
-    assert "fedml_experiments/standalone/fedavg" in preset.source
-    assert "last round" in preset.source
+    assert "fedml_experiments/standalone/fedavg/readme.md (commit 1746039)" in preset.source
+    assert "last round" in preset.source and "wandb" in preset.differs
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
@@ -121,9 +124,8 @@ def test_every_published_figure_is_a_known_figure_of_a_method_in_the_set(name: s
 def test_published_text_names_each_method_and_figure() -> None:
     text = get_preset("niid-bench-cifar10").published_text()
 
-    assert text == (
-        "fedavg test accuracy 63.4 %; scaffold test accuracy 68.0 %; fednova test accuracy 65.0 %"
-    )
+    assert text == "fedavg max 62.47 %; scaffold max 68.08 %; fednova max 63.89 %"
+    assert get_preset("fedml-shakespeare").published_text() == "fedavg test accuracy 53.1 %"
     assert get_preset("cifar10-dirichlet").published_text() == ""
 
 
