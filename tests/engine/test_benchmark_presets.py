@@ -24,8 +24,9 @@ NAMES = (
     "leaf-femnist-accuracy",
     "fedml-shakespeare",
     "niid-bench-cifar10",
+    "niid-bench-cifar10-100",
 )
-CIFAR10 = ("cifar10-dirichlet", "niid-bench-cifar10")
+CIFAR10 = ("cifar10-dirichlet", "niid-bench-cifar10", "niid-bench-cifar10-100")
 ROUNDS = 2
 
 

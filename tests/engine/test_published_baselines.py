@@ -14,7 +14,12 @@ from worker.engine.registry import selected
 from worker.presets import PRESETS, get_preset
 from worker.reproduction.figures import LABELS
 
-BASELINES = ("niid-bench-cifar10", "leaf-femnist-accuracy", "fedml-shakespeare")
+BASELINES = (
+    "niid-bench-cifar10",
+    "niid-bench-cifar10-100",
+    "leaf-femnist-accuracy",
+    "fedml-shakespeare",
+)
 
 
 def test_niid_bench_cifar10_is_flowers_niid_bench_config() -> None:
@@ -63,6 +68,40 @@ def test_niid_bench_methods_carry_their_configs_settings() -> None:
     fedprox = selected(by_name["fedprox"].algorithm, current().algorithms)[1]
     assert fedprox.mu == 0.01
     assert by_name["fednova"].client.unit == "epochs"
+
+
+def test_niid_bench_cifar10_100_is_the_leader_boards_100_party_run() -> None:
+    preset = get_preset("niid-bench-cifar10-100")
+    config = preset.run_config()
+    data, client = config.data, config.client
+
+    alpha = selected(data, current().partitions)[1].alpha
+    assert (data.dataset, data.n_clients, alpha, data.seed, config.model.name) == (
+        "cifar10",
+        100,
+        0.5,
+        0,
+        "cnn",
+    )
+    assert (config.availability.kind, config.n_selected(), config.rounds) == ("always", 10, 500)
+    assert (client.unit, client.local_steps, client.batch_size, client.lr, client.momentum) == (
+        "epochs",
+        10,
+        64,
+        0.01,
+        0.9,
+    )
+    methods = {m.name: preset.run_config(m.as_overrides()) for m in preset.compare}
+    assert selected(methods["fedprox"].algorithm, current().algorithms)[1].mu == 0.001
+    assert methods["scaffold"].client.local_steps == 10 * 8  # 10 × ⌈500 / 64⌉
+    assert preset.published == {
+        "fedavg": {"accuracy": 59.4},
+        "scaffold": {"accuracy": 10.0},
+        "fedprox": {"accuracy": 58.8},
+        "fednova": {"accuracy": 60.0},
+    }
+    assert preset.seeds == (0, 1, 2)  # the leader board averages three runs
+    assert "Xtra-Computing/NIID-Bench, README.md (commit 61b901a)" in preset.source
 
 
 def test_leaf_femnist_accuracy_is_leafs_fedavg_baseline() -> None:
