@@ -15,23 +15,6 @@ NIID_BENCH_PAPER = (
     "ICDE 2022, arXiv 2102.02079; code: github.com/Xtra-Computing/NIID-Bench"
 )
 
-# Flower's reproduction of NIID-Bench (github.com/adap/flower, baselines/niid_bench), as
-# its configs run it (niid_bench/conf/{fedavg,scaffold,fedprox,fednova}_base.yaml):
-# - data: CIFAR-10's 50 000 training images over 10 clients by Dirichlet(0.5) per class
-#   (dataset_seed 42), pixels in [0, 1] (ToTensor, no normalisation); the server
-#   evaluates on the 10 000 test images;
-# - model: the paper's CNN, two unpadded 5×5 convolutions of 6 and 16 channels, each with
-#   ReLU and 2×2 max-pooling, then 400 → 120 → 84 → 10 (`cnn` on 32×32 inputs);
-# - every client trains every round (10 of 10), 10 local epochs of batch 64, SGD lr 0.01,
-#   momentum 0.9 (a fresh optimiser each round), weight decay 1e-5; 50 rounds; the
-#   server averages by sample counts (Flower's FedAvg);
-# - FedProx μ = 0.01 (its default; run_exp.py also runs 0.001, 0.1 and 1).
-# Its README's "Expected Results" table (as merged, commit 5252f67, PR #2428) gives for
-# CIFAR-10, Dirichlet (0.5) "the best accuracies across all rounds", mean ± std over its
-# runs (how many is not stated): FedAvg 62.47 ± 0.43, SCAFFOLD 68.08 ± 0.96, FedProx
-# 65.63 ± 0.08, FedNova 63.89 ± 1.40 (%). FedProx's figure is left out here: the README
-# tunes μ over four values and does not say which one the table shows.
-
 
 def niid_bench(n_clients: int, per_round: int, rounds: int, seed: int) -> dict[str, Any]:
     """NIID-Bench's CIFAR-10 setup: Dirichlet(0.5) over `n_clients` (data seed `seed`),
@@ -79,6 +62,22 @@ NIID_BENCH_DIFFERS = (
     "client), not 10 epochs of each client's own size"
 )
 
+# Flower's reproduction of NIID-Bench (github.com/adap/flower, baselines/niid_bench), as
+# its configs run it (niid_bench/conf/{fedavg,scaffold,fedprox,fednova}_base.yaml):
+# - data: CIFAR-10's 50 000 training images over 10 clients by Dirichlet(0.5) per class
+#   (dataset_seed 42), pixels in [0, 1] (ToTensor, no normalisation); the server
+#   evaluates on the 10 000 test images;
+# - model: the paper's CNN, two unpadded 5×5 convolutions of 6 and 16 channels, each with
+#   ReLU and 2×2 max-pooling, then 400 → 120 → 84 → 10 (`cnn` on 32×32 inputs);
+# - every client trains every round (10 of 10), 10 local epochs of batch 64, SGD lr 0.01,
+#   momentum 0.9 (a fresh optimiser each round), weight decay 1e-5; 50 rounds; the
+#   server averages by sample counts (Flower's FedAvg);
+# - FedProx μ = 0.01 (its default; run_exp.py also runs 0.001, 0.1 and 1).
+# Its README's "Expected Results" table (as merged, commit 5252f67, PR #2428) gives for
+# CIFAR-10, Dirichlet (0.5) "the best accuracies across all rounds", mean ± std over its
+# runs (how many is not stated): FedAvg 62.47 ± 0.43, SCAFFOLD 68.08 ± 0.96, FedProx
+# 65.63 ± 0.08, FedNova 63.89 ± 1.40 (%). FedProx's figure is left out here: the README
+# tunes μ over four values and does not say which one the table shows.
 NIID_BENCH_CIFAR10 = preset(
     "niid-bench-cifar10",
     "CIFAR-10 by Dirichlet(0.5) over 10 clients, every client every round, the paper's "
