@@ -50,6 +50,7 @@ def public(preset: Preset, download_allowed: bool) -> dict[str, Any]:
         "variants": preset.variants,
         "paper": preset.paper,
         "published": preset.published,
+        "published_text": preset.published_text(),
         "source": preset.source,
         "differs": preset.differs,
         "needs": preset.needs(download_allowed),

@@ -44,6 +44,9 @@ class PresetPublic(BaseModel):
         "time_avg, std_second_half, or accuracy: the test accuracy a benchmark's table "
         "gives) -> value.",
     )
+    published_text: str = Field(
+        "", description="The published figures in a line, as `fedwatch presets` prints them."
+    )
     source: str = Field(
         "",
         description="Where the published figures are printed (a repository's file, a "

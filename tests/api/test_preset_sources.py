@@ -17,6 +17,7 @@ def test_presets_serve_their_published_figures_with_sources(client: TestClient) 
     }
     assert niid["source"].startswith("github.com/adap/flower, baselines/niid_bench/README.md")
     assert "augmentation" in niid["differs"]
+    assert niid["published_text"] == "fedavg max 62.47 %; scaffold max 68.08 %; fednova max 63.89 %"
     assert presets["niid-bench-cifar10-100"]["published"]["fedprox"] == {"accuracy": 58.8}
     assert presets["leaf-femnist-accuracy"]["published"] == {"fedavg": {"accuracy": 74.72}}
     assert presets["fedml-shakespeare"]["published"] == {"fedavg": {"accuracy": 53.1}}
