@@ -49,6 +49,10 @@ def public(preset: Preset, download_allowed: bool) -> dict[str, Any]:
         "seeds": list(preset.seeds),
         "variants": preset.variants,
         "paper": preset.paper,
+        "published": preset.published,
+        "published_text": preset.published_text(),
+        "source": preset.source,
+        "differs": preset.differs,
         "needs": preset.needs(download_allowed),
         "headline": list(preset.headline),
         "references": {

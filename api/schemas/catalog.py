@@ -38,6 +38,23 @@ class PresetPublic(BaseModel):
     seeds: list[int]
     variants: dict[str, list[str]]
     paper: str = Field(description="The publication the preset reproduces.")
+    published: dict[str, dict[str, float]] = Field(
+        default_factory=dict,
+        description="The figures its source publishes, in %: algorithm -> figure (max, "
+        "time_avg, std_second_half, or accuracy: the test accuracy a benchmark's table "
+        "gives) -> value.",
+    )
+    published_text: str = Field(
+        "", description="The published figures in a line, as `fedwatch presets` prints them."
+    )
+    source: str = Field(
+        "",
+        description="Where the published figures are printed (a repository's file, a "
+        "paper's table) and how they were measured, where that is not `paper` itself.",
+    )
+    differs: str = Field(
+        "", description="What of the source's setup the preset's config cannot express."
+    )
     needs: str | None = Field(
         description="The data files a run needs and where they must lie (None: generated "
         "or bundled data)."

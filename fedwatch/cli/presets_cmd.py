@@ -18,4 +18,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"{name:<{width}}  {preset.description}")
         if (need := preset.needs()) is not None:
             print(f"{'':<{width}}  needs {need}")
+        if preset.published:
+            print(f"{'':<{width}}  published: {preset.published_text()}")
+            print(f"{'':<{width}}  source: {preset.source or preset.paper}")
+        if preset.differs:
+            print(f"{'':<{width}}  differs: {preset.differs}")
     return 0

@@ -34,7 +34,7 @@
  * @typedef {{algorithm: string, set: Record<string, any>, label?: string}} Method a preset's method: its settings (label: its name where a preset runs one algorithm twice)
  * @typedef {{name: string, description: string, compare: string[], methods: Method[],
  *   seeds: number[], variants: Record<string, string[]>, config: Record<string, any>|null,
- *   paper: string, needs: string|null}} Preset
+ *   paper: string, needs: string|null, publishedText: string, source: string, differs: string}} Preset
  * @typedef {{label: string, set: Record<string, any>}} Cell an experiment's explicit cell
  * @typedef {{byStatus: Record<string, number>, roundsDone: number, roundsTotal: number,
  *   roundsPerS: number|null, etaS: number|null}} ExperimentProgress its runs together; etaS: until the last active one ends
@@ -244,6 +244,9 @@ function toPreset(w) {
     config: w.config ?? null,
     paper: w.paper ?? "",
     needs: w.needs ?? null,
+    publishedText: w.published_text ?? "",
+    source: w.source ?? "",
+    differs: w.differs ?? "",
   };
 }
 

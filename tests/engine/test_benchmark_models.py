@@ -21,6 +21,7 @@ MODELS = [
     ("leaf_cnn", (1, 28, 28), 62, 6_603_710),
     ("resnet20", (3, 32, 32), 100, 278_324),
     ("leaf_lstm", (80,), 80, 819_920),
+    ("sent140_lstm", (25,), 2, 1_174_886),
     ("transformer", (80,), 80, 82_512),
 ]
 
@@ -55,12 +56,25 @@ def test_lstm_parameters_by_hand() -> None:
     assert sum(p.numel() for p in model.parameters()) == expected == 819_920
 
 
+def test_sent140_lstm_parameters_by_hand() -> None:
+    # embedding 10 001×100; each LSTM layer 4·100·(100 + 100) + 2·4·100; dense 100·128 +
+    # 128; logits 128·2 + 2
+    expected = 10_001 * 100 + 2 * (4 * 100 * 200 + 800) + (100 * 128 + 128) + (128 * 2 + 2)
+
+    model = build_model(ModelConfig(name="sent140_lstm"), (25,), 2)
+    out = model(torch.tensor([[0, 10_000, 42] + [10_000] * 22]))
+
+    assert sum(p.numel() for p in model.parameters()) == expected == 1_174_886
+    assert out.shape == (1, 2)
+
+
 # Each model at a small size (short sequences, small images, narrow layers), so that
 # the comparison is quick; the layers are the same.
 SMALL = [
     ("leaf_cnn", {}, (1, 8, 8), 62),
     ("resnet20", {"groups": 4}, (3, 8, 8), 10),
     ("leaf_lstm", {"hidden": 16}, (12,), 80),
+    ("sent140_lstm", {"vocabulary": 80, "hidden": 8, "dense": 8}, (12,), 2),
     ("transformer", {"width": 16, "heads": 2, "feedforward": 32}, (12,), 80),
 ]
 
@@ -104,15 +118,18 @@ def test_the_cnn_runs_stacked_and_the_others_through_torch_func() -> None:
     }
 
     assert stacked == {
-        "leaf_cnn": True, "resnet20": False, "leaf_lstm": False, "transformer": False
+        "leaf_cnn": True, "resnet20": False, "leaf_lstm": False, "sent140_lstm": False,
+        "transformer": False,
     }  # fmt: skip
 
 
 def test_auto_backend_trains_the_lstm_sequentially() -> None:
     lstm = build_model(ModelConfig(name="leaf_lstm"), (80,), 80)
+    sent140 = build_model(ModelConfig(name="sent140_lstm"), (25,), 2)
     cnn = build_model(ModelConfig(name="leaf_cnn"), (1, 28, 28), 62)
 
-    assert recurrent(lstm) and not recurrent(cnn)
+    assert recurrent(lstm) and recurrent(sent140) and not recurrent(cnn)
+    assert resolve_backend("auto", sent140) == "sequential"
     assert resolve_backend("auto", lstm) == "sequential"
     assert resolve_backend("auto", cnn) == "vmap"
     assert resolve_backend("vmap", lstm) == "vmap"  # through torch.func's fallback

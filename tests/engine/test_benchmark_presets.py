@@ -16,7 +16,17 @@ from worker.engine.components import current
 from worker.engine.registry import selected
 from worker.presets import PRESETS, get_preset
 
-NAMES = ("leaf-femnist", "leaf-shakespeare", "cifar10-dirichlet", "femnist-markov")
+NAMES = (
+    "leaf-femnist",
+    "leaf-shakespeare",
+    "cifar10-dirichlet",
+    "femnist-markov",
+    "leaf-femnist-accuracy",
+    "fedml-shakespeare",
+    "niid-bench-cifar10",
+    "niid-bench-cifar10-100",
+)
+CIFAR10 = ("cifar10-dirichlet", "niid-bench-cifar10", "niid-bench-cifar10-100")
 ROUNDS = 2
 
 
@@ -104,7 +114,7 @@ def tiny_overrides(name: str, root: Path) -> list[str]:
     for CIFAR-10 the bundled digits standing in (the dataset the preset names as its
     offline substitute) over 10 clients."""
     small = [f"rounds={ROUNDS}", "eval.every=1", "eval.client_every=0", "client.local_steps=1"]
-    if name == "cifar10-dirichlet":
+    if name in CIFAR10:
         return [*small, "data.dataset=digits", "data.n_clients=10"]
     return [*small, f"data.root={root}", "data.n_clients=2", "algorithm.participation=2"]
 

@@ -210,3 +210,85 @@ def test_a_run_trains_on_it_and_evaluates_the_test_split_centrally(tmp_path: Pat
     assert config.data.partition == "flower"
     assert summary["rounds_done"] == 2 and 0.0 <= summary["final_test_acc"] <= 1.0
     assert summary["final_client_acc_mean"] is None  # the test split is no client's
+
+
+def write_lines(
+    root: Path, xs: list[str], ys: list[str], roles: list[str], test: bool = False
+) -> None:
+    """A text dataset laid out as flwrlabs/shakespeare's: a train split of string
+    columns `character_id`, `x` and `y`, as parquet (and the same rows as a test split)."""
+    (root / "lines").mkdir()
+    split = datasets.Dataset.from_dict({"character_id": roles, "x": xs, "y": ys})
+    for name in ("train", "test") if test else ("train",):
+        split.to_parquet(str(root / "lines" / f"{name}.parquet"))
+
+
+def text_config(root: Path, **hf: object) -> DataSection:
+    text = {"features": "x", "label": "y", "kind": "text", "partitioner": "natural"}
+    return config(root, "lines", n_clients=2, **{**text, "partition_by": "character_id", **hf})
+
+
+def test_text_columns_are_read_character_by_character_in_leaf_s_alphabet(
+    tmp_path: Path,
+) -> None:
+    # LEAF's alphabet: "\n" 0, " " 1, "!" 2, ... "A" 25, ... "a" 53, "b" 54, "c" 55.
+    xs = ["ab c", "ba!A", "cc  ", "a\nbc", "Abc!", "  ab"]
+    write_lines(tmp_path, xs, ["c", "a", "b", "!", " ", "A"], ["r1", "r2"] * 3)
+
+    data = load_data(text_config(tmp_path, test_fraction=0.5), seed=0)
+
+    assert data.n_clients == 2 and data.n_classes == 80
+    assert data.x_train.dtype == torch.uint8 and data.x_train.shape == (3, 4)
+    assert data.x_test.shape == (3, 4)
+    rows = {tuple(r) for r in torch.cat([data.x_train, data.x_test]).tolist()}
+    assert rows == {
+        (53, 54, 1, 55),  # "ab c"
+        (54, 53, 2, 25),  # "ba!A"
+        (55, 55, 1, 1),  # "cc  "
+        (53, 0, 54, 55),  # "a\nbc"
+        (25, 54, 55, 2),  # "Abc!"
+        (1, 1, 53, 54),  # "  ab"
+    }
+    labels = sorted(torch.cat([data.y_train, data.y_test]).tolist())
+    assert labels == [1, 2, 25, 53, 54, 55]  # " ", "!", "A", "a", "b", "c"
+
+
+def test_a_character_lstm_trains_on_a_text_dataset(tmp_path: Path) -> None:
+    xs = ["ab c", "ba!A", "cc  ", "a bc", "Abc!", "  ab", "bbbb", "c!c!"]
+    write_lines(tmp_path, xs, list("cab! Aba"), ["r1", "r2"] * 4)
+    data = {"dataset": "hf", "root": str(tmp_path), "n_clients": 2, "seed": 3}
+    hf = {"path": "lines", "features": "x", "label": "y", "kind": "text", "dimension": 4}
+    hf |= {"partitioner": "natural", "partition_by": "character_id", "test_fraction": 0.25}
+    raw = {"rounds": 2, "device": "cpu", "algorithm": {"participation": 2}}
+    raw |= {"model": {"name": "leaf_lstm", "leaf_lstm": {"hidden": 8}}, "data": {**data, "hf": hf}}
+
+    summary = simulate(build_config(raw), ListSink()).to_dict()
+
+    assert summary["rounds_done"] == 2 and 0.0 <= summary["final_test_acc"] <= 1.0
+    with pytest.raises(ConfigError, match=r"model\.name: leaf_lstm needs text data; hf is image"):
+        build_config({**raw, "data": {**data, "hf": {**hf, "kind": "image"}}})
+    small = {"name": "leaf_lstm", "leaf_lstm": {"vocabulary": 79}}
+    with pytest.raises(ConfigError, match=r"model\.leaf_lstm\.vocabulary: .* set it to 80 or more"):
+        build_config({**raw, "model": small})
+
+
+@pytest.mark.parametrize(
+    ("xs", "hf", "message"),
+    [
+        (["ab", "ba", "cc", "aa"], {"kind": "image"}, r"data\.hf\.kind: column 'x' holds text"),
+        (["ab", "ba", "ccc", "aa"], {}, r"data\.hf\.features: 'x': strings of 2 characters"),
+        (["ab", "bé", "cc", "aa"], {}, r"data\.hf\.features: 'x': 'é' is not in LEAF's"),
+    ],
+)
+def test_bad_text_names_the_key(tmp_path: Path, xs: list[str], hf: dict, message: str) -> None:
+    write_lines(tmp_path, xs, ["a", "b", "c", "a"], ["r1", "r2"] * 2, test=True)
+
+    with pytest.raises(ConfigError, match="^" + message):
+        load_data(text_config(tmp_path, **hf), seed=0)
+
+
+def test_text_kind_on_a_column_of_numbers_is_refused(tmp_path: Path) -> None:
+    write_disk(tmp_path)
+
+    with pytest.raises(ConfigError, match=r"^data\.hf\.kind: text needs a column of strings"):
+        load_data(config(tmp_path, kind="text"), seed=0)

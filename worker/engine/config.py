@@ -261,10 +261,18 @@ def run_shape(c: RunConfig) -> RunShape:
 
 def dataset_facts(c: RunConfig) -> DatasetFacts:
     """The dataset's facts, with a population where the partition draws one (CA-Fed's
-    incongruent split)."""
+    incongruent split), and the kind of its samples where its parameters declare it
+    (`hf`'s `data.hf.kind`: the same loader reads images, numbers or text) with the
+    token ids its text uses (`tokens`)."""
     facts: DatasetFacts = c.components.datasets.get(c.data.dataset).facts
     split = c.components.partitions.get(c.data.partition).component
-    return replace(facts, population=True) if split.population else facts
+    params = selected(c.data, c.components.datasets)[1]
+    return replace(
+        facts,
+        population=facts.population or split.population,
+        kind=getattr(params, "kind", facts.kind),
+        tokens=getattr(params, "tokens", facts.tokens),
+    )
 
 
 def _check_participation(c: RunConfig) -> None:
@@ -382,12 +390,14 @@ def _trainees(algorithms: Registry, name: str) -> str:
 
 
 def _check_model(c: RunConfig) -> None:
-    data: DatasetFacts = c.components.datasets.get(c.data.dataset).facts
+    data = dataset_facts(c)
     fits: ModelFacts = c.components.models.get(c.model.name).facts
     if data.kind not in fits.inputs:
+        declared = hasattr(selected(c.data, c.components.datasets)[1], "kind")
         raise ValueError(
             f"model.name: {c.model.name} needs {' or '.join(fits.inputs)} data; "
             f"{c.data.dataset} is {data.kind} data"
+            + (f" (data.{c.data.dataset}.kind sets what its samples are)" if declared else "")
         )
     if fits.binary and data.n_classes != 2:
         raise ValueError(

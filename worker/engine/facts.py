@@ -51,6 +51,8 @@ class DatasetFacts:
     `file_sizes`: the `FileSizes` of its files under `data.root`, read cheaply (LEAF's
     `num_samples`, written before the samples), so that a run's estimate counts its
     largest user rather than the whole set (None where they cannot be read so).
+    `tokens`: for text, how many token ids its samples use (ids 0 to tokens - 1), what
+    a text model's embedding must hold (`vocabulary`).
     """
 
     n_classes: int
@@ -65,6 +67,7 @@ class DatasetFacts:
     columns: tuple[str, ...] = ()
     layout: Callable[[Path], None] | None = None
     file_sizes: Callable[[Path], FileSizes | None] | None = None
+    tokens: int | None = None
 
     @property
     def pooled(self) -> bool:

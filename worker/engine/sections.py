@@ -62,7 +62,8 @@ class DataSection(Built):
         ge=1,
         le=1_000_000,
         description="Number of clients N. A dataset with users of its own (femnist, "
-        "shakespeare: LEAF's writers and speaking roles) fixes it: one client per user "
+        "shakespeare, sent140: LEAF's writers, speaking roles and Twitter users) fixes it: "
+        "one client per user "
         "found under data.root, and a run with another N fails naming the number.",
     )
     partition: str = Field(

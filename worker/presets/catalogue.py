@@ -9,6 +9,12 @@ from typing import Any
 from worker.engine import ConfigError, current
 from worker.engine.moved import moved
 from worker.engine.used_params import used_params
+from worker.presets.baselines import (
+    FEDML_SHAKESPEARE,
+    LEAF_FEMNIST_ACCURACY,
+    NIID_BENCH_CIFAR10,
+    NIID_BENCH_CIFAR10_100,
+)
 from worker.presets.cafed import CAFED_MNIST, CAFED_SYNTHETIC
 from worker.presets.combined import CIFAR10_DIRICHLET, FEMNIST_MARKOV
 from worker.presets.example1 import EXAMPLE1
@@ -39,6 +45,10 @@ PRESETS: dict[str, Preset] = {
         LEAF_SHAKESPEARE,
         CIFAR10_DIRICHLET,
         FEMNIST_MARKOV,
+        LEAF_FEMNIST_ACCURACY,
+        FEDML_SHAKESPEARE,
+        NIID_BENCH_CIFAR10,
+        NIID_BENCH_CIFAR10_100,
     )
 }
 

@@ -20,7 +20,8 @@ LEAF_PAPER = (
 #   are the variants (3 clients × 100 epochs, 35 clients × 1 epoch);
 # - evaluation every 20 rounds (chosen here).
 # The paper shows these runs as curves only (no table of accuracies), so no published
-# figure stands beside the preset: one read off a plot would be a guess.
+# figure stands beside the preset: one read off a plot would be a guess (its tabulated
+# FedAvg accuracy is `leaf-femnist-accuracy`'s, in baselines.py).
 LEAF_FEMNIST = preset(
     "leaf-femnist",
     "LEAF FEMNIST: FedAvg as LEAF's baseline script runs it, one client per writer, LEAF's "

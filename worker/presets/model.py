@@ -10,6 +10,7 @@ from typing import Any
 from worker.engine import LEAF_DATASETS, RunConfig, build_config, check_dataset
 from worker.engine.data import leaf
 from worker.engine.data.vision import EXPECTED_FILES, needs, require_files
+from worker.reproduction.figures import LABELS
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,11 @@ class Preset:
     paper: str = ""  # the publication the preset reproduces
     # figures the paper publishes: algorithm -> figure (`worker.reproduction.figures`) -> %
     published: dict[str, dict[str, float]] = field(default_factory=dict)
+    # where `published` is printed (a repository's file, a paper's table) and how it was
+    # measured, where that is not `paper` itself
+    source: str = ""
+    # what of the source's setup the preset's config cannot express ("" where nothing)
+    differs: str = ""
     # round metric -> the values its chart marks; they follow from the preset's data and
     # availability, so a run with both unchanged gets them (`references_for`)
     references: dict[str, tuple[Reference, ...]] = field(default_factory=dict)
@@ -63,6 +69,13 @@ class Preset:
 
     def run_config(self, assignments: list[str] | None = None) -> RunConfig:
         return build_config({"name": self.name, **self.config}, assignments)
+
+    def published_text(self) -> str:
+        """The published figures in a line ("" where none): each method's figures, in %."""
+        return "; ".join(
+            f"{algorithm} " + ", ".join(f"{LABELS[f]} {v} %" for f, v in figures.items())
+            for algorithm, figures in self.published.items()
+        )
 
     @property
     def method_names(self) -> list[str]:
@@ -98,6 +111,8 @@ def preset(
     published: dict[str, dict[str, float]] | None = None,
     references: dict[str, tuple[Reference, ...]] | None = None,
     headline: tuple[str, ...] = (),
+    source: str = "",
+    differs: str = "",
 ) -> Preset:
     methods = tuple(m if isinstance(m, Method) else Method(m) for m in compare)
     return Preset(
@@ -109,6 +124,8 @@ def preset(
         variants or {},
         paper,
         published or {},
+        source,
+        differs,
         references or {},
         headline,
     )

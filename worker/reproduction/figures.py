@@ -16,10 +16,14 @@ from dataclasses import dataclass
 from worker.engine import std_second_half
 
 FIGURES = ("max", "time_avg", "std_second_half")
+# every figure a preset's `published` may hold: the ones above, and the test accuracy a
+# benchmark's table gives without its curve (`accuracy`; the preset's source says at
+# which round)
 LABELS = {
     "max": "max",
     "time_avg": "time-average",
     "std_second_half": "std 2nd half",
+    "accuracy": "test accuracy",
 }
 
 

@@ -19,6 +19,7 @@ from pydantic import Field
 from torch import Tensor
 
 from worker.engine.data.federated import FederatedData, assemble
+from worker.engine.data.leaf_datasets import ALPHABET, encode
 from worker.engine.errors import ConfigError
 from worker.engine.facts import DatasetFacts
 from worker.engine.params import Params
@@ -32,6 +33,7 @@ EXTRA = (
 ROW = "__fedwatch_row"  # the column that carries a train row's index through a partitioner
 SEED_BOUND = 2**31  # flwr-datasets seeds numpy's legacy generator: below 2^32
 Partitioner = Literal["iid", "dirichlet", "pathological", "natural", "linear"]
+Kind = Literal["image", "vector", "text"]
 BY_LABEL = ("dirichlet", "pathological")
 
 
@@ -52,6 +54,12 @@ class HfParams(Params):
         "of the train split, drawn by the data seed, is held out and evaluated centrally.",
     )
     features: str = Field("image", min_length=1, description="Column of the samples.")
+    kind: Kind = Field(
+        "image",
+        description="What a sample is, checked against the model before anything loads: "
+        "image (an Image column, or arrays), vector (numbers), text (strings of one length, "
+        "each character its id in LEAF's 80-character alphabet, as flwrlabs/shakespeare's x).",
+    )
     label: str = Field("label", min_length=1, description="Column of the class labels.")
     partitioner: Partitioner = Field(
         "iid",
@@ -76,6 +84,12 @@ class HfParams(Params):
         784, ge=1, description="Features of a sample, for the run's estimates before loading."
     )
 
+    @property
+    def tokens(self) -> int | None:
+        """The token ids a text sample uses: LEAF's alphabet's (the run's check of a
+        text model's vocabulary reads it)."""
+        return len(ALPHABET) if self.kind == "text" else None
+
 
 class HfDataset:
     """The loader of `data.dataset = hf`, and its check of a local dataset's splits and
@@ -87,11 +101,13 @@ class HfDataset:
         splits = read_splits(params, cfg)
         check_columns(params, {name: split.column_names for name, split in splits.items()})
         train, test = train_and_test(params, splits, rng)
+        check_kind(params, train.features[params.features])
         if cfg.max_train_samples is not None and cfg.max_train_samples < len(train):
             train = train.shuffle(seed=flower_seed(rng)).select(range(cfg.max_train_samples))
         rows = client_rows(params, train, cfg.n_clients, flower_seed(rng))
-        classes, y, y_test = encoded_labels(train, test, params.label)
-        x, x_test = samples(train, params.features), samples(test, params.features)
+        classes, y, y_test = encoded_labels(train, test, params)
+        x = samples(train, params)
+        x_test = samples(test, params, like=x)
         no_client = [np.zeros(0, dtype=np.int64)] * len(rows)
         return assemble(x, y, rows, x_test, y_test, classes, rng, test_rows=no_client)
 
@@ -293,9 +309,12 @@ def pathological(params: HfParams, ds: Any, by: str, n_clients: int, seed: int) 
     )
 
 
-def encoded_labels(train: Any, test: Any, column: str) -> tuple[int, Tensor, Tensor]:
+def encoded_labels(train: Any, test: Any, params: HfParams) -> tuple[int, Tensor, Tensor]:
     """The number of classes and each split's labels as 0…C−1: a `ClassLabel` column's
-    own ids, otherwise the index of each value among the sorted values of both splits."""
+    own ids; for text, single characters as their ids in LEAF's alphabet (the next
+    character, as the model's vocabulary numbers it); otherwise the index of each value
+    among the sorted values of both splits."""
+    column = params.label
     names = getattr(train.features[column], "num_classes", None)
     a, b = np.asarray(train[column]), np.asarray(test[column])
     if names is not None:
@@ -304,17 +323,52 @@ def encoded_labels(train: Any, test: Any, column: str) -> tuple[int, Tensor, Ten
             torch.as_tensor(a, dtype=torch.long),
             torch.as_tensor(b, dtype=torch.long),
         )
+    if params.kind == "text" and is_text(train.features[column]) and characters_only(a, b):
+        ids = [encode(list(v), 1, repr(column), "data.hf.label").reshape(-1) for v in (a, b)]
+        return (
+            len(ALPHABET),
+            torch.as_tensor(ids[0], dtype=torch.long),
+            torch.as_tensor(ids[1], dtype=torch.long),
+        )
     values = np.unique(np.concatenate([a, b]))
-    ids = [torch.as_tensor(np.searchsorted(values, v), dtype=torch.long) for v in (a, b)]
-    return len(values), ids[0], ids[1]
+    codes = [torch.as_tensor(np.searchsorted(values, v), dtype=torch.long) for v in (a, b)]
+    return len(values), codes[0], codes[1]
 
 
-def samples(split: Any, column: str) -> Tensor:
-    """A split's samples as float32: images (an `Image` column) as (C, H, W) pixels
-    scaled to [-1, 1], numbers and arrays as they are."""
+def characters_only(*labels: np.ndarray) -> bool:
+    return all(len(v) == 1 for split in labels for v in split.tolist())
+
+
+def is_text(feature: Any) -> bool:
+    return getattr(feature, "dtype", None) in ("string", "large_string")
+
+
+def check_kind(params: HfParams, feature: Any) -> None:
+    """`ConfigError` at `data.hf.kind` where the features column is text and the kind
+    is not, or the other way round."""
+    if is_text(feature) != (params.kind == "text"):
+        column = params.features
+        raise ConfigError(
+            f"data.hf.kind: column {column!r} holds text; set data.hf.kind=text"
+            if is_text(feature)
+            else f"data.hf.kind: text needs a column of strings; {column!r} holds {feature}"
+        )
+
+
+def samples(split: Any, params: HfParams, like: Tensor | None = None) -> Tensor:
+    """A split's samples: images (an `Image` column) as float32 (C, H, W) pixels scaled
+    to [-1, 1]; text as each character's id in LEAF's alphabet (uint8, one row of ids a
+    string, as long as `like`'s rows where given, else as its first string); numbers and
+    arrays as float32, as they are."""
     import datasets
 
-    if isinstance(split.features[column], datasets.Image):
+    column = params.features
+    feature = split.features[column]
+    if params.kind == "text":
+        text = split[column]
+        length = like.shape[1] if like is not None else len(text[0]) if len(text) else 0
+        return torch.from_numpy(encode(text, length, repr(column), "data.hf.features"))
+    if isinstance(feature, datasets.Image):
         pixels = np.stack([np.asarray(im, dtype=np.float32) for im in split[column]])
         pixels = pixels[:, None] if pixels.ndim == 3 else pixels.transpose(0, 3, 1, 2)
         return torch.as_tensor(pixels / 127.5 - 1.0)

@@ -76,8 +76,9 @@ SHAKESPEARE = DatasetFacts(
     file_sizes=partial(
         file_sizes, name="shakespeare", decoded=SEQUENCE, parsed=PARSED_CHAR * SEQUENCE
     ),
+    tokens=len(ALPHABET),
 )
-LEAF_DATASETS = ("femnist", "shakespeare")
+LEAF_DATASETS = ("femnist", "shakespeare", "sent140")
 
 
 def pixels(x: RawJson | list[Any], where: str) -> np.ndarray:
@@ -120,16 +121,17 @@ def labels(y: list[Any], where: str) -> np.ndarray:
     return values.astype(np.int64)
 
 
-def encode(text: list[Any], length: int, where: str) -> np.ndarray:
-    """Strings of `length` characters as their indices in `ALPHABET` (n, length)."""
+def encode(text: list[Any], length: int, where: str, key: str = "data.root") -> np.ndarray:
+    """Strings of `length` characters as their indices in `ALPHABET` (n, length);
+    `ConfigError` naming `key` and `where` otherwise."""
     if not all(isinstance(s, str) and len(s) == length for s in text):
-        raise ConfigError(f"data.root: {where}: strings of {length} characters expected")
+        raise ConfigError(f"{key}: {where}: strings of {length} characters expected")
     codes = np.frombuffer("".join(text).encode("utf-32-le"), dtype=np.uint32)
     ids = _CODES[np.minimum(codes, 127)]
     bad = (codes > 127) | (ids == UNKNOWN)
     if bad.any():
         char = chr(int(codes[np.argmax(bad)]))
-        raise ConfigError(f"data.root: {where}: {char!r} is not in LEAF's 80-character alphabet")
+        raise ConfigError(f"{key}: {where}: {char!r} is not in LEAF's 80-character alphabet")
     return ids.reshape(len(text), length)
 
 

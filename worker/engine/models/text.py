@@ -1,6 +1,7 @@
-"""Models of token sequences (`text` data, e.g. LEAF's Shakespeare): LEAF's character
-LSTM and a small transformer classifier. Both read the token ids as they come (LEAF's
-Shakespeare holds them as bytes) and embed them."""
+"""Models of token sequences (`text` data, e.g. LEAF's Shakespeare and Sent140): LEAF's
+character LSTM, LEAF's Sent140 LSTM and a small transformer classifier. Each reads the
+token ids as they come (LEAF's Shakespeare holds them as bytes, Sent140 as int16) and
+embeds them."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pydantic import Field, model_validator
 from torch import Tensor, nn
 
 from worker.engine.facts import ModelFacts
-from worker.engine.params import Params
+from worker.engine.params import Params, RunShape
 from worker.engine.registry import model
 from worker.engine.sections import ModelSection
 
@@ -22,6 +23,14 @@ class Vocabulary(Params):
     vocabulary: int = Field(
         80, ge=2, description="Token ids the embedding holds (80: LEAF's Shakespeare characters)."
     )
+
+    def check_run(self, run: RunShape) -> None:
+        """The embedding holds every token id the dataset uses (`DatasetFacts.tokens`)."""
+        if run.data.tokens is not None and self.vocabulary < run.data.tokens:
+            raise ValueError(
+                f"model.{run.model}.vocabulary: {run.dataset}'s token ids run to "
+                f"{run.data.tokens - 1}; set it to {run.data.tokens} or more"
+            )
 
 
 class LeafLstmParams(Vocabulary):
@@ -118,3 +127,43 @@ def transformer(
     params: TransformerParams, cfg: ModelSection, shape: tuple[int, ...], n_classes: int
 ) -> nn.Module:
     return TransformerClassifier(params, shape[0], n_classes)
+
+
+class Sent140LstmParams(Vocabulary):
+    vocabulary: int = Field(
+        10_001,
+        ge=2,
+        description="Token ids the embedding holds (10 001: sent140's 10 000 words and its "
+        "unknown id).",
+    )
+    hidden: int = Field(
+        100, ge=1, description="Embedding size and units of each LSTM layer (LEAF: 100)."
+    )
+    layers: int = Field(2, ge=1, le=8, description="Stacked LSTM layers (LEAF: 2).")
+    dense: int = Field(
+        128, ge=1, description="Units of the dense layer before the logits (LEAF: 128)."
+    )
+
+
+class Sent140Lstm(nn.Module):
+    """LEAF's Sent140 model (`models/sent140/stacked_lstm.py`): an embedding as wide as
+    the LSTM, stacked LSTM layers, and from the last position's output a dense layer
+    without activation, then the class logits."""
+
+    def __init__(self, p: Sent140LstmParams, n_classes: int) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(p.vocabulary, p.hidden)
+        self.lstm = nn.LSTM(p.hidden, p.hidden, p.layers, batch_first=True)
+        self.dense = nn.Linear(p.hidden, p.dense)
+        self.fc = nn.Linear(p.dense, n_classes)
+
+    def forward(self, tokens: Tensor) -> Tensor:
+        out, _ = self.lstm(self.embed(tokens.long()))
+        return self.fc(self.dense(out[:, -1]))
+
+
+@model("sent140_lstm", facts=TEXT, params=Sent140LstmParams, label="LEAF's Sent140 LSTM")
+def sent140_lstm(
+    params: Sent140LstmParams, cfg: ModelSection, shape: tuple[int, ...], n_classes: int
+) -> nn.Module:
+    return Sent140Lstm(params, n_classes)

@@ -90,6 +90,9 @@ export class PresetPicker {
       h("p", { class: "help" }, preset.description),
       preset.paper && h("p", { class: "help paper" }, preset.paper),
       preset.needs && h("p", { class: "help needs" }, `Needs ${preset.needs}.`),
+      preset.publishedText &&
+        h("p", { class: "help published" }, `Published: ${preset.publishedText} (${preset.source || preset.paper}).`),
+      preset.differs && h("p", { class: "help differs" }, `Differs: ${preset.differs}.`),
     );
   }
 
