@@ -62,6 +62,9 @@ def test_each_repr_has_its_own_slot() -> None:
         b"[[1.0,,1.0]]",
         b"[[1.0,1.0][1.0,1.0]]",
         b"[]",
+        b"[[1.0,1.0],x[1.0,1.0]]",  # something between the rows
+        b"[[1.0, 1.0] ,[1.0, 1.0]]",  # a space not after a comma
+        b"[[1.0, 1.0],  [1.0, 1.0]]",
     ],
 )
 def test_grid_reads_nothing_but_lists_of_reprs_of_k_over_255(text: bytes) -> None:

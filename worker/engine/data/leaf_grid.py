@@ -37,11 +37,11 @@ TAIL_MASK = np.array([(1 << (8 * n)) - 1 for n in range(WORD)] + [2**64 - 1], dt
 
 def grid(text: bytes, width: int) -> np.ndarray | None:
     """The rows of `text`, a JSON list of lists of `width` numbers each written as
-    repr(k/255), as bytes k (n, width); None where the text is anything else."""
-    if any(c in text for c in SPACE):  # json.dump's ", " only: other spacing is parsed
-        if any(c in text for c in SPACE[1:]) or text.count(b" ") != text.count(b", "):
-            return None
-        text = text.replace(b", ", b",")
+    repr(k/255), as bytes k (n, width); None where the text is anything else. Spaces
+    are read where json.dump writes them, after a comma; other spacing is parsed."""
+    spaced = any(c in text for c in SPACE)
+    if spaced and (any(c in text for c in SPACE[1:]) or text.count(b" ") != text.count(b", ")):
+        return None
     a = np.frombuffer(text, dtype=np.uint8)
     seps = np.flatnonzero((a == COMMA) | (a == OPEN) | (a == CLOSE))
     rows = int(np.count_nonzero(a[seps] == OPEN)) - 1
@@ -51,22 +51,27 @@ def grid(text: bytes, width: int) -> np.ndarray | None:
     # (the closing "]" after the last row)
     each = seps[1:].reshape(rows, width + 2)
     starts = each[:, :width] + 1
+    if spaced:  # a number after ", " starts one further
+        starts += a[starts] == SPACE[0]
     lengths = each[:, 1 : width + 1] - starts
-    if not _bare(seps, each, len(text)):
+    if not _bare(a, seps, each):
         return None
     k = _numbers(text, starts.ravel(), lengths.ravel())
     return None if k is None else k.reshape(rows, width)
 
 
-def _bare(seps: np.ndarray, each: np.ndarray, size: int) -> bool:
+def _bare(a: np.ndarray, seps: np.ndarray, each: np.ndarray) -> bool:
     """Nothing but separators outside the rows' numbers: the text starts and ends with
-    its brackets, and nothing lies between a row's "]", the comma and the next "["."""
+    its brackets, and nothing lies between a row's "]", the comma and the next "["
+    but the space json.dump writes after the comma."""
+    between = each[:-1, -1]  # the commas between rows
+    gap = each[1:, 0] - between
     return bool(
         seps[0] == 0
         and seps[1] == 1
-        and seps[-1] == size - 1
+        and seps[-1] == len(a) - 1
         and (each[:, -1] == each[:, -2] + 1).all()
-        and (each[1:, 0] == each[:-1, -1] + 1).all()
+        and ((gap == 1) | ((gap == 2) & (a[np.minimum(between + 1, len(a) - 1)] == SPACE[0]))).all()
     )
 
 
