@@ -40,13 +40,28 @@ def test_a_head_not_as_leaf_writes_it_gives_nothing(tmp_path: Path) -> None:
     assert [head_counts(p) for p in (data_first, not_counts, no_key)] == [None, None, None]
 
 
+def json_bytes(root: Path) -> dict[str, int]:
+    folder = root / "femnist" / "data"
+    return {f"{p.parent.name}/{p.name}": p.stat().st_size for p in folder.rglob("*.json")}
+
+
 def test_file_sizes_by_hand(tmp_path: Path) -> None:
     tiny_femnist(tmp_path)  # train files of 2 and 3 samples, a test file of 3
-    sizes = file_sizes(tmp_path, "femnist", decoded=784, parsed=PARSED_NUMBER * 784)
-    assert sizes is not None
-    assert sizes.largest_user == 3  # writer w2
-    # 8 samples decoded twice, and the largest file's 3 samples parsed
-    assert sizes.reading_bytes == 2 * 784 * 8 + 40 * 784 * 3
+    text = json_bytes(tmp_path)
+    # the test file's 3 images (long reprs of 40/255, 50/255, 60/255) take the most text
+    assert text["test/a.json"] > text["train/b.json"] > text["train/a.json"]
+    whole = file_sizes(tmp_path, "femnist", decoded=784, parsed=PARSED_NUMBER * 784)
+    by_user = file_sizes(tmp_path, "femnist", 784, PARSED_NUMBER * 784, raw_x=True)
+    assert whole is not None and by_user is not None
+    assert whole.largest_user == by_user.largest_user == 3  # writer w2
+    # 8 samples decoded twice; two files read at once, each its text and its samples
+    # parsed: the whole file's (3 in the test file) or its largest user's (3 in
+    # train/b.json, w2's; 1 in the test file, whose 3 users hold 1 each)
+    assert PARSED_NUMBER == 48
+    by_file = text["test/a.json"] + 48 * 784 * 3
+    by_user_file = max(text["train/b.json"] + 48 * 784 * 3, text["test/a.json"] + 48 * 784)
+    assert whole.reading_bytes == 2 * 784 * 8 + 2 * by_file
+    assert by_user.reading_bytes == 2 * 784 * 8 + 2 * by_user_file
     assert file_sizes(tmp_path / "elsewhere", "femnist", 784, 1) is None
 
 
@@ -63,7 +78,9 @@ def test_the_reading_term_comes_from_the_files(tmp_path: Path) -> None:
     terms = {t.label: t.amount for t in estimate(build_config(femnist_run(tmp_path))).memory}
     absent = estimate(build_config(femnist_run(tmp_path / "none")))
     reading = "generating or reading the data"
-    assert terms[reading] == 2 * 784 * 8 + 40 * 784 * 3 + 16 * 724_736
+    text = json_bytes(tmp_path)
+    files = 2 * max(text["train/b.json"] + 48 * 784 * 3, text["test/a.json"] + 48 * 784)
+    assert terms[reading] == 2 * 784 * 8 + files + 16 * 724_736
     assert {t.label: t.amount for t in absent.memory}[reading] > 10 * 784 * 724_736
 
 

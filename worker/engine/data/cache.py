@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 FOLDER = ".fedwatch-cache"
-FORMAT = 1  # bump when what is cached changes
+FORMAT = 2  # bump when what is cached changes (2: LEAF pixels off k/255 kept as floats)
 
 log = logging.getLogger(__name__)
 Arrays = tuple[np.ndarray, np.ndarray]

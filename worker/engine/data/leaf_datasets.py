@@ -1,11 +1,13 @@
 """LEAF's FEMNIST and Shakespeare, read from LEAF's JSON (`leaf.py`), one client per user.
 
 FEMNIST: 28×28 handwritten characters of 3 550 writers, 62 classes (digits, upper and
-lower case letters); LEAF stores a pixel as a float k/255, kept here as the byte k and
-handed to the model as float32 k/255, LEAF's values. Shakespeare: next-character
-prediction for 1 129 speaking roles; a sample is 80 characters, its label the next
-one, each encoded as its index in LEAF's 80-character alphabet (`ALPHABET`, LEAF's
-`ALL_LETTERS`), so a sample is 80 byte-sized token ids and 80 is the number of classes.
+lower case letters); LEAF stores a pixel as a float k/255, kept here as the byte k
+(read from the JSON text, `leaf_grid.py`) and handed to the model as float32 k/255,
+LEAF's values; a folder with a pixel off that grid keeps its floats (float32) instead.
+Shakespeare: next-character prediction for 1 129 speaking roles; a sample is 80
+characters, its label the next one, each encoded as its index in LEAF's 80-character
+alphabet (`ALPHABET`, LEAF's `ALL_LETTERS`), so a sample is 80 byte-sized token ids and
+80 is the number of classes.
 """
 
 from __future__ import annotations
@@ -22,13 +24,15 @@ from worker.engine.data.federated import FederatedData, offsets
 from worker.engine.data.leaf import (
     PARSED_CHAR,
     PARSED_NUMBER,
-    Decode,
+    Samples,
     check_layout,
     check_users,
     file_sizes,
     load_split,
     test_order,
 )
+from worker.engine.data.leaf_grid import grid
+from worker.engine.data.leaf_text import RawJson
 from worker.engine.errors import ConfigError
 from worker.engine.facts import DatasetFacts
 from worker.engine.registry import dataset
@@ -55,7 +59,9 @@ FEMNIST = DatasetFacts(
     80_527,
     users=True,
     layout=partial(check_layout, name="femnist"),
-    file_sizes=partial(file_sizes, name="femnist", decoded=PIXELS, parsed=PARSED_NUMBER * PIXELS),
+    file_sizes=partial(
+        file_sizes, name="femnist", decoded=PIXELS, parsed=PARSED_NUMBER * PIXELS, raw_x=True
+    ),
 )
 SHAKESPEARE = DatasetFacts(
     len(ALPHABET),
@@ -75,14 +81,33 @@ SHAKESPEARE = DatasetFacts(
 LEAF_DATASETS = ("femnist", "shakespeare", "sent140")
 
 
-def pixels(x: list[Any], where: str) -> np.ndarray:
-    """A user's images (n, 784) of floats k/255 as bytes k."""
+def pixels(x: RawJson | list[Any], where: str) -> np.ndarray:
+    """A user's images (n, 784): the bytes k of LEAF's floats k/255, or where one is
+    off that grid, the floats as float32 (never rounded onto it)."""
+    if isinstance(x, RawJson):
+        on_grid = grid(x.text(), PIXELS)
+        if on_grid is not None:
+            return on_grid
+        try:
+            x = x.parse()
+        except ValueError as err:
+            raise ConfigError(f"data.root: {where}: not readable JSON ({err})") from None
     if not x:
         return np.zeros((0, PIXELS), dtype=np.uint8)
-    values = np.asarray(x, dtype=np.float32)
+    try:
+        values = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        values = np.zeros(0)
     if values.ndim != 2 or values.shape[1] != PIXELS:
         raise ConfigError(f"data.root: {where}: images of {PIXELS} pixels expected")
-    return np.rint(values * 255).astype(np.uint8)
+    k = np.rint(values * 255)
+    on_grid = (k >= 0) & (k <= 255) & (k / 255 == values) & ~np.signbit(values)
+    return k.astype(np.uint8) if on_grid.all() else values.astype(np.float32)
+
+
+def as_values(pixels: np.ndarray) -> np.ndarray:
+    """Bytes k as float32 k/255: the same float32 as LEAF's float64 k/255 rounded."""
+    return pixels.astype(np.float32) / np.float32(255)
 
 
 def labels(y: list[Any], where: str) -> np.ndarray:
@@ -119,7 +144,7 @@ def next_characters(y: list[Any], where: str) -> np.ndarray:
 
 
 def natural(
-    name: str, cfg: DataSection, n_classes: int, decode_x: Decode, decode_y: Decode
+    name: str, cfg: DataSection, n_classes: int, samples: Samples
 ) -> tuple[FederatedData, np.ndarray, np.ndarray]:
     """The clients' data, one client per user of the train split, with the samples as
     decoded (the callers turn them into the model's inputs)."""
@@ -129,8 +154,8 @@ def natural(
             "with LEAF's preprocessing (--sf) instead"
         )
     root = Path(cfg.root)
-    train = load_split(root, name, "train", decode_x, decode_y)
-    test = load_split(root, name, "test", decode_x, decode_y)
+    train = load_split(root, name, "train", samples)
+    test = load_split(root, name, "test", samples)
     n = len(train.users)
     if cfg.n_clients != n:
         raise ConfigError(
@@ -174,19 +199,26 @@ class LeafLoader:
 
 def femnist(params: Any, cfg: DataSection, rng: np.random.Generator) -> FederatedData:
     """LEAF's FEMNIST from `data.root`: images (1, 28, 28) in [0, 1], 62 classes."""
-    data, x, xt = natural("femnist", cfg, FEMNIST.n_classes, pixels, labels)
+    images = Samples(pixels, labels, raw_x=True, widen_x=as_values)
+    data, x, xt = natural("femnist", cfg, FEMNIST.n_classes, images)
+    if x.dtype != xt.dtype:  # one split on the grid, the other off it
+        x, xt = (a if a.dtype == np.float32 else as_values(a) for a in (x, xt))
     data.x_train, data.x_test = _images(x), _images(xt)
     return data
 
 
 def _images(pixels: np.ndarray) -> torch.Tensor:
-    return torch.from_numpy(pixels.astype(np.float32)).div_(255).view(-1, 1, 28, 28)
+    """The images (n, 1, 28, 28) as float32: bytes k as k/255, floats as they are."""
+    if pixels.dtype == np.uint8:
+        return torch.from_numpy(pixels.astype(np.float32)).div_(255).view(-1, 1, 28, 28)
+    return torch.from_numpy(np.array(pixels, dtype=np.float32)).view(-1, 1, 28, 28)
 
 
 def shakespeare(params: Any, cfg: DataSection, rng: np.random.Generator) -> FederatedData:
     """LEAF's Shakespeare from `data.root`: 80 token ids a sample (uint8), the next
     character's id the label (80 classes)."""
-    data, x, xt = natural("shakespeare", cfg, SHAKESPEARE.n_classes, sequences, next_characters)
+    text = Samples(sequences, next_characters)
+    data, x, xt = natural("shakespeare", cfg, SHAKESPEARE.n_classes, text)
     data.x_train, data.x_test = torch.from_numpy(np.array(x)), torch.from_numpy(xt)
     return data
 

@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from worker.engine.data.federated import FederatedData
-from worker.engine.data.leaf import check_layout, file_sizes
+from worker.engine.data.leaf import Samples, check_layout, file_sizes
 from worker.engine.data.leaf_datasets import LeafLoader, natural
 from worker.engine.errors import ConfigError
 from worker.engine.facts import DatasetFacts
@@ -122,7 +122,7 @@ def token_ids(hashes: np.ndarray, words: np.ndarray) -> np.ndarray:
 def sent140(params: Any, cfg: DataSection, rng: np.random.Generator) -> FederatedData:
     """LEAF's Sent140 from `data.root`: 25 token ids a sample (int16, the train split's
     vocabulary), the sentiment the label (2 classes)."""
-    data, x, xt = natural("sent140", cfg, SENT140.n_classes, tweets, sentiments)
+    data, x, xt = natural("sent140", cfg, SENT140.n_classes, Samples(tweets, sentiments))
     words = vocabulary(np.asarray(x))
     data.x_train = torch.from_numpy(token_ids(np.asarray(x), words))
     data.x_test = torch.from_numpy(token_ids(xt, words))
