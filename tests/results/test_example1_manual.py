@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import io
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -93,21 +94,30 @@ def test_the_manual_shows_the_exported_table_and_figure() -> None:
     check_figure(FIGURE.read_bytes())
 
 
+def bold_machine(tex: str) -> str:
+    """The first row's last cell (updates/s) in bold, as "best"."""
+    lines = tex.splitlines(keepends=True)
+    i = next(i for i, line in enumerate(lines) if line.startswith("FedAvg &"))
+    *cells, last = lines[i].removesuffix(" \\\\\n").split(" & ")
+    lines[i] = " & ".join([*cells, f"$\\mathbf{{{last.strip('$')}}}$"]) + " \\\\\n"
+    return "".join(lines)
+
+
 @pytest.mark.parametrize(
-    ("broken", "found"),
+    "broken",
     [
-        ("FedAvg &", "algorithm.name=fedavg &"),  # a dotted key for a name
-        ("$0.2500$", "$1.2500$"),  # a TV past 1
-        ("$15.98 \\pm 0.58$", "$\\mathbf{15.98 \\pm 0.58}$"),  # the machine bolded
-        ("no test; ", "better; "),  # the deterministic case unsaid
+        lambda t: t.replace("FedAvg &", "algorithm.name=fedavg &", 1),  # a dotted key
+        lambda t: t.replace("$0.2500$", "$1.2500$", 1),  # a TV past 1
+        bold_machine,  # updates/s bolded as best
+        lambda t: t.replace("no test; ", "better; ", 1),  # the deterministic case unsaid
     ],
 )
-def test_the_check_finds_what_the_issue_found(broken: str, found: str) -> None:
+def test_the_check_finds_what_the_issue_found(broken: Callable[[str], str]) -> None:
     tex = TABLE.read_text()
-    assert broken in tex
+    check_table(tex)
 
     with pytest.raises((AssertionError, KeyError)):
-        check_table(tex.replace(broken, found, 1))
+        check_table(broken(tex))
 
 
 def test_the_figure_check_finds_a_legend_of_config_keys() -> None:
