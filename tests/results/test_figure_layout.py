@@ -3,7 +3,8 @@ no point of a data line, no tick or axis label and no axes' data area; text is s
 8–9 pt; each curve has its own line style and marker as well as its colour, one of
 Okabe and Ito's. Every kind of figure is drawn as its caller draws it (the compare
 figure, the run figure, the `fedwatch plot` command, the reproduction figure), at a
-column's width and at full width, with many groups and a band. The figures are taken as they are saved."""
+column's width and at full width, with many groups and a band. The figures are taken as
+they are saved."""
 
 from __future__ import annotations
 
