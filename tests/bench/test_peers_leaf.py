@@ -143,3 +143,20 @@ def test_dry_run_measures_both_backends_against_every_installed_peer(workload: s
     # torch.func has no batching rule for the LSTM's kernel (the CNN's stacked form needs none)
     assert ("fallback for aten::" in vmap[0]) == workload.startswith("Shakespeare")
     assert "fallback" not in sequential[0]
+
+
+def test_the_peers_sides_import_the_bench_without_the_engines_dependencies() -> None:
+    # pfl's environment holds pfl, numpy and torch only: what its side imports of
+    # bench/peers.py must need nothing else (pydantic, which the engine's config needs).
+    code = "import sys; sys.modules['pydantic'] = None; import bench.peers_pfl"
+
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert done.returncode == 0, done.stderr[-2000:]
