@@ -174,9 +174,9 @@ class StackedModel:
 
     def class_logits(self, theta: Tensor, x: Tensor) -> Tensor:
         """A softmax regression's (`one_linear`) outputs (B, classes) at parameters θ
-        (d,) on inputs x (B, ...), computed as W xᵀ + b, laid out (classes, B) as
-        `_softmax_regression` lays them (the product with 10 output columns, x Wᵀ, takes
-        1.8× as long on a CPU core: 6.7 ms against 3.7 on 2000 rows of 3×32×32)."""
+        (d,) on inputs x (B, ...) (`row_logits`), laid out class-major, (classes, B) in
+        memory (`objective.class_major`: the test loss then takes its log-softmax
+        across the rows, 13× as fast as along each row's 10 classes)."""
         name = self.softmax_regression
         assert name is not None and self.flat_input, "class_logits: not a softmax regression"
         params = self.flat.unflatten(theta)
@@ -222,20 +222,21 @@ class StackedModel:
         return self.modules[name](h)  # pooling: per channel, so as it is
 
 
+_ONEDNN = torch.backends.mkldnn.is_available()
+
+
 def row_logits(weight: Tensor, rows: Tensor, bias: Tensor | None) -> Tensor:
     """The (n, C) logits x Wᵀ + b of the n rows (n, F) under W (C, F). On a CPU through
     oneDNN's linear kernel (`torch.ops.mkldnn._linear_pointwise`, which torch's compiled
     graphs call for a linear layer), 1.5× as fast as BLAS on this product of few output
     columns (a CPU core, 10 classes of 3×32×32: 2000 rows 2.3 ms against 3.4, 210 rows
-    0.21 against 0.28); elsewhere as W xᵀ + b, the faster BLAS form (`class_logits`).
-    The same values to float rounding."""
+    0.21 against 0.28). Elsewhere (an accelerator, float64) as W xᵀ + b, which BLAS
+    runs 1.8× as fast as x Wᵀ on a CPU core (2000 rows: 3.7 ms against 6.7). The same
+    values to float rounding."""
     if rows.device.type == "cpu" and rows.dtype == torch.float32 and _ONEDNN:
         return torch.ops.mkldnn._linear_pointwise(rows, weight, bias, "none", [], "")
     lead = rows.t()
     return (weight @ lead if bias is None else torch.addmm(bias[:, None], weight, lead)).t()
-
-
-_ONEDNN = torch.backends.mkldnn.is_available()
 
 
 def stack(flat: FlatModel, sample_shape: tuple[int, ...]) -> StackedModel | None:
