@@ -84,8 +84,6 @@ from typing import Any
 
 import numpy as np
 
-from worker.engine import run_config_for, section_class
-
 ROOT = Path(__file__).resolve().parents[1]
 FLOWER_ENV = ROOT / ".venv-peers"
 PFL_ENV = ROOT / ".venv-pfl"
@@ -136,6 +134,7 @@ def read_workload(data: Path) -> Workload:
 
 def build_module(w: Workload) -> Any:
     """FedWatch's model for `w` (an `nn.Module`), freshly initialised."""
+    from worker.engine import section_class
     from worker.engine.components import current
     from worker.engine.models import build_model
     from worker.engine.sections import ModelSection
@@ -238,7 +237,7 @@ def fedwatch_child(data: Path, out: Path, threads: int, device: str) -> None:
 
     keep_freed_memory()  # as the `fedwatch` command does
     torch.set_num_threads(threads)
-    from worker.engine import components
+    from worker.engine import components, run_config_for
     from worker.engine.loop import Simulation
     from worker.engine.sink import ListSink
 
