@@ -7,7 +7,8 @@ The round's own methods are wrapped with timers (nothing else changes):
 - draw: the availability model's `mask`;
 - selection: the algorithm's `select` and the trainer's `work` (the plan);
 - batches: drawing the batch rows (`batch_indices`) and gathering them (`gather`);
-- arithmetic: the gradients and losses (the stacked model's step, less the gather);
+- arithmetic: the gradients and losses (the stacked model's step, less the gather; W2's
+  one plain step makes its deltas there, −η folded into the gradient's product);
 - optimiser: the rest of local training (the local SGD update, the deltas);
 - aggregate: the algorithm's `aggregate` and the server's step;
 - tracker: the client metrics (staleness, bias) and the summary's `observe`;
