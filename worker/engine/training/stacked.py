@@ -222,7 +222,9 @@ class StackedModel:
         return self.modules[name](h)  # pooling: per channel, so as it is
 
 
-_ONEDNN = torch.backends.mkldnn.is_available()
+# oneDNN's linear kernel is a private op of torch's compiled graphs: used where this
+# torch build has it, BLAS otherwise (the same values to float rounding).
+_ONEDNN = torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn, "_linear_pointwise")
 
 
 def row_logits(weight: Tensor, rows: Tensor, bias: Tensor | None) -> Tensor:
