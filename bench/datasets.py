@@ -10,27 +10,24 @@
    run holds it) and prints the load time and the child's peak resident memory
    (targets ≤ 30 s, ≤ 2 GB), and what the images take as held (bytes): once parsing the
    JSON (which fills the data root's cache), once more from the cache.
-3. Times FedAvg rounds of LEAF's CNN (`leaf_cnn`) at K = 10 and 100 on a second, smaller
-   folder of the same data (`--round-users` writers; a round's cost depends on K, the
-   steps and the batch, not on the writers who do not train): LEAF's batch 10,
-   `--steps` local steps, the median round after a warm-up round (records' `wall_s`;
-   not the last round, which evaluates the model),
-   with `backend` auto (the stacked vmap form). Then LEAF's Shakespeare LSTM at K = 10,
-   vmap (through torch.func's fallback for LSTM kernels) against sequential in CPU
-   time, the measurement behind `backend: auto` training recurrent models sequentially.
+3. Times FedAvg rounds of LEAF's CNN (`leaf_cnn`) at K = 10 and 100 against Flower on
+   the same data, `bench/peers.py`'s way: its workloads FEMNIST-10 and FEMNIST-100
+   (generated 28×28 images, LEAF's batch 10; that file says what each side runs), one
+   repeat, FedWatch on its stacked (vmap) and sequential backends and Flower (with
+   `num_cpus` 1) where `.venv-peers` is installed (`make .venv-peers/.installed`;
+   skipped, and said, where it is not). `bench/peers.py --workloads
+   FEMNIST-10,FEMNIST-100` runs the same with repeats and pfl-research too. Then
+   LEAF's Shakespeare LSTM at K = 10, vmap (through torch.func's fallback for LSTM
+   kernels) against sequential in CPU time, the measurement behind `backend: auto`
+   training recurrent models sequentially.
 
-No comparison with Flower here: it needs Flower's environment (`.venv-peers`, which
-`bench/peers.py` uses); run `bench/peers.py` for that.
-
-    python bench/datasets.py [--users 3550] [--samples 805263] [--round-users 200]
-        [--rounds 3] [--steps 5] [--threads 2] [--seed 0] [--skip-load] [--skip-rounds]
-        [--ks 10,100]
+    python bench/datasets.py [--users 3550] [--samples 805263] [--rounds R]
+        [--threads 2] [--seed 0] [--skip-load] [--skip-rounds] [--ks 10,100]
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import os
 import resource
@@ -40,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -113,40 +111,6 @@ def load_child(root: str, users: int) -> None:
     print(json.dumps(got))
 
 
-def round_child(root: str, users: int, model: str, k: int, backend: str, args: str) -> None:
-    """Median seconds of a FedAvg round on the folder's writers: the rounds between a
-    warm-up round and the last one (which evaluates the model on the test rows)."""
-    import torch
-
-    from worker.engine.allocator import keep_freed_memory
-    from worker.engine.loop import Simulation
-    from worker.engine.overrides import build_config
-    from worker.engine.sink import ListSink
-
-    keep_freed_memory()
-    rounds, steps, threads = json.loads(args)
-    torch.set_num_threads(threads)
-    config = build_config(
-        {
-            "rounds": rounds + 2,
-            "device": "cpu",
-            "backend": backend,
-            "data": {"dataset": "femnist", "root": root, "n_clients": users},
-            "model": {"name": model},
-            "algorithm": {"name": "fedavg", "participation": k},
-            "client": {"local_steps": steps, "unit": "steps", "batch_size": 10, "lr": 0.004},
-            "eval": {"every": 1000},
-        },
-        [],
-    )
-    sim = Simulation(config)
-    sink = ListSink()
-    sim.run(sink)
-    walls = [r.wall_s for r in sink.records][:-1]  # the last round evaluates the model
-    per_round = statistics.median([b - a for a, b in itertools.pairwise(walls)])
-    print(json.dumps({"round_s": per_round, "backend": sim.backend}))
-
-
 def child(*argv: str) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run(
@@ -193,19 +157,45 @@ def lstm_backends(threads: int, k: int = 10, repeats: int = 3) -> None:
     )
 
 
+def femnist_rounds(ks: list[int], rounds: int | None, threads: int) -> None:
+    """A FEMNIST-CNN round at each K, FedWatch's backends against Flower where it is
+    installed: `bench/peers.py`'s FEMNIST-K workloads, one repeat."""
+    from bench import peers
+
+    flower = peers.ensure(peers.FLOWER_ENV, "flwr", install=False)
+    print(f"Flower: {flower or 'not installed (make .venv-peers/.installed), skipped'}")
+    args = argparse.Namespace(device="cpu", threads=threads, repeats=1)
+    for k in ks:
+        w = peers.WORKLOADS[f"FEMNIST-{k}"]
+        w = w if rounds is None else replace(w, rounds=rounds)
+        env = peers.child_env(threads)
+        got = peers.bench_workload(w, args, ["flower"] if flower else [], [1], env)
+        line = ", ".join(f"{b} {s.round_s:.2f} s" for b, s in got.backends.items())
+        if "Flower" in got.sides:
+            ours, theirs = got.sides["FedWatch"], got.sides["Flower"].round_s
+            line += (
+                f"; Flower {theirs:.2f} s, {theirs / ours.round_s:.2f}× FedWatch's ({ours.note})"
+            )
+        print(
+            f"FEMNIST CNN, K = {k}, {w.steps} steps × batch {w.batch}, {threads} threads: "
+            f"a round: {line}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, default=3550)
     parser.add_argument("--samples", type=int, default=805_263)
-    parser.add_argument("--round-users", type=int, default=200)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--rounds", type=int, help="timed rounds (default: bench/peers.py's)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-load", action="store_true")
     parser.add_argument("--skip-rounds", action="store_true")
-    parser.add_argument("--ks", default="10,100", help="the CNN's K values ('' : none)")
+    parser.add_argument("--ks", default="10,100", help="the CNN's K values, of 10, 100 ('': none)")
     args = parser.parse_args()
+    ks = [int(k) for k in args.ks.split(",") if k]
+    if unknown := [k for k in ks if k not in (10, 100)]:
+        parser.error(f"--ks: no FEMNIST workload at K = {unknown}; choose from 10, 100")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory(prefix="fedwatch-leaf-") as tmp:
         if not args.skip_load:
@@ -229,30 +219,12 @@ def main() -> None:
             shutil.rmtree(full)  # the disk back before the rounds
         if args.skip_rounds:
             return
-        small = Path(tmp) / "small"
-        write_femnist(small, args.round_users, 226 * args.round_users, args.seed)
-        extra = json.dumps([args.rounds, args.steps, args.threads])
-        for k in (int(k) for k in args.ks.split(",") if k and int(k) <= args.round_users):
-            got = child(
-                "--round-child",
-                str(small),
-                str(args.round_users),
-                "leaf_cnn",
-                str(k),
-                "auto",
-                extra,
-            )
-            print(
-                f"FEMNIST CNN, K = {k}, {args.steps} steps × batch 10, "
-                f"{args.threads} threads: {got['round_s']:.2f} s a round ({got['backend']})"
-            )
-        lstm_backends(args.threads)
+    femnist_rounds(ks, args.rounds, args.threads)
+    lstm_backends(args.threads)
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--load-child"]:
         load_child(sys.argv[2], int(sys.argv[3]))
-    elif sys.argv[1:2] == ["--round-child"]:
-        round_child(sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), *sys.argv[6:8])
     else:
         main()

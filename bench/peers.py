@@ -10,18 +10,38 @@ initial weights, FedWatch's model built under `torch.manual_seed(0)`):
   momentum; 5 timed rounds.
 - W2: softmax regression (`linear` on the flattened 3×32×32, 30 730 parameters), 1000
   clients of 20 samples each, K = 100, 1 step × batch 10, lr 0.01; 10 timed rounds.
+- FEMNIST-10, FEMNIST-100: LEAF's FEMNIST CNN (`leaf_cnn`, 6 603 710 parameters on
+  1×28×28, 62 classes), 100 or 200 clients of 100 samples each, K = 10 or 100, 2 local
+  SGD steps × LEAF's batch 10, lr 0.05 (LEAF's 0.004 would leave the model at chance
+  in these few rounds); 2 or 1 timed rounds.
+- Shakespeare-10: LEAF's character LSTM (`leaf_lstm`: embedding 8, two LSTM layers of
+  256, 819 920 parameters) on sequences of 80 token ids of an 80-token alphabet, the
+  next token the label; 100 clients of 100 sequences, K = 10, 2 steps × batch 10, lr
+  0.8 (LEAF's); 1 timed round.
 
-The data are 10 smooth class templates (3×8×8 normals upsampled ×4), scaled by 2 for
-W1 and 0.2 for W2 (so that neither model is at chance or at 100% after its rounds),
-plus N(0, 1) pixel noise, with uniform labels; 2000 test samples drawn the same way.
+The images are smooth class templates (one per class, C×(H/4)×(W/4) normals upsampled
+×4), scaled by 2 for W1, 0.2 for W2 and 1 for FEMNIST (so that no model is at chance or
+at 100% after its rounds), plus N(0, 1) pixel noise, with uniform labels. The token
+sequences are walks of a Markov chain whose transition logits are 2 × N(0, 1), as
+uint8 ids (LEAF's Shakespeare's form). 2000 test samples drawn the same way (200 for
+the LEAF workloads, whose evaluation would otherwise cost as much as their training).
 The bench writes them, and the initial weights, to a temporary directory as `.npy`
-files that both sides read.
+files that every side reads. The clients hold equal contiguous shards (LEAF's writers
+differ in size; a round's cost here depends on K, the steps and the batch only).
+
+FedWatch runs each LEAF workload twice, one side per backend: `vmap` (the stacked
+form: `leaf_cnn` through FedWatch's stacked layers; `leaf_lstm` through
+`torch.func.vmap`, which has no batching rule for the LSTM kernel and runs it one
+client at a time, as the run's line says) and `sequential`; "FedWatch" in the
+summary is the one `backend: auto` picks (vmap for the CNN, sequential for the
+LSTM), and a second table gives both against the peers.
 
 - FedWatch: the real engine (`worker.engine.loop.Simulation(config).run(sink)`, what
   `simulate(config, sink)` does; the bench checks its initial weights against the
   shared ones), the data registered for the child process as the dataset
   `bench_peers` (a loader returning `FederatedData`), algorithm `fedavg` with
-  participation K, `availability.kind=always`, backend `auto`, evaluated every round.
+  participation K, `availability.kind=always`, backend `auto` (or the LEAF workloads'
+  two), evaluated every round.
 - Flower (`bench/peers_flower.py`): `run_simulation` on Ray, a ServerApp with
   `FedAvg(fraction_train=K/N, fraction_evaluate=0)` and `strategy.start(...,
   evaluate_fn=central accuracy on the test set)`, a ClientApp written like Flower's
@@ -31,7 +51,8 @@ files that both sides read.
   time and for the process time each (the accuracy: that of the best round time).
 - pfl-research (`bench/peers_pfl.py`): `FederatedAveraging().run` on a
   `SimulatedBackend`, written as pfl's own image-classification benchmark writes it, with
-  FedWatch's model (its graph exported here as `model.pt2`) and a central evaluation
+  FedWatch's model (its graph exported here as `model.pt2`; the LSTM stays one
+  `aten.lstm` node, PyTorch's own kernel) and a central evaluation
   every iteration; pfl trains the cohort one user after another in one process. What
   differs from pfl's benchmark, to do the same work, is listed in that file.
 
@@ -61,6 +82,7 @@ the peers to run; with `--no-install` a peer whose environment is missing is rep
 as missing rather than installed.
 
     python bench/peers.py [--workloads W1-10,W1-100,W2] [--repeats 3] [--rounds R]
+        (workloads also FEMNIST-10, FEMNIST-100, Shakespeare-10)
         [--threads 1] [--flower-cpus 1,2] [--seed 0] [--peers flower,pfl]
         [--device cpu|cuda] [--dry-run] [--no-install]
 """
@@ -72,19 +94,19 @@ import itertools
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from worker.engine import run_config_for, section_class
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOWER_ENV = ROOT / ".venv-peers"
@@ -93,6 +115,8 @@ DATASET = "bench_peers"
 N_CLASSES = 10
 TEST = 2000
 EVAL_BATCH = 2048
+# torch.func's warning where vmap runs an operation one client at a time (no batching rule)
+FALLBACK = re.compile(r"not yet implemented the batching rule for (\S+?)\.? ")
 
 
 @dataclass(frozen=True)
@@ -101,69 +125,120 @@ class Workload:
 
     name: str
     model: str
-    shape: tuple[int, int, int]
+    shape: tuple[int, ...]  # an image's (C, H, W) or a token sequence's (length,)
     n_clients: int
     per_client: int
     k: int
     steps: int
     batch: int
     lr: float
-    signal: float  # the class templates' scale, against unit pixel noise
+    signal: float  # the class templates' scale against unit pixel noise (text: see fake_text)
     rounds: int  # timed rounds, after one warm-up round
     seed: int = 0
+    n_classes: int = N_CLASSES
+    test: int = TEST  # test samples, evaluated every round
+    backends: tuple[str, ...] = ("auto",)  # FedWatch's, each a side of its own
 
     @property
     def total_rounds(self) -> int:
         return self.rounds + 1
 
+    @property
+    def text(self) -> bool:
+        """Token sequences (`shape` is their length) rather than images."""
+        return len(self.shape) == 1
+
     def tiny(self) -> Workload:
         """The same setting on 10 clients of 4 samples, for `--dry-run`."""
-        return replace(self, n_clients=10, per_client=4, k=min(self.k, 5), rounds=1)
+        return replace(
+            self, n_clients=10, per_client=4, k=min(self.k, 5), rounds=1, test=min(self.test, 100)
+        )
 
+
+# LEAF's models on their datasets' shapes: FedWatch on both backends, a smaller test set.
+LEAF_BACKENDS = ("vmap", "sequential")
+LEAF_FEMNIST: dict[str, Any] = {"n_classes": 62, "test": 200, "backends": LEAF_BACKENDS}
+LEAF_SHAKESPEARE: dict[str, Any] = {"n_classes": 80, "test": 200, "backends": LEAF_BACKENDS}
 
 WORKLOADS = {
     "W1-10": Workload("W1-10", "cnn", (3, 32, 32), 100, 50, 10, 5, 32, 0.01, 2.0, 5),
     "W1-100": Workload("W1-100", "cnn", (3, 32, 32), 100, 50, 100, 5, 32, 0.01, 2.0, 5),
     "W2": Workload("W2", "linear", (3, 32, 32), 1000, 20, 100, 1, 10, 0.01, 0.2, 10),
+    "FEMNIST-10": Workload(
+        "FEMNIST-10", "leaf_cnn", (1, 28, 28), 100, 100, 10, 2, 10, 0.05, 1.0, 2, **LEAF_FEMNIST
+    ),
+    "FEMNIST-100": Workload(
+        "FEMNIST-100", "leaf_cnn", (1, 28, 28), 200, 100, 100, 2, 10, 0.05, 1.0, 1, **LEAF_FEMNIST
+    ),
+    "Shakespeare-10": Workload(
+        "Shakespeare-10", "leaf_lstm", (80,), 100, 100, 10, 2, 10, 0.8, 2.0, 1, **LEAF_SHAKESPEARE
+    ),
 }
 
 
 def read_workload(data: Path) -> Workload:
     raw = json.loads((data / "meta.json").read_text())
-    raw["shape"] = tuple(raw["shape"])
+    raw["shape"], raw["backends"] = tuple(raw["shape"]), tuple(raw["backends"])
     return Workload(**raw)
 
 
 def build_module(w: Workload) -> Any:
     """FedWatch's model for `w` (an `nn.Module`), freshly initialised."""
     from worker.engine.components import current
+    from worker.engine.config import section_class
     from worker.engine.models import build_model
     from worker.engine.sections import ModelSection
 
-    return build_model(section_class(current(), ModelSection)(name=w.model), w.shape, N_CLASSES)
+    return build_model(section_class(current(), ModelSection)(name=w.model), w.shape, w.n_classes)
 
 
 def fake_data(w: Workload) -> dict[str, np.ndarray]:
+    if w.text:
+        return fake_text(w)
     rng = np.random.default_rng(w.seed)
     c, h, wd = w.shape
-    coarse = rng.standard_normal((N_CLASSES, c, h // 4, wd // 4), dtype=np.float32)
+    coarse = rng.standard_normal((w.n_classes, c, h // 4, wd // 4), dtype=np.float32)
     templates = w.signal * coarse.repeat(4, axis=2).repeat(4, axis=3)
 
     def draw(n: int) -> tuple[np.ndarray, np.ndarray]:
-        y = rng.integers(0, N_CLASSES, n)
+        y = rng.integers(0, w.n_classes, n)
         x = rng.standard_normal((n, c, h, wd), dtype=np.float32)
         for start in range(0, n, 4096):
             x[start : start + 4096] += templates[y[start : start + 4096]]
         return x, y
 
     x, y = draw(w.n_clients * w.per_client)
-    xt, yt = draw(TEST)
+    xt, yt = draw(w.test)
     return {"x_train": x, "y_train": y, "x_test": xt, "y_test": yt}
 
 
-def write_workload(w: Workload, data: Path) -> int:
-    """The data, the initial weights (`init.npz`, by state-dict name) and `meta.json`
-    under `data`; returns the model's parameter count."""
+def fake_text(w: Workload) -> dict[str, np.ndarray]:
+    """Token sequences of a Markov chain over the `n_classes` tokens (its transition
+    logits `signal` × N(0, 1)): `shape[0]` tokens as uint8 ids, LEAF's Shakespeare's
+    form, and the next token as the label."""
+    rng = np.random.default_rng(w.seed)
+    logits = w.signal * rng.standard_normal((w.n_classes, w.n_classes))
+    odds = np.exp(logits - logits.max(axis=1, keepdims=True))
+    cumulative = np.cumsum(odds / odds.sum(axis=1, keepdims=True), axis=1)
+
+    def draw(n: int) -> tuple[np.ndarray, np.ndarray]:
+        tokens = np.empty((n, w.shape[0] + 1), dtype=np.uint8)
+        tokens[:, 0] = rng.integers(0, w.n_classes, n)
+        for t in range(w.shape[0]):
+            u = rng.random((n, 1))
+            nxt = (u > cumulative[tokens[:, t]]).sum(axis=1)
+            tokens[:, t + 1] = np.minimum(nxt, w.n_classes - 1)
+        return tokens[:, :-1].copy(), tokens[:, -1].astype(np.int64)
+
+    x, y = draw(w.n_clients * w.per_client)
+    xt, yt = draw(w.test)
+    return {"x_train": x, "y_train": y, "x_test": xt, "y_test": yt}
+
+
+def write_workload(w: Workload, data: Path, graph: bool = True) -> int:
+    """The data, the initial weights (`init.npz`, by state-dict name), `meta.json` and,
+    with `graph`, the model's graph (`model.pt2`, for pfl's side) under `data`; returns
+    the model's parameter count."""
     import torch
 
     from worker.engine.training.flat import FlatModel
@@ -174,12 +249,16 @@ def write_workload(w: Workload, data: Path) -> int:
     module = build_module(w)
     flat = FlatModel(module, "classification")
     np.savez(data / "init.npz", **{k: v.detach().numpy() for k, v in module.state_dict().items()})
-    # The graph alone, for a side that cannot build FedWatch's models (pfl's).
-    example = (torch.zeros(2, *w.shape),)
-    batch = {0: torch.export.Dim("batch")}
-    program = torch.export.export(module, example, dynamic_shapes=(batch,))
-    torch.export.save(program, data / "model.pt2")
     (data / "meta.json").write_text(json.dumps(asdict(w)))
+    if not graph:
+        return flat.dim
+    # The graph alone, for a side that cannot build FedWatch's models (pfl's).
+    example = (torch.zeros(2, *w.shape, dtype=torch.uint8 if w.text else torch.float32),)
+    batch = {0: torch.export.Dim("batch")}
+    with warnings.catch_warnings():  # nn.LSTM's flat weights, which the graph keeps
+        warnings.filterwarnings("ignore", "The tensor attributes", UserWarning)
+        program = torch.export.export(module, example, dynamic_shapes=(batch,))
+    torch.export.save(program, data / "model.pt2")
     return flat.dim
 
 
@@ -200,13 +279,13 @@ def fake_dataset(
     from worker.engine.registry import dataset
 
     facts = DatasetFacts(
-        N_CLASSES,
-        "image",
+        w.n_classes,
+        "text" if w.text else "image",
         "generated",
         partitions=("iid",),
         shape=w.shape,
         train=w.n_clients * w.per_client,
-        test=TEST,
+        test=w.test,
     )
 
     @dataset(name, facts=facts, label=label)
@@ -219,7 +298,7 @@ def fake_dataset(
             x_test=a["x_test"],
             y_test=a["y_test"],
             test_offsets=offsets([0] * w.n_clients),  # the test set is nobody's
-            n_classes=N_CLASSES,
+            n_classes=w.n_classes,
             task="classification",
             client_class=a["y_train"].view(w.n_clients, w.per_client).min(dim=1).values,
             cluster=torch.zeros(w.n_clients, dtype=torch.long),
@@ -231,7 +310,7 @@ def fake_dataset(
 # --- the FedWatch child -------------------------------------------------------------
 
 
-def fedwatch_child(data: Path, out: Path, threads: int, device: str) -> None:
+def fedwatch_child(data: Path, out: Path, threads: int, device: str, backend: str) -> None:
     import torch
 
     from worker.engine.allocator import keep_freed_memory
@@ -239,6 +318,7 @@ def fedwatch_child(data: Path, out: Path, threads: int, device: str) -> None:
     keep_freed_memory()  # as the `fedwatch` command does
     torch.set_num_threads(threads)
     from worker.engine import components
+    from worker.engine.config import run_config_for
     from worker.engine.loop import Simulation
     from worker.engine.sink import ListSink
 
@@ -257,7 +337,7 @@ def fedwatch_child(data: Path, out: Path, threads: int, device: str) -> None:
             "seed": 0,
             "rounds": w.total_rounds,
             "device": device,
-            "backend": "auto",
+            "backend": backend,
             "data": {"dataset": DATASET, "n_clients": w.n_clients, "seed": w.seed},
             "model": {"name": w.model},
             "availability": {"kind": "always"},
@@ -276,13 +356,16 @@ def fedwatch_child(data: Path, out: Path, threads: int, device: str) -> None:
     sim = Simulation(config)
     init_gap = float(np.abs(sim.w.cpu().numpy() - initial_flat(data)).max())
     sink = ListSink()
-    summary = sim.run(sink)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")  # each message once
+        summary = sim.run(sink)
     walls = [0.0] + [r.wall_s for r in sink.records]
     result = {
         "round_s": [b - a for a, b in itertools.pairwise(walls)],
         "final_acc": summary["final_test_acc"],
         "init_gap": init_gap,
         "backend": sim.backend,
+        "fallback": sorted({m[1] for c in caught if (m := FALLBACK.search(str(c.message)))}),
     }
     out.write_text(json.dumps(result))
 
@@ -352,7 +435,23 @@ class Side:
 @dataclass
 class Figures:
     workload: str
-    sides: dict[str, Side]  # "FedWatch", "Flower", "pfl"
+    sides: dict[str, Side]  # "FedWatch" (the backend `auto` picks), "Flower", "pfl"
+    backends: dict[str, Side] = field(default_factory=dict)  # FedWatch's, where several
+
+
+def fedwatch_sides(w: Workload) -> dict[str, str]:
+    """FedWatch's sides of `w` by name, each with its backend: "FedWatch" alone where
+    the workload runs `auto` only, else "FedWatch vmap", "FedWatch sequential"."""
+    if w.backends == ("auto",):
+        return {"FedWatch": "auto"}
+    return {f"FedWatch {b}": b for b in w.backends}
+
+
+def auto_backend(w: Workload) -> str:
+    """The backend FedWatch's `backend: auto` trains `w`'s model on."""
+    from worker.engine.training.backend import resolve_backend
+
+    return resolve_backend("auto", build_module(w))
 
 
 def median_side(runs: list[Run], note: str = "") -> Side:
@@ -367,7 +466,8 @@ def median_side(runs: list[Run], note: str = "") -> Side:
 def bench_workload(
     w: Workload, args: argparse.Namespace, peers: list[str], cpus: list[int], env: dict[str, str]
 ) -> Figures:
-    sides: dict[str, list[Run]] = {"FedWatch": []}
+    ours = fedwatch_sides(w)
+    sides: dict[str, list[Run]] = {side: [] for side in ours}
     commands: dict[str, list[str]] = {}
     if "flower" in peers:
         flower_py = str(FLOWER_ENV / "bin" / "python")
@@ -385,7 +485,7 @@ def bench_workload(
     with tempfile.TemporaryDirectory(prefix="peers-bench-") as name:
         tmp = Path(name)
         t0 = time.perf_counter()
-        dim = write_workload(w, tmp)
+        dim = write_workload(w, tmp, graph="pfl" in peers)
         print(
             f"\n== {w.name}: {w.model} ({dim} parameters), {w.n_clients} clients × "
             f"{w.per_client} samples, K = {w.k}, {w.steps} step(s) × batch {w.batch}, "
@@ -396,22 +496,24 @@ def bench_workload(
         out = tmp / "result.json"
         common = ["--data", str(tmp), "--out", str(out), "--threads", str(args.threads)]
         common += ["--device", args.device]
-        ours = [sys.executable, "-m", "bench.peers", "--child-fedwatch", *common]
+        child = [sys.executable, "-m", "bench.peers", "--child-fedwatch", *common]
+        order = [(s, [*child, "--backend", b]) for s, b in ours.items()]
+        order += [(s, [*c, *common]) for s, c in commands.items()]
         for i in range(args.repeats):
-            for side, cmd in [
-                ("FedWatch", ours),
-                *((s, [*c, *common]) for s, c in commands.items()),
-            ]:
+            for side, cmd in order:
                 run = run_child(side, cmd, out, env, tmp / f"{side.replace(' ', '-')}-{i}.log")
                 sides[side].append(run)
                 extra = ""
-                if side == "FedWatch":
+                if side in ours:
+                    fallback = run.extra["fallback"]
                     extra = (
                         f" (backend {run.extra['backend']}, initial weights off by "
-                        f"{run.extra['init_gap']:.1e})"
+                        f"{run.extra['init_gap']:.1e}"
+                        + (f"; torch.func's fallback for {', '.join(fallback)}" if fallback else "")
+                        + ")"
                     )
                 print(
-                    f"  repeat {i + 1} {run.side:>14}: process {run.process_s:6.2f} s, "
+                    f"  repeat {i + 1} {run.side:>19}: process {run.process_s:6.2f} s, "
                     f"{run.per_round:.3f} s/round, acc {run.final_acc:.4f}{extra}",
                     flush=True,
                 )
@@ -419,11 +521,15 @@ def bench_workload(
     print(f"  -- {w.name}: medians over {args.repeats} repeat(s); load now {load_text()}")
     for runs in sides.values():
         print(
-            f"  {runs[0].side:>14}: round {spread([r.per_round for r in runs])}, "
+            f"  {runs[0].side:>19}: round {spread([r.per_round for r in runs])}, "
             f"process {spread([r.process_s for r in runs])}, final acc "
             f"{statistics.median(r.final_acc for r in runs):.4f}"
         )
-    figures = Figures(w.name, {"FedWatch": median_side(sides["FedWatch"])})
+    backends = {b: median_side(sides[s], f"backend {b}") for s, b in ours.items()}
+    auto = auto_backend(w)
+    figures = Figures(w.name, {"FedWatch": backends["auto" if "auto" in backends else auto]})
+    if len(backends) > 1:
+        figures.backends = backends
     if "flower" in peers:
         flower = {c: median_side(sides[f"Flower cpus={c}"]) for c in cpus}
         by_round = min(cpus, key=lambda c: flower[c].round_s)
@@ -437,14 +543,22 @@ def bench_workload(
         )
     if "pfl" in peers:
         figures.sides["pfl"] = median_side(sides["pfl"])
-    ours_side = figures.sides["FedWatch"]
-    for peer, got in figures.sides.items():
-        if peer != "FedWatch":
-            print(
-                f"  {peer} ÷ FedWatch: per round {got.round_s / ours_side.round_s:.2f}x, per "
-                f"process {got.process_s / ours_side.process_s:.2f}x {got.note}",
-                flush=True,
-            )
+    for backend, ours_side in (figures.backends or {auto: figures.sides["FedWatch"]}).items():
+        for peer, got in figures.sides.items():
+            if peer != "FedWatch":
+                print(
+                    f"  {peer} ÷ FedWatch{f' {backend}' if figures.backends else ''}: per "
+                    f"round {got.round_s / ours_side.round_s:.2f}x, per process "
+                    f"{got.process_s / ours_side.process_s:.2f}x {got.note}",
+                    flush=True,
+                )
+    if figures.backends:
+        vmap, sequential = figures.backends["vmap"], figures.backends["sequential"]
+        print(
+            f"  FedWatch sequential ÷ vmap: per round {sequential.round_s / vmap.round_s:.2f}x "
+            f"(backend auto trains {w.model} on {auto})",
+            flush=True,
+        )
     return figures
 
 
@@ -466,7 +580,7 @@ def ensure(env: Path, module: str, install: bool) -> str | None:
 def summary_table(results: list[Figures]) -> None:
     print(f"\nsummary: medians; Flower at its best num_cpus; load now {load_text()}")
     peers = [p for p in ("Flower", "pfl") if any(p in f.sides for f in results)]
-    head = f"{'workload':>8} {'FedWatch s/round':>16}"
+    head = f"{'workload':>14} {'FedWatch s/round':>16}"
     for p in peers:
         head += f" {p + ' s/round':>14} {p + ' ÷ FW':>10}"
     head += f" {'FedWatch proc s':>15}"
@@ -476,7 +590,7 @@ def summary_table(results: list[Figures]) -> None:
     print(head)
     for f in results:
         ours = f.sides["FedWatch"]
-        line = f"{f.workload:>8} {ours.round_s:16.4f}"
+        line = f"{f.workload:>14} {ours.round_s:16.4f}"
         for p in peers:
             s = f.sides[p]
             line += f" {s.round_s:14.4f} {s.round_s / ours.round_s:10.2f}"
@@ -486,11 +600,32 @@ def summary_table(results: list[Figures]) -> None:
             line += f" {s.process_s:13.2f} {s.process_s / ours.process_s:10.2f}"
         line += f" {ours.acc:12.4f}" + "".join(f" {f.sides[p].acc:10.4f}" for p in peers)
         print(line)
+    if stacked := [f for f in results if f.backends]:
+        backends_table(stacked, peers)
+
+
+def backends_table(results: list[Figures], peers: list[str]) -> None:
+    """FedWatch's stacked (vmap) and sequential backends per round, each against the
+    peers."""
+    print("\nFedWatch's backends, per round: vmap (stacked) and sequential")
+    head = f"{'workload':>14} {'vmap s/round':>12} {'seq s/round':>11} {'seq ÷ vmap':>10}"
+    for p in peers:
+        head += f" {p + ' ÷ vmap':>13} {p + ' ÷ seq':>12}"
+    head += f" {'acc vmap':>8} {'acc seq':>8}"
+    print(head)
+    for f in results:
+        vmap, seq = f.backends["vmap"], f.backends["sequential"]
+        line = f"{f.workload:>14} {vmap.round_s:12.4f} {seq.round_s:11.4f}"
+        line += f" {seq.round_s / vmap.round_s:10.2f}"
+        for p in peers:
+            peer = f.sides[p].round_s
+            line += f" {peer / vmap.round_s:13.2f} {peer / seq.round_s:12.2f}"
+        print(line + f" {vmap.acc:8.4f} {seq.acc:8.4f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated")
+    parser.add_argument("--workloads", default="W1-10,W1-100,W2", help=f"of {list(WORKLOADS)}")
     parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats")
     parser.add_argument("--rounds", type=int, help="timed rounds (default: per workload)")
     parser.add_argument("--threads", type=int, default=1, help="torch/OMP threads, every child")
@@ -503,9 +638,10 @@ def main() -> None:
     parser.add_argument("--child-fedwatch", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--backend", default="auto", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_fedwatch:
-        fedwatch_child(args.data, args.out, args.threads, args.device)
+        fedwatch_child(args.data, args.out, args.threads, args.device, args.backend)
         return
     if args.dry_run:
         args.repeats = 1

@@ -14,6 +14,7 @@ Where it differs from pfl's benchmark, to do FedWatch's work:
   shared initial weights loaded by name) behind pfl's `loss`/`metrics` methods;
 - a user's dataset yields `steps` batches drawn at random with replacement (pfl's
   `Dataset.iter` walks the rows in order, which stops after 2 batches of 32 in 50 rows);
+  pfl's evaluation of a trainee still walks its rows once, in order;
 - the cohort is drawn by pfl's `minimize_reuse` sampler (every user once before any
   twice, so a cohort of all N holds each user once) rather than `random`;
 - pfl's evaluation of each trainee before and after its local training (in the
@@ -97,13 +98,18 @@ def main() -> None:
             }
 
     class Drawn(Dataset):
-        """A user's rows, iterated as `steps` batches drawn with replacement."""
+        """A user's rows, iterated as `steps` batches drawn with replacement for training;
+        for an evaluation (pfl's of a trainee, in batches of `EVAL_BATCH`) once in order,
+        as pfl's `Dataset` iterates them."""
 
         def __init__(self, x: torch.Tensor, y: torch.Tensor, gen: torch.Generator) -> None:
             super().__init__(raw_data=[x, y])
             self.gen = gen
 
         def iter(self, batch_size: int | None) -> Iterator[list[torch.Tensor]]:
+            if batch_size == EVAL_BATCH:
+                yield from super().iter(batch_size)
+                return
             x, y = self.raw_data
             for _ in range(w.steps):
                 rows = torch.randint(0, len(y), (batch_size or len(y),), generator=self.gen)

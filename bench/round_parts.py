@@ -7,7 +7,8 @@ The round's own methods are wrapped with timers (nothing else changes):
 - draw: the availability model's `mask`;
 - selection: the algorithm's `select` and the trainer's `work` (the plan);
 - batches: drawing the batch rows (`batch_indices`) and gathering them (`gather`);
-- arithmetic: the gradients and losses (the stacked model's step, less the gather);
+- arithmetic: the gradients and losses (the stacked model's step, less the gather; W2's
+  one plain step makes its deltas there, −η folded into the gradient's product);
 - optimiser: the rest of local training (the local SGD update, the deltas);
 - aggregate: the algorithm's `aggregate` and the server's step;
 - tracker: the client metrics (staleness, bias) and the summary's `observe`;
@@ -123,9 +124,11 @@ def main() -> None:
     trainer.batch_indices = timers.wrap("batches", trainer.batch_indices, inside="optimiser")
     make_step = local._grad_and_loss
 
-    def timed_step(model: Any, x: Any, y: Any, theta: Any, batch: int) -> local.StepFn:
+    def timed_step(
+        model: Any, x: Any, y: Any, theta: Any, batch: int, x_scale: float | None
+    ) -> local.StepFn:
         step: local.StepFn = timers.wrap(
-            "arithmetic", make_step(model, x, y, theta, batch), inside="optimiser"
+            "arithmetic", make_step(model, x, y, theta, batch, x_scale), inside="optimiser"
         )
         return step
 

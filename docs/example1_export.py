@@ -38,11 +38,10 @@ def wait_final(api: httpx.Client, ids: list[int], timeout: float = 900) -> None:
         time.sleep(1)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
+def export(out: Path) -> None:
+    """README steps 2 and 3 against a fresh server, then the comparison's LaTeX table and
+    figure (PDF, PNG) into `out`; the SDK's table printed."""
+    out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder, serve(Path(folder)) as url:
         api = httpx.Client(base_url=url, timeout=60)
         single = api.post("/api/runs", json={"config": example1(4000, algorithm__name="fedavg")})
@@ -56,18 +55,24 @@ def main() -> None:
         experiment = api.post("/api/experiments", json=sweep).raise_for_status().json()
         ids = [single.raise_for_status().json()["id"], *experiment["run_ids"]]
         wait_final(api, ids)
-        fw = FedWatch(url)
+        fw = FedWatch(url, spool_dir=Path(folder) / "spool")
         runs = fw.runs(query="example1")
         table = fw.compare(list(runs.id))
         print(table.to_string())
         print({k: v for k, v in table.attrs.items()})
         query = {"runs": ",".join(map(str, runs.id)), "metric": "param"}
         tex = api.get("/api/compare", params={**query, "format": "tex"}).raise_for_status()
-        (args.out / "example1-table.tex").write_text(tex.text)
+        (out / "example1-table.tex").write_text(tex.text)
         print(tex.text)
         for fmt in ("pdf", "png"):
             figure = api.get(f"/api/compare/figure.{fmt}", params={**query, "band": "ci"})
-            (args.out / f"example1-curves.{fmt}").write_bytes(figure.raise_for_status().content)
+            (out / f"example1-curves.{fmt}").write_bytes(figure.raise_for_status().content)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=OUT)
+    export(parser.parse_args().out)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """`fedwatch compare PRESET [--seeds N] [--set k=v ...] [--out DIR] [--jobs J]
-[--format text|csv|md|tex] [--alpha A] [--columns C,...] [--label METHOD=NAME ...]
-[--server URL]`.
+[--format text|csv|md|tex] [--alpha A] [--columns C,...] [--reference METHOD]
+[--label METHOD=NAME ...] [--server URL]`.
 
 Runs the preset's comparison set (each variant × method × seed; a method is an algorithm
 with the settings its paper ran it with, e.g. its learning rates) in parallel processes,
@@ -76,6 +76,12 @@ def add_table_arguments(p: argparse.ArgumentParser) -> None:
         help="comma-separated summary values to tabulate and test, in that order "
         "(default: the preset's headline values, then every compared value with data), "
         "e.g. best_test_acc,time_avg_test_acc",
+    )
+    p.add_argument(
+        "--reference",
+        metavar="GROUP",
+        help="the method the others are tested against, by its name or label (default: the "
+        "preset's proposed method, else its first method)",
     )
     add_label_argument(p)
 
@@ -263,8 +269,8 @@ def write_tables(
     preset: Preset, jobs: list[Job], results: list[dict[str, Any]], out: Path, args: Any
 ) -> str:
     """Write the comparison table in every format into `out`; the text of the format
-    `args.format` (`args.alpha`, `args.columns`, `args.labels`: the table's level, values
-    and group names). The grouping's warnings go to stderr."""
+    `args.format` (`args.alpha`, `args.columns`, `args.reference`, `args.labels`: the
+    table's level, values, reference and group names). The grouping's warnings go to stderr."""
     from fedwatch.cli.comparison import build, render_all, sections_json
     from worker.results.grouping import GroupingError
     from worker.results.table import FORMATS
@@ -274,7 +280,7 @@ def write_tables(
     try:
         sections = build(
             results, preset.name, preset.method_names, variants, args.alpha, targets,
-            args.columns, labels_of(args),
+            args.columns, labels_of(args), args.reference,
         )  # fmt: skip
     except GroupingError as err:
         raise CliError(f"--{err.field.removesuffix('s')}: {err}") from None

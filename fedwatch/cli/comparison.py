@@ -56,17 +56,20 @@ def build(
     targets: list[float | None],
     names: list[str] | None = None,
     labels: Mapping[str, str] | None = None,
+    reference: str | None = None,
 ) -> list[Section]:
     """`runs`: dicts with group (the variant), algorithm (the method's name), seed,
     metrics (the run's summary) and config; a table per variant of `preset`, its rows in
-    `order`, its columns `names` (default: the grouping's), `labels` renaming methods."""
+    `order`, its columns `names` (default: the grouping's), `labels` renaming methods,
+    tested against `reference` (a method's name or label; default: the grouping's, the
+    preset's proposed method)."""
     vocabulary = vocabulary_of(current())
     ranked = sorted(runs, key=lambda r: (order.index(r["algorithm"]), r["seed"]))
     sections = []
     for variant in variants:
         mine = {i: r for i, r in enumerate(ranked) if r["group"] == variant}
         records = [record(i, r, preset) for i, r in mine.items()]
-        grouping = group_runs(records, vocabulary, "experiment_cell", None, labels, names)
+        grouping = group_runs(records, vocabulary, "experiment_cell", reference, labels, names)
         samples = {
             g.key: [Sample(mine[i]["seed"], mine[i]["metrics"]) for i in g.runs]
             for g in grouping.groups

@@ -233,8 +233,9 @@ def write_all(
     order = [c.method for c in chosen if c.params is not None]
     try:
         (section,) = build(
-            results, preset.name, order, [""], args.alpha, targets, args.columns, labels_of(args)
-        )
+            results, preset.name, order, [""], args.alpha, targets, args.columns,
+            labels_of(args), args.reference,
+        )  # fmt: skip
     except GroupingError as err:
         raise CliError(f"--{err.field.removesuffix('s')}: {err}") from None
     sentence = protocol(spec, args.validation, args.seeds)

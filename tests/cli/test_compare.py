@@ -11,6 +11,7 @@ from tests.engine.test_data import write_tiny_mnist
 from worker.engine import metrics
 from worker.engine.data.kept_pools import KeptPools
 from worker.presets import get_preset
+from worker.results.grouping import GroupingError
 
 
 def run(alg: str, seed: int, acc: float, variant: str = "") -> dict[str, object]:
@@ -41,6 +42,25 @@ def test_sections_test_each_baseline_against_the_proposed_method() -> None:
     assert heading == ["group", "final acc (%)", "avg acc (%)"]  # the columns with values
     assert "75.0 ± 5.0 *" in lines[1] and "57.3 ± 2.5†" in lines[2]
     assert "b vs a, avg acc: Δ -17.7" in text and "paired t" in text and ": worse" in text
+
+
+def test_an_explicit_reference_comes_before_the_proposed_method() -> None:
+    runs = [run(a, s, 0.5 + s / 10 + (a == "b") / 5) for a in ("a", "b") for s in (0, 1, 2)]
+
+    (default,) = build(runs, "none", ["a", "b"], [""], 0.05, [None])
+    (asked,) = build(runs, "none", ["a", "b"], [""], 0.05, [None], reference="b")
+    (renamed,) = build(
+        runs, "none", ["a", "b"], [""], 0.05, [None], labels={"b": "B (ours)"}, reference="B (ours)"
+    )
+
+    assert (default.table.reference, default.grouping.why) == ("a", "first")
+    assert (asked.table.reference, asked.grouping.why) == ("b", "explicit")
+    assert {t.reference for t in asked.table.tests} == {"b"}
+    assert "Reference: b (as asked)." in render_all([asked], "text")
+    assert "Reference: B (ours) (as asked)." in render_all([renamed], "tex")
+    assert "B (ours) (reference) &" in render_all([renamed], "tex")
+    with pytest.raises(GroupingError, match="'c' is not one of the groups"):
+        build(runs, "none", ["a", "b"], [""], 0.05, [None], reference="c")
 
 
 def test_variants_make_one_csv_and_a_heading_each() -> None:

@@ -1,5 +1,7 @@
+import math
 from pathlib import Path
 
+import pytest
 import torch
 from torch import Tensor
 
@@ -114,3 +116,19 @@ def test_per_client_accuracy_is_exact_in_one_batch_and_per_client() -> None:
     torch.testing.assert_close(per_client_accuracy(whole, offsets), expected, equal_nan=True)
     torch.testing.assert_close(per_client_accuracy(split, offsets), expected, equal_nan=True)
     torch.testing.assert_close(torch.tensor(one_by_one), expected, equal_nan=True)
+
+
+def test_a_softmax_regression_evaluates_its_loss_and_accuracy_by_hand() -> None:
+    # logits = features: s0 = (0, ln 3) predicts 1, −log(3/4); s1 = (0, 0) ties and
+    # predicts 0, −log(1/2); s2 = (ln 3, 0) predicts 0 against label 1, −log(1/4)
+    model, theta = identity_logits()
+    ln3 = math.log(3)
+    x = torch.tensor([[0.0, ln3], [0.0, 0.0], [ln3, 0.0]])
+    y = torch.tensor([1, 0, 1])
+
+    result = evaluate(model, theta, x, y, evaluation_rows(None, 8, on_cpu=True))
+
+    assert result.correct is not None
+    assert result.correct.tolist() == [1.0, 1.0, 0.0]
+    assert result.acc == pytest.approx(2 / 3)
+    assert result.loss == pytest.approx((math.log(4 / 3) + math.log(2) + math.log(4)) / 3)

@@ -1,3 +1,4 @@
+import math
 import subprocess
 import sys
 
@@ -10,7 +11,7 @@ from worker.engine.models import build_model
 from worker.engine.overrides import build_config
 from worker.engine.training.flat import FlatModel
 from worker.engine.training.local import LocalSpec, train_sequential, train_vmap
-from worker.engine.training.stacked import stack
+from worker.engine.training.stacked import row_logits, stack
 
 
 def zoo_model(name: str, shape: tuple[int, ...] = (1, 8, 8)) -> FlatModel:
@@ -292,3 +293,81 @@ def test_vmap_deltas_by_hand_leave_w_and_keep_the_buffers(
     assert_close(w, torch.tensor([1.0]))  # every client started from it; none wrote it
     if buf is not None and kept is not None:
         assert_close(buf, torch.full((2, 1), kept))  # the last step's buffers, not deltas
+
+
+def two_class_regression() -> FlatModel:
+    """A softmax regression on 2 features, 2 classes, W = 0 and b = 0: p = (½, ½)."""
+    module = nn.Sequential(nn.Flatten(), nn.Linear(2, 2))
+    with torch.no_grad():
+        for p in module.parameters():
+            p.zero_()
+    return FlatModel(module, "classification")
+
+
+# rows (1, 2) of class 0 and (3, −1) of class 1; client 0 takes both, client 1 the second
+# twice. With p = (½, ½) the residuals p − e_y are (−½, ½) and (½, −½), and ∇W = ½ Σ_j
+# r_j x_jᵀ, ∇b = ½ Σ_j r_j, in the flat order W₀₀ W₀₁ W₁₀ W₁₁ b₀ b₁:
+ROWS_X = torch.tensor([[1.0, 2.0], [3.0, -1.0]])
+ROWS_Y = torch.tensor([0, 1])
+BATCHES = torch.tensor([[[0, 1]], [[1, 1]]])
+GRADS = torch.tensor(
+    [
+        [0.5, -0.75, -0.5, 0.75, 0.0, 0.0],  # ½(−½·(1, 2) + ½·(3, −1)) = (½, −¾)
+        [1.5, -0.5, -1.5, 0.5, 0.5, -0.5],  # ½(2 · ½·(3, −1))
+    ]
+)
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_softmax_regression_gradients_by_hand_shared_or_not(shared: bool) -> None:
+    # a stride-0 θ (one w for both clients) takes one product for all rows; a θ of its
+    # own per client the batched one: both give the gradients by hand, times the scale
+    model = two_class_regression()
+    stacked = model.stacked((2,))
+    assert stacked is not None and stacked.one_linear
+    theta = model.initial().expand(2, -1)
+    if not shared:
+        theta = theta.clone()
+    assert (theta.stride(0) == 0) == shared
+    x, y = ROWS_X[BATCHES[:, 0]], ROWS_Y[BATCHES[:, 0]]
+
+    grads, losses = stacked.grad_and_loss(theta, x, y, out=torch.empty(2, 6), scale=-0.1)
+
+    assert_close(grads, -0.1 * GRADS)
+    assert_close(losses, torch.full((2,), math.log(2)))
+
+
+@pytest.mark.parametrize("correction", [None, 1.0])
+def test_one_plain_step_makes_its_deltas_in_the_gradients_product(
+    correction: float | None,
+) -> None:
+    # Δ = −η(∇ + c): with no correction the step's product writes −η∇ itself; with one
+    # the step runs the general update; both by hand
+    model = two_class_regression()
+    spec = LocalSpec(
+        w=model.initial(),
+        batches=BATCHES,
+        mask=torch.ones(2, 1),
+        lr=0.1,
+        correction=None if correction is None else torch.full((2, 6), correction),
+    )
+
+    deltas, losses = train_vmap(model, ROWS_X, ROWS_Y, spec)
+
+    assert_close(deltas, -0.1 * (GRADS + (correction or 0.0)))
+    assert_close(losses, torch.full((2,), math.log(2)))
+    assert_close(model.initial(), torch.zeros(6))  # w is left as it was
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])  # oneDNN's, BLAS's
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_row_logits_are_x_w_plus_b_by_hand(dtype: torch.dtype, with_bias: bool) -> None:
+    weight = torch.tensor([[1.0, 2.0], [-1.0, 0.5]], dtype=dtype)
+    bias = torch.tensor([0.5, -1.0], dtype=dtype)
+    x = torch.tensor([[1.0, 1.0], [2.0, -2.0], [0.0, 0.0]], dtype=dtype)
+    # (1 + 2, −1 + 0.5), (2 − 4, −2 − 1), (0, 0), then + b
+    expected = torch.tensor([[3.0, -0.5], [-2.0, -3.0], [0.0, 0.0]], dtype=dtype)
+
+    logits = row_logits(weight, x, bias if with_bias else None)
+
+    assert_close(logits, expected + bias if with_bias else expected)

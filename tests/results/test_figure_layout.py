@@ -1,9 +1,10 @@
 """Figures ready for print, measured on the drawn figure: the legend and the notes cover
 no point of a data line, no tick or axis label and no axes' data area; text is set at
-8–9 pt; each curve has its own line style and marker as well as its colour. Every kind
-of figure is drawn as its caller draws it (the compare figure, the run figure, the
-`fedwatch plot` command, the reproduction figure), at a column's width and at full
-width, with many groups and a band. The figures are taken as they are saved."""
+8–9 pt; each curve has its own line style and marker as well as its colour, one of
+Okabe and Ito's. Every kind of figure is drawn as its caller draws it (the compare
+figure, the run figure, the `fedwatch plot` command, the reproduction figure), at a
+column's width and at full width, with many groups and a band. The figures are taken as
+they are saved."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from matplotlib.colors import to_hex
 
 from fedwatch.command import main
 from worker.engine import metrics
@@ -22,6 +24,9 @@ from worker.results import figures
 from worker.results.curves import RunCurve, group_curve
 
 ROUNDS = np.arange(80)
+OKABE_ITO = {"#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"}
+"""Okabe and Ito's palette (Color Universal Design, 2008), which readers with a colour
+vision deficiency tell apart."""
 METHODS = ("FedAvg", "FedLaAvg", "MIFA", "FedBuff", "FedAsync", "SCAFFOLD", "FedProx", "CA-Fed")
 
 
@@ -253,6 +258,7 @@ def test_legend_and_notes_cover_no_data_and_no_labels(
     assert figure.font_sizes <= {8.0, 9.0}, figure.font_sizes
     assert len(set(figure.styles)) == len(figure.styles)  # colour, dashes and marker differ
     assert len({(ls, marker) for _, ls, marker in figure.styles}) == len(figure.styles)
+    assert {to_hex(colour).upper() for colour, _, _ in figure.styles} <= OKABE_ITO
 
 
 def test_notes_say_n_and_the_band_and_how_it_is_clipped(drawn: list[Drawn]) -> None:

@@ -164,8 +164,14 @@ def test_reference_order_explicit_then_preset_then_sweep_then_first() -> None:
         record(2, "fedavg", 0, config=config("fedavg", 0, name="mine"), experiment=4),
     ]
 
+    # README's runs: a sweep whose first method is FedAvg, from the example1 preset,
+    # whose proposed method is FedLaAvg
     assert group_runs(readme_runs(), WORDS, reference="FedAvg").why == "explicit"
     assert group_runs(readme_runs(), WORDS, reference="FedAvg").reference == "fedavg"
+    assert (group_runs(readme_runs(), WORDS).reference, group_runs(readme_runs(), WORDS).why) == (
+        "fedlaavg",
+        "preset",
+    )
     assert (group_runs(plain, WORDS).reference, group_runs(plain, WORDS).why) == (
         "fedlaavg",
         "first",

@@ -128,6 +128,19 @@ def test_caption_states_seeds_test_correction_and_alpha() -> None:
     )
 
 
+def test_the_caption_names_the_seeds_whatever_order_the_runs_came_in() -> None:
+    # runs recorded by parallel processes reach the server in any order: [1, 0, 2]
+    groups = {
+        "A": [Sample(s, {"final_test_acc": 0.8 + s / 100}) for s in (1, 0, 2)],
+        "B": [Sample(s, {"final_test_acc": 0.7 + s / 50}) for s in (0, 1, 2)],
+    }
+
+    t = compare(groups, "A", names=["final_test_acc"])
+
+    assert [r.seeds for r in t.rows] == [[0, 1, 2], [0, 1, 2]]
+    assert caption(t).startswith("Mean ± sample std over 3 runs a group (seeds 0, 1, 2);")
+
+
 def test_columns_without_values_are_left_out() -> None:
     t = compare({"x": [Sample(0, {"best_test_acc": 0.5})]}, None)
 
@@ -158,7 +171,8 @@ def deterministic() -> Table:
         name: [Sample(s, {**values, "wall_s": 10.0 + s + i}) for s in SEEDS]
         for i, (name, values) in enumerate(runs.items())
     }
-    return compare(groups, "FedAvg", names=["final_test_acc", "final_opt_gap", "wall_s"])
+    # wall time asked for first: the figures of the machine still come last
+    return compare(groups, "FedAvg", names=["wall_s", "final_test_acc", "final_opt_gap"])
 
 
 def test_identical_seeds_are_said_in_words_not_tested() -> None:

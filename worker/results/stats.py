@@ -125,6 +125,9 @@ class GroupTest:
 
 @dataclass(frozen=True)
 class Row:
+    """A group's row: its runs' count, their seeds (ascending, whatever order the runs
+    came in) and a `Stat` per compared value."""
+
     group: str
     n: int
     seeds: list[int]
@@ -484,7 +487,7 @@ def compare(
         Row(
             name,
             len(samples),
-            [s.seed for s in samples if s.seed is not None],
+            sorted(s.seed for s in samples if s.seed is not None),
             {c.name: mean_std([s.values.get(c.name) for s in samples], c.domain) for c in columns},
         )
         for name, samples in groups.items()

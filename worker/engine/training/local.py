@@ -67,7 +67,10 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
     (θ − w − η·b). With one step the state is never made: W2's round (softmax
     regression, K = 100, one step) passes over its (K, d) 12 MB twice (the gradients,
     their scaling into deltas) instead of four times (a clone of w, the gradients, the
-    update, the subtraction of w): 3.4 → 0.6 ms of its local training's own time."""
+    update, the subtraction of w): 3.4 → 0.6 ms of its local training's own time. A
+    single plain step (no momentum, weight decay, proximal term or correction) that
+    every client takes has the deltas −η·∇ made by the gradient's own product, scaled
+    as it is written (`StackedModel.grad_and_loss`): one pass, not two."""
     k, steps, batch = spec.batches.shape
     theta = spec.w.expand(k, -1) if spec.w.dim() == 1 else spec.w
     shared = True  # theta is still spec.w (a view of it): written out of place
@@ -83,8 +86,11 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
     loss_sum = torch.zeros(k, device=theta.device)
     mask = spec.mask.to(theta.device)
     everyone = mask.all(dim=0).tolist()
+    if steps == 1 and everyone[0] and _plain(spec):
+        deltas, loss = step_fn(theta, batches[0], None if weights is None else weights[0], -spec.lr)
+        return deltas, loss / mask.sum(dim=1)
     for s in range(steps):
-        g, loss = step_fn(theta, batches[s], None if weights is None else weights[s])
+        g, loss = step_fn(theta, batches[s], None if weights is None else weights[s], 1.0)
         g = _direction(spec, theta, spec.w, g, spec.correction)
         m = None if everyone[s] else mask[:, s, None]
         if m is None:
@@ -109,27 +115,38 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
     return torch.zeros_like(spec.w.expand(k, -1)), loss_sum / mask.sum(dim=1)
 
 
-StepFn = Callable[[Tensor, Tensor, Tensor | None], tuple[Tensor, Tensor]]
+def _plain(spec: LocalSpec) -> bool:
+    """Whether a step's direction is the gradient alone: b = g, θ ← θ − η·g."""
+    terms = spec.momentum or spec.weight_decay or spec.prox_mu
+    return not terms and spec.correction is None
+
+
+StepFn = Callable[[Tensor, Tensor, Tensor | None, float], tuple[Tensor, Tensor]]
 
 
 def _grad_and_loss(
-    model: FlatModel, x: Tensor, y: Tensor, theta: Tensor, batch: int, scale: float | None
+    model: FlatModel, x: Tensor, y: Tensor, theta: Tensor, batch: int, x_scale: float | None
 ) -> StepFn:
-    """(θ (K, d), batch rows (K, B), row weights (K, B) or None) → per-client gradients
-    and losses: the model's stacked form where it has one, in tiles of clients on a CPU
-    (`StackedModel.tile`), else `torch.func.vmap` of its (weighted) loss; each batch's
-    samples turned into the model's inputs as gathered (`inputs`)."""
+    """(θ (K, d), batch rows (K, B), row weights (K, B) or None, scale) → per-client
+    gradients times the scale, and losses: the model's stacked form where it has one,
+    in tiles of clients on a CPU (`StackedModel.tile`), else `torch.func.vmap` of its
+    (weighted) loss; each batch's samples turned into the model's inputs as gathered
+    (`inputs`, with the samples' `x_scale`)."""
     k = theta.shape[0]
     stacked = model.stacked(tuple(x.shape[1:]))
     if stacked is None:
         plain = vmap(grad_and_value(model.loss))
         weighted = vmap(grad_and_value(model.weighted_loss))
 
-        def batched(theta: Tensor, rows: Tensor, weights: Tensor | None) -> tuple[Tensor, Tensor]:
-            xb = inputs(x[rows], scale)
+        def batched(
+            theta: Tensor, rows: Tensor, weights: Tensor | None, scale: float
+        ) -> tuple[Tensor, Tensor]:
+            xb = inputs(x[rows], x_scale)
             if weights is None:
-                return plain(theta, xb, y[rows])
-            return weighted(theta, xb, y[rows], weights)
+                g, loss = plain(theta, xb, y[rows])
+            else:
+                g, loss = weighted(theta, xb, y[rows], weights)
+            return (g if scale == 1.0 else g.mul_(scale)), loss
 
         return batched
     out, losses = torch.empty_like(theta), torch.empty(k, device=theta.device)
@@ -137,14 +154,16 @@ def _grad_and_loss(
     if theta.device.type == "cpu":
         tile = stacked.tile(k, batch)
 
-    def tiled(theta: Tensor, rows: Tensor, weights: Tensor | None) -> tuple[Tensor, Tensor]:
+    def tiled(
+        theta: Tensor, rows: Tensor, weights: Tensor | None, scale: float
+    ) -> tuple[Tensor, Tensor]:
         for lo in range(0, k, tile):
             part = slice(lo, lo + tile)
             tile_weights = None if weights is None else weights[part]
             tile_rows = rows[part]
-            xb = inputs(gather(x, tile_rows), scale)
+            xs, ys = inputs(gather(x, tile_rows), x_scale), gather(y, tile_rows)
             _, losses[part] = stacked.grad_and_loss(
-                theta[part], xb, gather(y, tile_rows), tile_weights, out=out[part]
+                theta[part], xs, ys, tile_weights, out=out[part], scale=scale
             )
         return out, losses
 
