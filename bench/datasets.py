@@ -8,7 +8,7 @@
    FEMNIST's scans, the rest uniform bytes; the labels uniform over 62 classes.
 2. Loads it in a child process (`load_data`, the engine's loader: FederatedData as a
    run holds it) and prints the load time and the child's peak resident memory
-   (targets ≤ 30 s, ≤ 2 GB), and what the images take as float32: once parsing the
+   (targets ≤ 30 s, ≤ 2 GB), and what the images take as held (bytes): once parsing the
    JSON (which fills the data root's cache), once more from the cache.
 3. Times FedAvg rounds of LEAF's CNN (`leaf_cnn`) at K = 10 and 100 against Flower on
    the same data, `bench/peers.py`'s way: its workloads FEMNIST-10 and FEMNIST-100
@@ -213,7 +213,7 @@ def main() -> None:
                     f"{read}: {got['seconds']:.1f} s (target ≤ 30 s; "
                     f"{got.get('cpu', float('nan')):.1f} s of CPU), peak memory "
                     f"{got['peak'] / 2**30:.2f} GiB (target ≤ 2 GiB; "
-                    f"{got['before'] / 2**30:.2f} GiB before loading), images as float32 "
+                    f"{got['before'] / 2**30:.2f} GiB before loading), images as held "
                     f"{got['held'] / 2**30:.2f} GiB, {got['samples']} samples"
                 )
             shutil.rmtree(full)  # the disk back before the rounds

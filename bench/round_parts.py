@@ -124,9 +124,11 @@ def main() -> None:
     trainer.batch_indices = timers.wrap("batches", trainer.batch_indices, inside="optimiser")
     make_step = local._grad_and_loss
 
-    def timed_step(model: Any, x: Any, y: Any, theta: Any, batch: int) -> local.StepFn:
+    def timed_step(
+        model: Any, x: Any, y: Any, theta: Any, batch: int, x_scale: float | None
+    ) -> local.StepFn:
         step: local.StepFn = timers.wrap(
-            "arithmetic", make_step(model, x, y, theta, batch), inside="optimiser"
+            "arithmetic", make_step(model, x, y, theta, batch, x_scale), inside="optimiser"
         )
         return step
 

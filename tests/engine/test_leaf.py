@@ -66,13 +66,17 @@ def test_femnist_gives_one_client_per_writer_with_its_own_rows(tmp_path: Path) -
     assert cfg.partition == "natural"
     assert data.n_clients == 2 and data.n_classes == 62
     assert data.train_offsets.tolist() == [0, 2, 5]  # w1 (file a), then w2 (file b)
-    assert data.x_train.shape == (5, 1, 28, 28) and data.x_train.dtype == torch.float32
-    assert data.x_train[:, 0, 0, 0].tolist() == pytest.approx([0, 1, 10 / 255, 20 / 255, 30 / 255])
+    # held as the bytes k of LEAF's k/255, handed to a model as k/255
+    assert data.x_train.shape == (5, 1, 28, 28) and data.x_train.dtype == torch.uint8
+    assert data.x_scale == 255 and data.x_train[:, 0, 0, 0].tolist() == [0, 255, 10, 20, 30]
+    x = data.inputs(data.x_train)
+    assert x.dtype == torch.float32 and x.shape == (5, 1, 28, 28)
+    assert x[:, 0, 0, 0].tolist() == pytest.approx([0, 1, 10 / 255, 20 / 255, 30 / 255])
     assert data.y_train.tolist() == [5, 61, 0, 0, 7]
     # each client's own test rows (w1's, then w2's), then w3's, which no client holds
     assert data.test_offsets.tolist() == [0, 1, 2]
     assert data.y_test.tolist() == [9, 3, 1]
-    assert data.x_test[:, 0, 0, 0].tolist() == pytest.approx([50 / 255, 40 / 255, 60 / 255])
+    assert data.x_test[:, 0, 0, 0].tolist() == [50, 40, 60]
     assert data.client_class.tolist() == [5, 0]
 
 

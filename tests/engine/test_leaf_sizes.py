@@ -84,6 +84,14 @@ def test_the_reading_term_comes_from_the_files(tmp_path: Path) -> None:
     assert {t.label: t.amount for t in absent.memory}[reading] > 10 * 784 * 724_736
 
 
+def test_the_held_data_term_counts_femnists_pixels_as_bytes(tmp_path: Path) -> None:
+    tiny_femnist(tmp_path)
+    terms = estimate(build_config(femnist_run(tmp_path))).memory
+    (held,) = [t.amount for t in terms if t.label.startswith("train and test data")]
+    # LEAF's 724 736 + 80 527 samples: 784 pixel bytes and an int64 label each
+    assert held == (724_736 + 80_527) * (784 + 8)
+
+
 def test_x_keys_are_counted_across_chunk_ends(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

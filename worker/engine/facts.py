@@ -52,7 +52,9 @@ class DatasetFacts:
     `num_samples`, written before the samples), so that a run's estimate counts its
     largest user rather than the whole set (None where they cannot be read so).
     `tokens`: for text, how many token ids its samples use (ids 0 to tokens - 1), what
-    a text model's embedding must hold (`vocabulary`).
+    a text model's embedding must hold (`vocabulary`). `value_bytes`: the bytes of one
+    value of a sample as its `FederatedData` holds it (4: float32; 1: FEMNIST's pixel
+    bytes, Shakespeare's token ids; 2: Sent140's), what a run's estimate counts.
     """
 
     n_classes: int
@@ -68,6 +70,7 @@ class DatasetFacts:
     layout: Callable[[Path], None] | None = None
     file_sizes: Callable[[Path], FileSizes | None] | None = None
     tokens: int | None = None
+    value_bytes: int = 4
 
     @property
     def pooled(self) -> bool:

@@ -408,7 +408,8 @@ class Simulation:
         if not (last or evaluated(ev, t)):
             return None
         self.evaluate_validation(metrics)
-        result = evaluate(self.model, self.w, self.data.x_test, self.data.y_test, self.eval_rows)
+        x, y, scale = self.data.x_test, self.data.y_test, self.data.x_scale
+        result = evaluate(self.model, self.w, x, y, self.eval_rows, scale)
         metrics["test_loss"] = result.loss
         if result.acc is None or result.correct is None:
             return None
@@ -430,7 +431,8 @@ class Simulation:
         """The global model on the held-out split (`eval.validation`), where there is one."""
         if self.validation is None or not len(self.validation.y):
             return
-        result = evaluate(self.model, self.w, self.validation.x, self.validation.y, self.eval_rows)
+        val = self.validation
+        result = evaluate(self.model, self.w, val.x, val.y, self.eval_rows, self.data.x_scale)
         metrics["val_loss"] = result.loss
         if result.acc is not None:
             metrics["val_acc"] = result.acc
@@ -440,7 +442,8 @@ class Simulation:
         in round 0's record)."""
         if not selected(self.config.eval, self.config.components.schedules)[0].component.initial:
             return
-        result = evaluate(self.model, self.w, self.data.x_test, self.data.y_test, self.eval_rows)
+        x, y, scale = self.data.x_test, self.data.y_test, self.data.x_scale
+        result = evaluate(self.model, self.w, x, y, self.eval_rows, scale)
         if result.acc is not None:
             metrics["initial_test_acc"] = result.acc
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -24,6 +25,9 @@ class FederatedData:
     `client_class` is the smallest label each client holds (what label-driven
     availability models group by); `cluster` the client's cluster id; `population`
     the clients' π and λ where the dataset declares them (`DatasetFacts.population`).
+    `x_scale`: where set, the samples are held as bytes k (uint8) standing for the
+    float32 k / x_scale (FEMNIST's pixels: 255), a quarter of their floats' memory;
+    `inputs` turns a batch of them into what the model takes.
     """
 
     x_train: Tensor
@@ -38,6 +42,7 @@ class FederatedData:
     cluster: Tensor
     optimum: float | None = None
     population: Population | None = None
+    x_scale: float | None = None
 
     @property
     def n_clients(self) -> int:
@@ -51,9 +56,32 @@ class FederatedData:
     def input_shape(self) -> tuple[int, ...]:
         return tuple(self.x_train.shape[1:])
 
+    def inputs(self, x: Tensor) -> Tensor:
+        """Rows of `x_train` or `x_test` as the model's inputs (`inputs`)."""
+        return inputs(x, self.x_scale)
+
     def to(self, device: torch.device) -> FederatedData:
         move = {k: getattr(self, k).to(device) for k in ("x_train", "y_train", "x_test", "y_test")}
         return FederatedData(**{**self.__dict__, **move})
+
+
+def inputs(x: Tensor, scale: float | None) -> Tensor:
+    """Samples as a model takes them: bytes k held with a `scale` (`FederatedData.x_scale`)
+    as float32 k / scale, each the float32 that dividing k's float32 by the scale on a
+    CPU gives (the table of the 256 values, so on any device: a GPU divides by a
+    scalar as a product with its reciprocal); without a scale (floats, token ids) as
+    they are. Called on a batch or an evaluation chunk where it enters the model."""
+    if scale is None:
+        return x
+    if x.dtype != torch.uint8:
+        raise TypeError(f"inputs: samples with a scale are bytes (uint8), not {x.dtype}")
+    return _byte_values(scale, x.device).index_select(0, x.reshape(-1).int()).view(x.shape)
+
+
+@lru_cache(maxsize=8)
+def _byte_values(scale: float, device: torch.device) -> Tensor:
+    """The float32 k / scale of every byte k, on `device`."""
+    return torch.arange(256, dtype=torch.float32).div_(scale).to(device)
 
 
 def offsets(sizes: list[int] | np.ndarray) -> Tensor:

@@ -2,8 +2,9 @@
 
 FEMNIST: 28×28 handwritten characters of 3 550 writers, 62 classes (digits, upper and
 lower case letters); LEAF stores a pixel as a float k/255, kept here as the byte k
-(read from the JSON text, `leaf_grid.py`) and handed to the model as float32 k/255,
-LEAF's values; a folder with a pixel off that grid keeps its floats (float32) instead.
+(read from the JSON text, `leaf_grid.py`) and handed to the model a batch at a time as
+float32 k/255, LEAF's values (`FederatedData.inputs`); a folder with a pixel off that
+grid keeps its floats (float32) instead.
 Shakespeare: next-character prediction for 1 129 speaking roles; a sample is 80
 characters, its label the next one, each encoded as its index in LEAF's 80-character
 alphabet (`ALPHABET`, LEAF's `ALL_LETTERS`), so a sample is 80 byte-sized token ids and
@@ -62,6 +63,7 @@ FEMNIST = DatasetFacts(
     file_sizes=partial(
         file_sizes, name="femnist", decoded=PIXELS, parsed=PARSED_NUMBER * PIXELS, raw_x=True
     ),
+    value_bytes=1,
 )
 SHAKESPEARE = DatasetFacts(
     len(ALPHABET),
@@ -77,6 +79,7 @@ SHAKESPEARE = DatasetFacts(
         file_sizes, name="shakespeare", decoded=SEQUENCE, parsed=PARSED_CHAR * SEQUENCE
     ),
     tokens=len(ALPHABET),
+    value_bytes=1,
 )
 LEAF_DATASETS = ("femnist", "shakespeare", "sent140")
 
@@ -198,20 +201,22 @@ class LeafLoader:
 
 
 def femnist(params: Any, cfg: DataSection, rng: np.random.Generator) -> FederatedData:
-    """LEAF's FEMNIST from `data.root`: images (1, 28, 28) in [0, 1], 62 classes."""
+    """LEAF's FEMNIST from `data.root`: images (1, 28, 28) in [0, 1], 62 classes, held as
+    their bytes k with the scale 255 (`FederatedData.x_scale`), or as float32 where a
+    pixel is off that grid."""
     images = Samples(pixels, labels, raw_x=True, widen_x=as_values)
     data, x, xt = natural("femnist", cfg, FEMNIST.n_classes, images)
     if x.dtype != xt.dtype:  # one split on the grid, the other off it
         x, xt = (a if a.dtype == np.float32 else as_values(a) for a in (x, xt))
     data.x_train, data.x_test = _images(x), _images(xt)
+    data.x_scale = 255.0 if x.dtype == np.uint8 else None
     return data
 
 
 def _images(pixels: np.ndarray) -> torch.Tensor:
-    """The images (n, 1, 28, 28) as float32: bytes k as k/255, floats as they are."""
-    if pixels.dtype == np.uint8:
-        return torch.from_numpy(pixels.astype(np.float32)).div_(255).view(-1, 1, 28, 28)
-    return torch.from_numpy(np.array(pixels, dtype=np.float32)).view(-1, 1, 28, 28)
+    """The images (n, 1, 28, 28) as held: bytes as bytes, floats as float32; copied
+    only out of the cache's read-only map."""
+    return torch.from_numpy(np.require(pixels, requirements=("C", "W"))).view(-1, 1, 28, 28)
 
 
 def shakespeare(params: Any, cfg: DataSection, rng: np.random.Generator) -> FederatedData:

@@ -62,6 +62,7 @@ SENT140 = DatasetFacts(
     layout=partial(check_layout, name="sent140"),
     file_sizes=partial(file_sizes, name="sent140", decoded=DECODED, parsed=PARSED_ROW),
     tokens=VOCABULARY + 1,
+    value_bytes=2,
 )
 
 

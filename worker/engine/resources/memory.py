@@ -46,14 +46,15 @@ def _data(run: RunSizes) -> list[Term]:
     if facts.train is not None and facts.test is not None:
         field = driver(c, "data.dataset")
         # decoded bytes and two float copies per split; then the pool and its
-        # per-client copy; and the partition's index arrays
+        # per-client copy; and the partition's index arrays. Held: each sample's values
+        # as its dataset holds them (`DatasetFacts.value_bytes`) and its label
         files = file_sizes(c)
         if files is not None:  # the dataset's own reader's cost, from its files
             loading = files.reading_bytes + 16 * facts.train
         else:
             loading = f * max(10 * facts.train, 4 * facts.train + 10 * facts.test)
             loading = max(loading, 4 * f * (facts.train + facts.test)) + 16 * facts.train
-        held = samples * (f * FLOAT + LONG)
+        held = samples * (f * facts.value_bytes + LONG)
         what = f"{run.n_train} + {run.n_test} samples of {f} values"
     else:
         rows, paths = generated_rows(c)

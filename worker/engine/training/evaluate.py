@@ -9,6 +9,7 @@ from functools import partial
 import torch
 from torch import Tensor, nn
 
+from worker.engine.data.federated import inputs
 from worker.engine.training import objective
 from worker.engine.training.flat import FlatModel
 from worker.engine.training.stacked import TILE_BYTES
@@ -64,8 +65,11 @@ class Evaluation:
 
 
 @torch.no_grad()
-def evaluate(model: FlatModel, theta: Tensor, x: Tensor, y: Tensor, batch: int) -> Evaluation:
-    """In batches of `batch` rows (`evaluation_rows`), through the model's stacked form
+def evaluate(
+    model: FlatModel, theta: Tensor, x: Tensor, y: Tensor, batch: int, scale: float | None = None
+) -> Evaluation:
+    """In batches of `batch` rows (`evaluation_rows`), each turned into the model's inputs
+    with the samples' `scale` (`inputs`), through the model's stacked form
     where it has one. Results are written into tensors allocated once: small tensors
     kept per batch sit between the batches' freed activations and fragment the heap
     (evaluating an MLP of 2000 hidden units on 750 000 samples peaked at 10 GB that
@@ -77,7 +81,7 @@ def evaluate(model: FlatModel, theta: Tensor, x: Tensor, y: Tensor, batch: int) 
     losses = torch.empty(len(starts), device=x.device)
     correct = None if model.objective == "regression" else torch.empty(len(y), device=x.device)
     for i, lo in enumerate(starts):
-        out = forward(x[lo : lo + batch])
+        out = forward(inputs(x[lo : lo + batch], scale))
         yb = y[lo : lo + batch]
         losses[i] = objective.loss(model.objective, out, yb, "sum")
         if correct is not None:

@@ -22,6 +22,7 @@ import torch
 from torch import Tensor
 from torch.func import grad_and_value, vmap
 
+from worker.engine.data.federated import inputs
 from worker.engine.training.batches import row_weights
 from worker.engine.training.flat import FlatModel
 
@@ -39,6 +40,7 @@ class LocalSpec:
     weight_decay: float = 0.0
     prox_mu: float = 0.0
     correction: Tensor | None = None  # (K, d)
+    x_scale: float | None = None  # x's bytes stand for k / x_scale (`FederatedData.x_scale`)
 
 
 def _direction(spec: LocalSpec, theta: Tensor, w: Tensor, g: Tensor, corr: Tensor | None) -> Tensor:
@@ -72,7 +74,7 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
     k, steps, batch = spec.batches.shape
     theta = spec.w.expand(k, -1) if spec.w.dim() == 1 else spec.w
     shared = True  # theta is still spec.w (a view of it): written out of place
-    step_fn = _grad_and_loss(model, x, y, theta, batch)
+    step_fn = _grad_and_loss(model, x, y, theta, batch, spec.x_scale)
     # (S, K, B): a step's rows, and their weights, in one block
     batches = spec.batches.transpose(0, 1).contiguous()
     weights = None
@@ -122,11 +124,14 @@ def _plain(spec: LocalSpec) -> bool:
 StepFn = Callable[[Tensor, Tensor, Tensor | None, float], tuple[Tensor, Tensor]]
 
 
-def _grad_and_loss(model: FlatModel, x: Tensor, y: Tensor, theta: Tensor, batch: int) -> StepFn:
+def _grad_and_loss(
+    model: FlatModel, x: Tensor, y: Tensor, theta: Tensor, batch: int, x_scale: float | None
+) -> StepFn:
     """(θ (K, d), batch rows (K, B), row weights (K, B) or None, scale) → per-client
     gradients times the scale, and losses: the model's stacked form where it has one,
     in tiles of clients on a CPU (`StackedModel.tile`), else `torch.func.vmap` of its
-    (weighted) loss."""
+    (weighted) loss; each batch's samples turned into the model's inputs as gathered
+    (`inputs`, with the samples' `x_scale`)."""
     k = theta.shape[0]
     stacked = model.stacked(tuple(x.shape[1:]))
     if stacked is None:
@@ -136,10 +141,11 @@ def _grad_and_loss(model: FlatModel, x: Tensor, y: Tensor, theta: Tensor, batch:
         def batched(
             theta: Tensor, rows: Tensor, weights: Tensor | None, scale: float
         ) -> tuple[Tensor, Tensor]:
+            xb = inputs(x[rows], x_scale)
             if weights is None:
-                g, loss = plain(theta, x[rows], y[rows])
+                g, loss = plain(theta, xb, y[rows])
             else:
-                g, loss = weighted(theta, x[rows], y[rows], weights)
+                g, loss = weighted(theta, xb, y[rows], weights)
             return (g if scale == 1.0 else g.mul_(scale)), loss
 
         return batched
@@ -155,7 +161,7 @@ def _grad_and_loss(model: FlatModel, x: Tensor, y: Tensor, theta: Tensor, batch:
             part = slice(lo, lo + tile)
             tile_weights = None if weights is None else weights[part]
             tile_rows = rows[part]
-            xs, ys = gather(x, tile_rows), gather(y, tile_rows)
+            xs, ys = inputs(gather(x, tile_rows), x_scale), gather(y, tile_rows)
             _, losses[part] = stacked.grad_and_loss(
                 theta[part], xs, ys, tile_weights, out=out[part], scale=scale
             )
@@ -192,7 +198,7 @@ def train_sequential(
             if spec.real is not None:
                 rows = rows[: int(spec.real[i, s])]
             theta.requires_grad_(True)
-            loss = model.loss(theta, x[rows], y[rows])
+            loss = model.loss(theta, inputs(x[rows], spec.x_scale), y[rows])
             (g,) = torch.autograd.grad(loss, theta)
             theta = theta.detach()
             g = _direction(spec, theta, w, g, corr)

@@ -70,6 +70,7 @@ class Trainer:
             weight_decay=c.weight_decay,
             prox_mu=prox_mu,
             correction=correction,
+            x_scale=self.data.x_scale,
         )
         result = self.train_fn(self.model, self.data.x_train, self.data.y_train, spec)
         if self.momentum is not None and kept is not None:
@@ -97,7 +98,8 @@ class Trainer:
         rows = batches.rows[:, 0].to(w.device)
         was_training = self.model.module.training
         self.model.module.eval()  # batch norm: running statistics, left untouched
-        losses = [self.model.loss(w, self.data.x_train[r], self.data.y_train[r]) for r in rows]
+        x, y = self.data.x_train, self.data.y_train
+        losses = [self.model.loss(w, self.data.inputs(x[r]), y[r]) for r in rows]
         self.model.module.train(was_training)
         return torch.stack(losses)
 
@@ -111,7 +113,8 @@ class Trainer:
         for i, k in enumerate(clients.tolist()):
             lo, hi = offsets[k], offsets[k + 1]
             if hi > lo:
-                losses[i] = self.model.loss(w, self.data.x_test[lo:hi], self.data.y_test[lo:hi])
+                x = self.data.inputs(self.data.x_test[lo:hi])
+                losses[i] = self.model.loss(w, x, self.data.y_test[lo:hi])
         self.model.module.train(was_training)
         return losses
 
@@ -119,9 +122,8 @@ class Trainer:
         """Each client's local optimum F*_k on its training data (`optimum.py`)."""
         if self.data.task != "classification":
             raise ConfigError("algorithm.cafed.optimum: local_solver needs a classification task")
-        return local_optima(
-            self.data.x_train, self.data.y_train, self.data.train_offsets, self.data.n_classes
-        )
+        x = self.data.inputs(self.data.x_train)
+        return local_optima(x, self.data.y_train, self.data.train_offsets, self.data.n_classes)
 
     def state_dict(self) -> dict[str, Any]:
         return {} if self.momentum is None else {"momentum": self.momentum.detach().cpu().clone()}
