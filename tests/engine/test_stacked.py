@@ -374,15 +374,16 @@ def test_row_logits_are_x_w_plus_b_by_hand(dtype: torch.dtype, with_bias: bool) 
 
 
 def test_a_stacked_linear_layer_by_hand_gives_its_weight_gradient_in_the_weights_layout() -> None:
-    # Two clients, one row each, 2 inputs → 1 output: y_k = w_k · h_k + b_k.
-    weight = torch.tensor([[[1.0, 2.0]], [[3.0, -1.0]]], requires_grad=True)  # (K, O, I)
-    bias = torch.tensor([[0.5], [-2.0]], requires_grad=True)
+    # Two clients, one row each, 2 inputs → 2 outputs: y_k = W_k h_k + b_k.
+    weight = torch.tensor(
+        [[[1.0, 2.0], [0.0, 1.0]], [[3.0, -1.0], [1.0, 1.0]]], requires_grad=True
+    )  # (K, O, I)
+    bias = torch.tensor([[0.5, 0.0], [-2.0, 1.0]], requires_grad=True)
     h = torch.tensor([[[1.0, 1.0]], [[2.0, 4.0]]])  # (K, B, I)
 
     out = _linear(h, {"fc.weight": weight, "fc.bias": bias}, "fc")
     (grad_w,) = torch.autograd.grad(out.sum(), [weight])
 
-    assert out.shape == (2, 1, 1)
-    assert out.flatten().tolist() == [3.5, 0.0]  # 1 + 2 + 0.5; 6 − 4 − 2
-    assert grad_w.tolist() == [[[1.0, 1.0]], [[2.0, 4.0]]]  # ∂y_k/∂w_k = h_k
+    assert out.tolist() == [[[3.5, 1.0]], [[0.0, 7.0]]]  # 1+2+0.5, 0+1+0; 6−4−2, 2+4+1
+    assert grad_w.tolist() == [[[1.0, 1.0]] * 2, [[2.0, 4.0]] * 2]  # ∂Σy/∂W_k = 1 h_kᵀ
     assert grad_w.is_contiguous()  # copied into the (K, d) gradient as it lies
