@@ -11,7 +11,7 @@ from worker.engine.models import build_model
 from worker.engine.overrides import build_config
 from worker.engine.training.flat import FlatModel
 from worker.engine.training.local import LocalSpec, train_sequential, train_vmap
-from worker.engine.training.stacked import row_logits, stack
+from worker.engine.training.stacked import _linear, row_logits, stack
 
 
 def zoo_model(name: str, shape: tuple[int, ...] = (1, 8, 8)) -> FlatModel:
@@ -371,3 +371,19 @@ def test_row_logits_are_x_w_plus_b_by_hand(dtype: torch.dtype, with_bias: bool) 
     logits = row_logits(weight, x, bias if with_bias else None)
 
     assert_close(logits, expected + bias if with_bias else expected)
+
+
+def test_a_stacked_linear_layer_by_hand_gives_its_weight_gradient_in_the_weights_layout() -> None:
+    # Two clients, one row each, 2 inputs → 2 outputs: y_k = W_k h_k + b_k.
+    weight = torch.tensor(
+        [[[1.0, 2.0], [0.0, 1.0]], [[3.0, -1.0], [1.0, 1.0]]], requires_grad=True
+    )  # (K, O, I)
+    bias = torch.tensor([[0.5, 0.0], [-2.0, 1.0]], requires_grad=True)
+    h = torch.tensor([[[1.0, 1.0]], [[2.0, 4.0]]])  # (K, B, I)
+
+    out = _linear(h, {"fc.weight": weight, "fc.bias": bias}, "fc")
+    (grad_w,) = torch.autograd.grad(out.sum(), [weight])
+
+    assert out.tolist() == [[[3.5, 1.0]], [[0.0, 7.0]]]  # 1+2+0.5, 0+1+0; 6−4−2, 2+4+1
+    assert grad_w.tolist() == [[[1.0, 1.0]] * 2, [[2.0, 4.0]] * 2]  # ∂Σy/∂W_k = 1 h_kᵀ
+    assert grad_w.is_contiguous()  # copied into the (K, d) gradient as it lies

@@ -397,8 +397,15 @@ def _conv(module: nn.Conv2d, h: Tensor, params: dict[str, Tensor], name: str, k:
 
 
 def _linear(h: Tensor, params: dict[str, Tensor], name: str) -> Tensor:
-    weight = params[f"{name}.weight"].transpose(1, 2)  # (K, I, O)
+    """The K clients' linear layers on their rows h (K, B, I), as W hᵀ + b (K, O, B),
+    returned as its (K, B, O) view: the weight's gradient then comes out in the weight's
+    own (K, O, I) layout. Computed as h Wᵀ it came out transposed, and copying it into
+    the (K, d) gradient cost more than the products: LEAF's 3136×2048 dense layer, K =
+    10, batch 10, forward and backward, 0.91 s of CPU against 0.46 s (`bench/engine.py
+    --model leaf_cnn`)."""
+    weight = params[f"{name}.weight"]  # (K, O, I)
     bias = params.get(f"{name}.bias")
+    rows = h.transpose(1, 2)  # (K, I, B)
     if bias is None:
-        return torch.bmm(h, weight)
-    return torch.baddbmm(bias.unsqueeze(1), h, weight)
+        return torch.bmm(weight, rows).transpose(1, 2)
+    return torch.baddbmm(bias.unsqueeze(2), weight, rows).transpose(1, 2)
