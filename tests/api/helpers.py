@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -71,3 +74,19 @@ def reference(config: dict[str, Any]) -> list[dict[str, Any]]:
     sink = ListSink()
     simulate(run_config_for(current()).model_validate(config), sink)
     return [{"round": r.round, **r.metrics} for r in sink.records]
+
+
+def leaf_roots(root: Path, name: str, write: Callable[[Path], None], ghost_file: str) -> Path:
+    """Three data roots of the LEAF dataset `name` under `root`, each written by `write`:
+    `whole/` as it is, `half/` with its test split removed, and `ghost/` with a user
+    listed in `users` of its train file `ghost_file` without data."""
+    for folder in ("whole", "half", "ghost"):
+        write(root / folder)
+    for file in (root / "half" / name / "data" / "test").iterdir():
+        file.unlink()
+    path = root / "ghost" / name / "data" / "train" / ghost_file
+    doc = json.loads(path.read_text())
+    doc["users"].append("nobody")
+    doc["num_samples"].append(1)
+    path.write_text(json.dumps(doc))
+    return root

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from api.main import create_app
 from fedwatch.command import main
-from tests.api.helpers import embedded_settings, submit, wait_final
+from tests.api.helpers import embedded_settings, leaf_roots, submit, wait_final
 from tests.engine.test_leaf import tiny_femnist
 
 
@@ -22,18 +22,7 @@ from tests.engine.test_leaf import tiny_femnist
 def data_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`whole/`: tiny FEMNIST; `half/`: its train split only; `ghost/`: a train user
     listed in `users` without data."""
-    root = tmp_path_factory.mktemp("leaf")
-    tiny_femnist(root / "whole")
-    tiny_femnist(root / "half")
-    for file in (root / "half" / "femnist" / "data" / "test").iterdir():
-        file.unlink()
-    tiny_femnist(root / "ghost")
-    path = root / "ghost" / "femnist" / "data" / "train" / "a.json"
-    doc = json.loads(path.read_text())
-    doc["users"].append("nobody")
-    doc["num_samples"].append(1)
-    path.write_text(json.dumps(doc))
-    return root
+    return leaf_roots(tmp_path_factory.mktemp("leaf"), "femnist", tiny_femnist, "a.json")
 
 
 @pytest.fixture(scope="module")

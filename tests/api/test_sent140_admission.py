@@ -4,7 +4,6 @@ lists the missing split, and whole splits are admitted and run."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.main import create_app
-from tests.api.helpers import embedded_settings, submit, wait_final
+from tests.api.helpers import embedded_settings, leaf_roots, submit, wait_final
 from tests.engine.test_leaf_sent140 import tiny_sent140
 
 
@@ -21,18 +20,7 @@ from tests.engine.test_leaf_sent140 import tiny_sent140
 def data_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`whole/`: tiny Sent140; `half/`: its train split only; `ghost/`: a train user
     listed in `users` without data."""
-    root = tmp_path_factory.mktemp("sent140")
-    tiny_sent140(root / "whole")
-    tiny_sent140(root / "half")
-    for file in (root / "half" / "sent140" / "data" / "test").iterdir():
-        file.unlink()
-    tiny_sent140(root / "ghost")
-    path = root / "ghost" / "sent140" / "data" / "train" / "b.json"
-    doc = json.loads(path.read_text())
-    doc["users"].append("nobody")
-    doc["num_samples"].append(1)
-    path.write_text(json.dumps(doc))
-    return root
+    return leaf_roots(tmp_path_factory.mktemp("sent140"), "sent140", tiny_sent140, "b.json")
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from worker.presets.leaf import LEAF_PAPER
+from worker.presets.leaf import LEAF_PAPER, per_user
 from worker.presets.model import Method, preset
 
 NIID_BENCH_PAPER = (
@@ -157,15 +157,17 @@ LEAF_FEMNIST_ACCURACY = preset(
     "leaf-femnist-accuracy",
     "LEAF FEMNIST: FedAvg as LEAF's accuracy baseline, one client per writer, LEAF's "
     "CNN, 5 clients a round, 5 local steps of batch 10 at lr 0.001, 1 000 rounds",
-    {
-        "rounds": 1000,
-        "data": {"dataset": "femnist", "n_clients": 3550, "partition": "natural"},
-        "model": {"name": "leaf_cnn"},
-        "availability": {"kind": "always"},
-        "algorithm": {"name": "fedavg", "participation": 5, "weights": "size"},
-        "client": {"local_steps": 5, "unit": "steps", "batch_size": 10, "lr": 0.001},
-        "eval": {"every": 20},
-    },
+    per_user(
+        "femnist",
+        3550,
+        "leaf_cnn",
+        rounds=1000,
+        clients=5,
+        steps=5,
+        unit="steps",
+        lr=0.001,
+        every=20,
+    ),
     ("fedavg",),
     paper=LEAF_PAPER,
     published={"fedavg": {"accuracy": 74.72}},
@@ -198,15 +200,17 @@ FEDML_SHAKESPEARE = preset(
     "LEAF Shakespeare (FedProx's 143 roles): FedAvg as FedML's benchmark runs it, one "
     "client per role, LEAF's LSTM, 10 clients a round, 1 local epoch of batch 10 at lr "
     "0.8, 100 rounds",
-    {
-        "rounds": 100,
-        "data": {"dataset": "shakespeare", "n_clients": 143, "partition": "natural"},
-        "model": {"name": "leaf_lstm"},
-        "availability": {"kind": "always"},
-        "algorithm": {"name": "fedavg", "participation": 10, "weights": "size"},
-        "client": {"local_steps": 1, "unit": "epochs", "batch_size": 10, "lr": 0.8},
-        "eval": {"every": 5},
-    },
+    per_user(
+        "shakespeare",
+        143,
+        "leaf_lstm",
+        rounds=100,
+        clients=10,
+        steps=1,
+        unit="epochs",
+        lr=0.8,
+        every=5,
+    ),
     ("fedavg",),
     paper=(
         "He et al.: FedML: A Research Library and Benchmark for Federated Machine "

@@ -3,6 +3,7 @@ availability models of the papers."""
 
 from __future__ import annotations
 
+from worker.presets.leaf import per_user
 from worker.presets.model import preset
 
 # CIFAR-10 split by Dirichlet(α) (Hsu et al. 2019) under FedAR's Bernoulli availability
@@ -49,15 +50,20 @@ FEMNIST_MARKOV = preset(
     "femnist-markov",
     "FEMNIST writers under Markov availability: FedAvg, FedLaAvg, MIFA, FedAR, FedVARP, "
     "CA-Fed, F3AST on one client per writer, LEAF's CNN",
-    {
-        "rounds": 1000,
-        "data": {"dataset": "femnist", "n_clients": 3550, "partition": "natural"},
-        "model": {"name": "leaf_cnn"},
-        "availability": {"kind": "markov"},
-        "algorithm": {"name": "fedavg", "participation": 10, "weights": "uniform"},
-        "client": {"local_steps": 1, "unit": "epochs", "batch_size": 10, "lr": 0.004},
-        "eval": {"every": 20, "client_every": 100},
-    },
+    per_user(
+        "femnist",
+        3550,
+        "leaf_cnn",
+        rounds=1000,
+        clients=10,
+        steps=1,
+        unit="epochs",
+        lr=0.004,
+        every=20,
+        availability="markov",
+        weights="uniform",
+        client_every=100,
+    ),
     ("fedavg", "fedlaavg", "mifa", "fedar", "fedvarp", "cafed", "f3ast"),
     seeds=(0, 1, 2),
 )

@@ -2,12 +2,46 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from worker.presets.model import preset
 
 LEAF_PAPER = (
     "Caldas et al.: LEAF: A Benchmark for Federated Settings, arXiv 1812.01097 (2018); "
     "code: github.com/TalwalkarLab/leaf, paper_experiments/"
 )
+
+
+def per_user(
+    dataset: str,
+    n_clients: int,
+    model: str,
+    *,
+    rounds: int,
+    clients: int,
+    steps: int,
+    unit: str,
+    lr: float,
+    every: int,
+    availability: str = "always",
+    weights: str = "size",
+    client_every: int | None = None,
+) -> dict[str, Any]:
+    """A FedAvg config on a LEAF dataset's users, one client each (`natural`), as the
+    field's LEAF baselines run it: `clients` a round, `steps` local `unit`s of LEAF's
+    batch of 10 (its main.py's) at `lr`, evaluated every `every` rounds (and each
+    client's accuracy every `client_every`, where given)."""
+    schedule = {"every": every} | ({} if client_every is None else {"client_every": client_every})
+    return {
+        "rounds": rounds,
+        "data": {"dataset": dataset, "n_clients": n_clients, "partition": "natural"},
+        "model": {"name": model},
+        "availability": {"kind": availability},
+        "algorithm": {"name": "fedavg", "participation": clients, "weights": weights},
+        "client": {"local_steps": steps, "unit": unit, "batch_size": 10, "lr": lr},
+        "eval": schedule,
+    }
+
 
 # LEAF's FEMNIST FedAvg baseline as its script runs it (paper_experiments/femnist.sh):
 # - data: LEAF's preprocessing `./preprocess.sh -s niid --sf 0.05 -k 100 -t sample` (5 %
@@ -26,15 +60,17 @@ LEAF_FEMNIST = preset(
     "leaf-femnist",
     "LEAF FEMNIST: FedAvg as LEAF's baseline script runs it, one client per writer, LEAF's "
     "CNN, 3 clients a round (or 35), 1 local epoch (or 100), lr 0.004",
-    {
-        "rounds": 2000,
-        "data": {"dataset": "femnist", "n_clients": 3550, "partition": "natural"},
-        "model": {"name": "leaf_cnn"},
-        "availability": {"kind": "always"},
-        "algorithm": {"name": "fedavg", "participation": 3, "weights": "size"},
-        "client": {"local_steps": 1, "unit": "epochs", "batch_size": 10, "lr": 0.004},
-        "eval": {"every": 20},
-    },
+    per_user(
+        "femnist",
+        3550,
+        "leaf_cnn",
+        rounds=2000,
+        clients=3,
+        steps=1,
+        unit="epochs",
+        lr=0.004,
+        every=20,
+    ),
     ("fedavg",),
     variants={
         "c=3,e=1": [],
@@ -55,15 +91,17 @@ LEAF_SHAKESPEARE = preset(
     "leaf-shakespeare",
     "LEAF Shakespeare: FedAvg as LEAF's baseline script runs it, one client per speaking "
     "role, LEAF's LSTM, 10 clients a round, 1 local epoch (or 20), lr 0.8",
-    {
-        "rounds": 80,
-        "data": {"dataset": "shakespeare", "n_clients": 1129, "partition": "natural"},
-        "model": {"name": "leaf_lstm"},
-        "availability": {"kind": "always"},
-        "algorithm": {"name": "fedavg", "participation": 10, "weights": "size"},
-        "client": {"local_steps": 1, "unit": "epochs", "batch_size": 10, "lr": 0.8},
-        "eval": {"every": 5},
-    },
+    per_user(
+        "shakespeare",
+        1129,
+        "leaf_lstm",
+        rounds=80,
+        clients=10,
+        steps=1,
+        unit="epochs",
+        lr=0.8,
+        every=5,
+    ),
     ("fedavg",),
     variants={"e=1": [], "e=20": ["client.local_steps=20"]},
     paper=LEAF_PAPER,
