@@ -40,6 +40,7 @@ from worker.engine.system.timing import DISCARDED, PARTIAL
 from worker.engine.tracker import Tracker
 from worker.engine.training.backend import resolve_backend, resolve_device
 from worker.engine.training.evaluate import (
+    Evaluation,
     evaluate,
     evaluation_rows,
     per_client_accuracy,
@@ -408,8 +409,7 @@ class Simulation:
         if not (last or evaluated(ev, t)):
             return None
         self.evaluate_validation(metrics)
-        x, y, scale = self.data.x_test, self.data.y_test, self.data.x_scale
-        result = evaluate(self.model, self.w, x, y, self.eval_rows, scale)
+        result = self._evaluate(self.data.x_test, self.data.y_test)
         metrics["test_loss"] = result.loss
         if result.acc is None or result.correct is None:
             return None
@@ -431,8 +431,7 @@ class Simulation:
         """The global model on the held-out split (`eval.validation`), where there is one."""
         if self.validation is None or not len(self.validation.y):
             return
-        val = self.validation
-        result = evaluate(self.model, self.w, val.x, val.y, self.eval_rows, self.data.x_scale)
+        result = self._evaluate(self.validation.x, self.validation.y)
         metrics["val_loss"] = result.loss
         if result.acc is not None:
             metrics["val_acc"] = result.acc
@@ -442,10 +441,13 @@ class Simulation:
         in round 0's record)."""
         if not selected(self.config.eval, self.config.components.schedules)[0].component.initial:
             return
-        x, y, scale = self.data.x_test, self.data.y_test, self.data.x_scale
-        result = evaluate(self.model, self.w, x, y, self.eval_rows, scale)
+        result = self._evaluate(self.data.x_test, self.data.y_test)
         if result.acc is not None:
             metrics["initial_test_acc"] = result.acc
+
+    def _evaluate(self, x: Tensor, y: Tensor) -> Evaluation:
+        """The global model on samples `x` (held with the data's `x_scale`) and labels `y`."""
+        return evaluate(self.model, self.w, x, y, self.eval_rows, self.data.x_scale)
 
     def state_dict(self, next_round: int) -> dict[str, Any]:
         return {
