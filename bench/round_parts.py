@@ -8,9 +8,11 @@ The round's own methods are wrapped with timers (nothing else changes):
 - selection: the algorithm's `select` and the trainer's `work` (the plan);
 - batches: drawing the batch rows (`batch_indices`) and gathering them (`gather`);
 - arithmetic: the gradients and losses (the stacked model's step, less the gather; W2's
-  one plain step makes its deltas there, −η folded into the gradient's product);
-- optimiser: the rest of local training (the local SGD update, the deltas);
-- aggregate: the algorithm's `aggregate` and the server's step;
+  one plain step makes FedAvg's weighted sum of the deltas there, −η and the weights
+  folded into the gradient's product: `Algorithm.summed`);
+- optimiser: the rest of local training (the local SGD update);
+- aggregate: the algorithm's weights (`summed`, or `aggregate` where the deltas are
+  made) and the server's step;
 - tracker: the client metrics (staleness, bias) and the summary's `observe`;
 - evaluation: the global model on the test set;
 - records: the rest of the round (the record, the metrics' dict, the loop).
@@ -125,15 +127,21 @@ def main() -> None:
     make_step = local._grad_and_loss
 
     def timed_step(
-        model: Any, x: Any, y: Any, theta: Any, batch: int, x_scale: float | None
+        model: Any,
+        x: Any,
+        y: Any,
+        theta: Any,
+        batch: int,
+        x_scale: float | None,
+        combine: Any = None,
     ) -> local.StepFn:
-        step: local.StepFn = timers.wrap(
-            "arithmetic", make_step(model, x, y, theta, batch, x_scale), inside="optimiser"
-        )
+        made = make_step(model, x, y, theta, batch, x_scale, combine)
+        step: local.StepFn = timers.wrap("arithmetic", made, inside="optimiser")
         return step
 
     local._grad_and_loss = timed_step
     local.gather = timers.wrap("batches", local.gather, inside="arithmetic")
+    alg.summed = timers.wrap("aggregate", alg.summed)  # type: ignore[method-assign]
     alg.aggregate = timers.wrap("aggregate", alg.aggregate)  # type: ignore[method-assign]
     sim.server.step = timers.wrap("aggregate", sim.server.step)  # type: ignore[method-assign]
     tracker = sim.tracker

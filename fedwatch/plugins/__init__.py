@@ -66,6 +66,12 @@ The contract, in short:
   with (or, with `entered` naming the clients, theirs alone, as `weighted_step` gives
   them; `step.dense_weights(n)` reads (N,) either way); `metrics` the per-round scalars
   declared in the class's `metric_specs`.
+- `summed(t, plan) -> Summed | None` (optional): where the step is a weighted sum of
+  the deltas whose weights are known before the clients train (FedAvg's α renormalised
+  over them), return `Summed(weights)`; the loop then trains the clients into that sum
+  alone, never holding the (K, d) deltas, and makes the step from it (your `aggregate`
+  can make the same step from the deltas with `summed(...).step(n, ids, deltas)`). A
+  subclass that overrides `aggregate` but not `summed` is given the deltas.
 - `Params.check_run(run)` validates params against the rest of the run (a
   `RunShape`): raise `ValueError("algorithm.<name>.<param>: ...")`.
 
@@ -111,6 +117,7 @@ from worker.engine.algorithms.base import (
     Footprint,
     Plan,
     Step,
+    Summed,
     renormalised,
     scatter,
     weighted_step,
@@ -175,6 +182,7 @@ __all__ = [
     "Schedule",
     "Sessions",
     "Step",
+    "Summed",
     "SystemContext",
     "SystemModel",
     "algorithm",

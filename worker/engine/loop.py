@@ -15,7 +15,7 @@ import torch
 from torch import Tensor
 
 from worker.engine import checkpoint, threads
-from worker.engine.algorithms import Algorithm, AlgorithmContext, Plan, Step
+from worker.engine.algorithms import Algorithm, AlgorithmContext, Plan, Step, Summed
 from worker.engine.algorithms.asynchronous import AsyncAlgorithm
 from worker.engine.artifact import ModelFile, model_file
 from worker.engine.availability import Availability, AvailabilityContext
@@ -241,20 +241,32 @@ class Simulation:
             plan = replace(plan, planned=self.on_device(planned))
         selected = plan.selected
         metrics["n_selected"] = float(len(selected))
-        lr = self.trainer.lr(t)
+        summed = self.summed(t, plan)
         trainees = torch.tensor([-1]) if plan.central else selected
+        trained = None  # the (K, d) deltas, or with `summed` their sum (d,)
         if len(trainees):
-            deltas, losses = self.trainer.train(
-                t, self.w, trainees, plan.correction, plan.prox_mu, plan.steps
+            combine = None if summed is None else summed.coefficients
+            trained, losses = self.trainer.train(
+                t, self.w, trainees, plan.correction, plan.prox_mu, plan.steps, combine
             )
             metrics["train_loss"] = float(losses.mean())
-        else:
-            deltas = torch.zeros(0, self.model.dim, device=self.device)
+        if summed is not None:
+            step = summed.step_of_sum(self.data.n_clients, selected.to(self.device), trained)
+            return self.close(t, step, selected, metrics, available, timeline)
+        deltas = torch.zeros(0, self.model.dim, device=self.device) if trained is None else trained
         if self.privacy is not None:
             deltas, privatised = self.privacy.privatise(t, deltas)
             metrics.update(privatised)
-        step = self.algorithm.aggregate(t, self.w, plan, deltas, lr)
+        step = self.algorithm.aggregate(t, self.w, plan, deltas, self.trainer.lr(t))
         return self.close(t, step, selected, metrics, available, timeline)
+
+    def summed(self, t: int, plan: Plan) -> Summed | None:
+        """The weighted sum of the deltas that round t's step is, where the algorithm
+        gives one (`Algorithm.summed`) and no privacy mechanism clips each delta: the
+        clients then train into it alone."""
+        if plan.central or self.privacy is not None:
+            return None
+        return self.algorithm.summed(t, plan)
 
     def close(
         self,

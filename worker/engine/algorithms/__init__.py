@@ -6,6 +6,13 @@ edit), so adding a built-in algorithm touches its own file only.
 
 from __future__ import annotations
 
-from worker.engine.algorithms.base import Algorithm, AlgorithmContext, Footprint, Plan, Step
+from worker.engine.algorithms.base import (
+    Algorithm,
+    AlgorithmContext,
+    Footprint,
+    Plan,
+    Step,
+    Summed,
+)
 
-__all__ = ["Algorithm", "AlgorithmContext", "Footprint", "Plan", "Step"]
+__all__ = ["Algorithm", "AlgorithmContext", "Footprint", "Plan", "Step", "Summed"]

@@ -8,7 +8,10 @@ Round t, as the loop (`worker/engine/loop.py`) runs it:
 2. the clients `plan.selected` (or, with `plan.central`, one virtual client holding all
    the data) train from w with `plan.correction` and `plan.prox_mu`, giving deltas
    Δ (K, d) = trained − w;
-3. `step = algorithm.aggregate(t, w, plan, deltas, lr)`;
+3. `step = algorithm.aggregate(t, w, plan, deltas, lr)`; or, where the algorithm's
+   step is a weighted sum of the deltas known before training (`algorithm.summed(t,
+   plan)` → `Summed`) and no privacy mechanism reads them, the clients train into
+   that sum alone (no (K, d) deltas are written) and `Summed` makes the step;
 4. w ← w + η_s · step.direction (unchanged when `direction` is None; with server
    momentum or weight decay, an SGD step on the pseudo-gradient −direction, see
    `worker/engine/server.py`); `step.weights` and `step.metrics` go into the round's
@@ -128,6 +131,33 @@ class Step:
 
 
 @dataclass(frozen=True)
+class Summed:
+    """A round's step that is a weighted sum of the selected clients' deltas, its
+    weights known before they train: Σ_i c_i Δ_i with c = `weights` × `scale`, entering
+    the round's record with `weights` a (K,) and `metrics`. An algorithm that gives one
+    (`Algorithm.summed`) lets the loop train the clients into that sum alone, never
+    writing the (K, d) deltas; its `aggregate` reads the deltas through `step`, so both
+    paths make one step."""
+
+    weights: Tensor  # a (K,), on the device
+    scale: Tensor | None = None  # (K,): each update enters the sum times this (None: 1)
+    metrics: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def coefficients(self) -> Tensor:
+        """c (K,): each client's delta's factor in the sum."""
+        return self.weights if self.scale is None else self.weights * self.scale
+
+    def step(self, n: int, ids: Tensor, deltas: Tensor) -> Step:
+        """The step from the (K, d) deltas of the clients `ids`."""
+        return self.step_of_sum(n, ids, self.coefficients @ deltas if len(ids) else None)
+
+    def step_of_sum(self, n: int, ids: Tensor, total: Tensor | None) -> Step:
+        """The step from the sum Σ_i c_i Δ_i (d,) itself (None: nobody trained)."""
+        return summed_step(n, ids, self.weights, total, self.metrics)
+
+
+@dataclass(frozen=True)
 class Footprint:
     """What an algorithm keeps and does on the server, as the run's estimate counts it
     (`worker/engine/resources/`): tensors of N rows of d floats kept across rounds
@@ -187,6 +217,20 @@ class Algorithm(ABC):
         """The round's update from the (K, d) deltas of `plan.selected`, trained with
         local lr `lr` (memories store deltas divided by it)."""
 
+    def summed(self, t: int, plan: Plan) -> Summed | None:
+        """Where round t's step is a weighted sum of the deltas of `plan.selected`,
+        weights known before training, and `aggregate` would read nothing else of them:
+        that sum (the loop then trains the clients into it alone and makes the step from
+        it, without `aggregate`). None (the default, and for a subclass that overrides
+        `aggregate` but not this): the loop passes the deltas to `aggregate`."""
+        del t, plan
+        return None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "aggregate" in cls.__dict__ and "summed" not in cls.__dict__:
+            cls.summed = Algorithm.summed  # type: ignore[method-assign]  # its own aggregate
+
     def zeros(self, *shape: int) -> Tensor:
         return torch.zeros(*shape, device=self.facts.device)
 
@@ -237,8 +281,17 @@ def weighted_step(
     """The step Σ_i a_i Δ_i over the clients `ids` (rows of `deltas`, on the deltas'
     device), with the weights a as they are where the ids are ascending and distinct
     (`entered`), else scattered into (N,); no update when `ids` is empty."""
-    if len(ids) == 0:
-        return Step(None, torch.zeros(n, device=deltas.device), metrics or {}, ids)
+    return summed_step(n, ids, a, a @ deltas if len(ids) else None, metrics)
+
+
+def summed_step(
+    n: int, ids: Tensor, a: Tensor, total: Tensor | None, metrics: dict[str, float] | None = None
+) -> Step:
+    """The step `total` (d,), a sum of the clients' `ids` updates that entered with
+    weights a: `weighted_step`'s, where the sum was made by the clients' training
+    (`Summed`); no update when `ids` is empty."""
+    if len(ids) == 0 or total is None:
+        return Step(None, torch.zeros(n, device=a.device), metrics or {}, ids)
     if bool((ids[1:] > ids[:-1]).all()):  # ascending and distinct, as a plan's are
-        return Step(a @ deltas, a, metrics or {}, ids)
-    return Step(a @ deltas, scatter(n, ids, a), metrics or {})
+        return Step(total, a, metrics or {}, ids)
+    return Step(total, scatter(n, ids, a), metrics or {})

@@ -33,7 +33,7 @@ from worker.engine.algorithms.base import (
     Footprint,
     Plan,
     Step,
-    weighted_step,
+    Summed,
 )
 from worker.engine.algorithms.estimators import (
     AvailabilityEstimate,
@@ -163,7 +163,9 @@ class CaFed(Algorithm):
             self.optima = self.facts.local_optima().double().cpu()
         return self.optima
 
-    def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
+    def summed(self, t: int, plan: Plan) -> Summed:
         a = self.q[plan.selected].to(self.facts.alpha)
-        excluded = {EXCLUDED.name: float((self.q == 0).sum())}
-        return weighted_step(self.facts.n, plan.selected.to(self.facts.device), a, deltas, excluded)
+        return Summed(a, metrics={EXCLUDED.name: float((self.q == 0).sum())})
+
+    def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
+        return self.summed(t, plan).step(self.facts.n, plan.selected.to(self.facts.device), deltas)

@@ -14,7 +14,7 @@ import torch
 from pydantic import Field
 from torch import Tensor
 
-from worker.engine.algorithms.base import Algorithm, AlgorithmContext, Plan, Step, weighted_step
+from worker.engine.algorithms.base import Algorithm, AlgorithmContext, Plan, Step, Summed
 from worker.engine.masks import Available
 from worker.engine.params import Params
 from worker.engine.privacy.guarantee import WEIGHTED, Guarantee
@@ -51,7 +51,9 @@ class F3ast(Algorithm):
         top = torch.argsort(score, descending=True, stable=True)[: self.facts.k]
         return Plan(ids[top].sort().values)
 
-    def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
+    def summed(self, t: int, plan: Plan) -> Summed:
         ids = plan.selected.to(self.facts.device)
-        a = (self.facts.alpha / self.pi.to(self.facts.alpha))[ids]
-        return weighted_step(self.facts.n, ids, a, deltas)
+        return Summed((self.facts.alpha / self.pi.to(self.facts.alpha))[ids])
+
+    def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
+        return self.summed(t, plan).step(self.facts.n, plan.selected.to(self.facts.device), deltas)

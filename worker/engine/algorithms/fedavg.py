@@ -20,6 +20,7 @@ from worker.engine.algorithms.base import (
     Footprint,
     Plan,
     Step,
+    Summed,
     renormalised,
     weighted_step,
 )
@@ -79,11 +80,17 @@ class FedAvg(Algorithm):
         todo = ~self.reported & available.mask.cpu()[self.pending]
         return self.pending[todo]
 
+    def summed(self, t: int, plan: Plan) -> Summed | None:
+        if self.params.wait_for_all:
+            return None  # a round's step reads the buffer of earlier rounds' deltas
+        ids = plan.selected.to(self.facts.device)
+        return Summed(renormalised(self.facts.alpha, ids), self._partial_scale(plan))
+
     def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
-        if self.params.rescale_partial and plan.steps is not None and plan.planned is not None:
-            deltas = deltas * (plan.planned / plan.steps)[:, None]
-        if not self.params.wait_for_all:
-            return self._average(plan.selected, deltas)
+        if (summed := self.summed(t, plan)) is not None:
+            return summed.step(self.facts.n, plan.selected.to(self.facts.device), deltas)
+        if (scale := self._partial_scale(plan)) is not None:
+            deltas = deltas * scale[:, None]
         slots = torch.searchsorted(self.pending, plan.selected)
         self.buffer[slots] = deltas / lr
         self.reported[slots] = True
@@ -92,6 +99,13 @@ class FedAvg(Algorithm):
         ids, stored = self.pending, self.buffer * lr
         self.pending = torch.zeros(0, dtype=torch.long)
         return self._average(ids, stored)
+
+    def _partial_scale(self, plan: Plan) -> Tensor | None:
+        """C/s of each client that completed s of its C planned steps, with
+        `rescale_partial` (None: every update enters as it is)."""
+        if self.params.rescale_partial and plan.steps is not None and plan.planned is not None:
+            return plan.planned / plan.steps
+        return None
 
     def _average(self, ids: Tensor, deltas: Tensor) -> Step:
         ids = ids.to(self.facts.device)

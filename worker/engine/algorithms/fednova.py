@@ -22,8 +22,8 @@ from worker.engine.algorithms.base import (
     Algorithm,
     Plan,
     Step,
+    Summed,
     renormalised,
-    weighted_step,
 )
 from worker.engine.algorithms.selection import uniform_sample
 from worker.engine.masks import Available
@@ -38,14 +38,17 @@ class FedNova(Algorithm):
     def select(self, t: int, w: Tensor, available: Available, gen: torch.Generator) -> Plan:
         return Plan(uniform_sample(available, self.facts.k, gen))
 
-    def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
+    def summed(self, t: int, plan: Plan) -> Summed:
         ids = plan.selected.to(self.facts.device)
         p = renormalised(self.facts.alpha, ids)
         tau = plan.steps if plan.steps is not None else plan.planned
         if tau is None:
             raise ValueError("fednova needs each client's local steps (Plan.planned)")
         a = work_norm(tau, self.facts.local_momentum)
-        return weighted_step(self.facts.n, ids, p * (p @ a) / a, deltas)
+        return Summed(p * (p @ a) / a)
+
+    def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
+        return self.summed(t, plan).step(self.facts.n, plan.selected.to(self.facts.device), deltas)
 
 
 def work_norm(tau: Tensor, m: float) -> Tensor:

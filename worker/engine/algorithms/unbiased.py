@@ -15,7 +15,7 @@ from worker.engine.algorithms.base import (
     Footprint,
     Plan,
     Step,
-    weighted_step,
+    Summed,
 )
 from worker.engine.algorithms.estimators import AvailabilityEstimate, empty_counts, observe
 from worker.engine.masks import Available
@@ -52,6 +52,8 @@ class Unbiased(Algorithm):
         pi = self.estimate.pi(self.counts).to(self.facts.alpha)
         return (self.facts.alpha / pi)[ids]
 
+    def summed(self, t: int, plan: Plan) -> Summed:
+        return Summed(self.client_weights(plan.selected.to(self.facts.device)))
+
     def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
-        ids = plan.selected.to(self.facts.device)
-        return weighted_step(self.facts.n, ids, self.client_weights(ids), deltas)
+        return self.summed(t, plan).step(self.facts.n, plan.selected.to(self.facts.device), deltas)

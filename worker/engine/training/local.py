@@ -10,7 +10,11 @@ them out (so batch norm never sees them). The sequential backend also trains mod
 with buffers (batch norm): each client starts from the global buffers, and the global
 buffers become their mean over the round's clients. Both return the deltas θ_i − w as
 a (K, d) tensor and each client's mean training loss (the mean over its steps of each
-step's f_i).
+step's f_i); with `LocalSpec.combine` c, the sum Σ_i c_i Δ_i (d,) in place of the
+deltas, which they then never hold at once: the sequential backend adds each client's
+delta to it as the client finishes (at K = 100 clients of LEAF's FEMNIST CNN, 26 MB
+where the deltas took 2.6 GB), and vmap's single plain step adds each tile's weighted
+gradients to it (`StackedModel.grad_and_loss`).
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ class LocalSpec:
     prox_mu: float = 0.0
     correction: Tensor | None = None  # (K, d)
     x_scale: float | None = None  # x's bytes stand for k / x_scale (`FederatedData.x_scale`)
+    combine: Tensor | None = None  # (K,) c: return Σ_i c_i Δ_i (d,) in place of the deltas
 
 
 def _direction(spec: LocalSpec, theta: Tensor, w: Tensor, g: Tensor, corr: Tensor | None) -> Tensor:
@@ -70,25 +75,46 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
     update, the subtraction of w): 3.4 → 0.6 ms of its local training's own time. A
     single plain step (no momentum, weight decay, proximal term or correction) that
     every client takes has the deltas −η·∇ made by the gradient's own product, scaled
-    as it is written (`StackedModel.grad_and_loss`): one pass, not two."""
+    as it is written (`StackedModel.grad_and_loss`): one pass, not two; with
+    `combine` that product makes their sum Σ_i c_i Δ_i (d,), and no (K, d) tensor is
+    written at all (W2's round: the per-client products wrote 12 MB). Several steps
+    keep each client's state, (K, d) anyway: their deltas are then summed."""
     k, steps, batch = spec.batches.shape
     theta = spec.w.expand(k, -1) if spec.w.dim() == 1 else spec.w
-    shared = True  # theta is still spec.w (a view of it): written out of place
-    step_fn = _grad_and_loss(model, x, y, theta, batch, spec.x_scale)
+    mask = spec.mask.to(theta.device)
+    everyone = mask.all(dim=0).tolist()
+    single = steps == 1 and everyone[0] and _plain(spec)
+    step_fn = _grad_and_loss(
+        model, x, y, theta, batch, spec.x_scale, spec.combine if single else None
+    )
     # (S, K, B): a step's rows, and their weights, in one block
     batches = spec.batches.transpose(0, 1).contiguous()
     weights = None
     if spec.real is not None:
         weights = row_weights(spec.real, batch).to(theta.device).transpose(0, 1).contiguous()
+    if single:  # with `combine`, the step's product makes the sum itself
+        deltas, loss = step_fn(theta, batches[0], None if weights is None else weights[0], -spec.lr)
+        return deltas, loss / mask.sum(dim=1)
+    deltas, losses = _train_steps(spec, theta, step_fn, batches, weights, mask, everyone)
+    return (deltas if spec.combine is None else spec.combine @ deltas), losses
+
+
+def _train_steps(
+    spec: LocalSpec,
+    theta: Tensor,
+    step_fn: StepFn,
+    batches: Tensor,
+    weights: Tensor | None,
+    mask: Tensor,
+    everyone: list[bool],
+) -> tuple[Tensor, Tensor]:
+    """`train_vmap`'s steps one by one: the deltas (K, d) and mean losses (K,)."""
+    k, steps = mask.shape
+    shared = True  # theta is still spec.w (a view of it): written out of place
     buf = theta
     if spec.momentum:
         buf = torch.zeros_like(theta) if spec.buf is None else spec.buf
     loss_sum = torch.zeros(k, device=theta.device)
-    mask = spec.mask.to(theta.device)
-    everyone = mask.all(dim=0).tolist()
-    if steps == 1 and everyone[0] and _plain(spec):
-        deltas, loss = step_fn(theta, batches[0], None if weights is None else weights[0], -spec.lr)
-        return deltas, loss / mask.sum(dim=1)
     for s in range(steps):
         g, loss = step_fn(theta, batches[s], None if weights is None else weights[s], 1.0)
         g = _direction(spec, theta, spec.w, g, spec.correction)
@@ -125,14 +151,21 @@ StepFn = Callable[[Tensor, Tensor, Tensor | None, float], tuple[Tensor, Tensor]]
 
 
 def _grad_and_loss(
-    model: FlatModel, x: Tensor, y: Tensor, theta: Tensor, batch: int, x_scale: float | None
+    model: FlatModel,
+    x: Tensor,
+    y: Tensor,
+    theta: Tensor,
+    batch: int,
+    x_scale: float | None,
+    combine: Tensor | None = None,
 ) -> StepFn:
     """(θ (K, d), batch rows (K, B), row weights (K, B) or None, scale) → per-client
     gradients times the scale, and losses: the model's stacked form where it has one,
     in tiles of clients on a CPU (`StackedModel.tile`), else `torch.func.vmap` of its
     (weighted) loss; each batch's samples turned into the model's inputs as gathered
-    (`inputs`, with the samples' `x_scale`)."""
-    k = theta.shape[0]
+    (`inputs`, with the samples' `x_scale`). With `combine` c (K,), the gradients'
+    sum Σ_i c_i·scale·∇_i (d,) in their place, made a tile at a time."""
+    k, d = theta.shape
     stacked = model.stacked(tuple(x.shape[1:]))
     if stacked is None:
         plain = vmap(grad_and_value(model.loss))
@@ -146,26 +179,39 @@ def _grad_and_loss(
                 g, loss = plain(theta, xb, y[rows])
             else:
                 g, loss = weighted(theta, xb, y[rows], weights)
+            if combine is not None:
+                return torch.mv(g.t(), combine).mul_(scale), loss
             return (g if scale == 1.0 else g.mul_(scale)), loss
 
         return batched
-    out, losses = torch.empty_like(theta), torch.empty(k, device=theta.device)
     tile = k
     if theta.device.type == "cpu":
         tile = stacked.tile(k, batch)
+    # the gradients, or with `combine` a tile's scratch and the sum
+    out = torch.empty_like(theta) if combine is None else theta.new_empty(min(tile, k), d)
+    total = None if combine is None else theta.new_empty(d)
+    losses = torch.empty(k, device=theta.device)
 
     def tiled(
         theta: Tensor, rows: Tensor, weights: Tensor | None, scale: float
     ) -> tuple[Tensor, Tensor]:
+        if total is not None:
+            total.zero_()
         for lo in range(0, k, tile):
             part = slice(lo, lo + tile)
             tile_weights = None if weights is None else weights[part]
             tile_rows = rows[part]
             xs, ys = inputs(gather(x, tile_rows), x_scale), gather(y, tile_rows)
-            _, losses[part] = stacked.grad_and_loss(
-                theta[part], xs, ys, tile_weights, out=out[part], scale=scale
-            )
-        return out, losses
+            if combine is None:
+                _, losses[part] = stacked.grad_and_loss(
+                    theta[part], xs, ys, tile_weights, out=out[part], scale=scale
+                )
+            else:
+                _, losses[part] = stacked.grad_and_loss(
+                    theta[part], xs, ys, tile_weights, out=out[: len(tile_rows)], scale=scale,
+                    combine=combine[part], into=total,
+                )  # fmt: skip
+        return (out if total is None else total), losses
 
     return tiled
 
@@ -181,7 +227,10 @@ def train_sequential(
     model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec
 ) -> tuple[Tensor, Tensor]:
     k, steps = spec.mask.shape
-    deltas = torch.empty(k, spec.w.shape[-1], device=spec.w.device)
+    d = spec.w.shape[-1]
+    # the deltas, or with `combine` their sum, each client's added as it finishes
+    deltas = torch.empty(k if spec.combine is None else 0, d, device=spec.w.device)
+    summed = torch.zeros(d if spec.combine is not None else 0, device=spec.w.device)
     losses = torch.empty(k, device=spec.w.device)
     start, finals = _buffers(model), []
     for i in range(k):
@@ -205,13 +254,16 @@ def train_sequential(
             buf = spec.momentum * buf + g if spec.momentum else g
             theta = theta - spec.lr * buf
             total += loss.detach()  # summed on the device: no sync per step
-        deltas[i] = theta - w
+        if spec.combine is None:
+            deltas[i] = theta - w
+        else:
+            summed.addcmul_(theta - w, spec.combine[i])
         if spec.buf is not None and spec.momentum:
             spec.buf[i] = buf
         losses[i] = total / spec.mask[i].sum().clamp(min=1)
         finals.append(_buffers(model))
     _load_buffers(model, _mean_buffers(finals) if finals else start)
-    return deltas, losses
+    return (deltas if spec.combine is None else summed), losses
 
 
 def _buffers(model: FlatModel) -> dict[str, Tensor]:

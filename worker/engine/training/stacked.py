@@ -91,20 +91,30 @@ class StackedModel:
         *,
         out: Tensor,
         scale: float = 1.0,
+        combine: Tensor | None = None,
+        into: Tensor | None = None,
     ) -> tuple[Tensor, Tensor]:
         """Per-client gradients times `scale`, written into `out` (K, d), and losses
         (K,) at parameters θ (K, d), on each client's batch x (K, B, ...) with labels y
-        (K, B) and row weights (K, B) where given (see `losses`)."""
+        (K, B) and row weights (K, B) where given (see `losses`). With `combine` c (K,)
+        their sum Σ_i c_i·scale·∇_i is added to `into` (d,) instead (`out` then a
+        scratch, which a softmax regression never writes)."""
         if self.one_linear:
             assert self.softmax_regression is not None
             name = self.softmax_regression
-            return self._softmax_regression(name, theta, x, y, weights, out, scale)
+            if combine is not None:
+                assert into is not None, "grad_and_loss: combine needs `into`"
+                out = into
+            return self._softmax_regression(name, theta, x, y, weights, out, scale, combine)
         leaves = {n: p.detach().requires_grad_() for n, p in self.flat.unflatten(theta).items()}
         losses = self.losses(leaves, x, y, weights)
         grads = torch.autograd.grad(losses.sum(), list(leaves.values()))
         for grad, slot in zip(grads, self.flat.unflatten(out).values(), strict=True):
             slot.copy_(grad)  # one copy each, whatever the gradient's memory layout
-        if scale != 1.0:
+        if combine is not None:
+            assert into is not None, "grad_and_loss: combine needs `into`"
+            into.addmv_(out.t(), combine, alpha=scale)
+        elif scale != 1.0:
             out.mul_(scale)
         return out, losses.detach()
 
@@ -117,6 +127,7 @@ class StackedModel:
         weights: Tensor | None,
         out: Tensor,
         scale: float,
+        combine: Tensor | None = None,
     ) -> tuple[Tensor, Tensor]:
         """`grad_and_loss` of one linear layer under cross-entropy, in closed form: with
         p = softmax(W x + b) and row weights v normalised to sum to 1 (1/B without
@@ -133,7 +144,11 @@ class StackedModel:
         every client's first local step reads it), the logits of all K·B rows are one
         product X Wᵀ with the one W (`row_logits`), copied into the (K, classes, B)
         layout (K·B·C floats): a batched product with K copies of W read them K times
-        (W2's round, tiles of 21 clients: 0.43 → 0.21 ms a tile on a CPU core)."""
+        (W2's round, tiles of 21 clients: 0.43 → 0.21 ms a tile on a CPU core).
+
+        With `combine` c (K,), `out` is a sum (d,) to add Σ_i c_i·scale·∇_i to: the
+        residuals weighted by c make it one product over all K·B rows, (C, K·B) by
+        (K·B, F), which writes C·F floats where the per-client gradients wrote K·C·F."""
         k, b = y.shape
         h = x.reshape(k, b, -1)
         params = self.flat.unflatten(theta)
@@ -155,15 +170,23 @@ class StackedModel:
         residual.scatter_add_(1, labels, residual.new_full((k, 1, b), -1.0))
         if weights is None:
             loss, scale = nll.mean(dim=1), scale * (1.0 / b)
+            if combine is not None:
+                residual.mul_(combine[:, None, None])
         else:
             v = weights / weights.sum(1, True)
-            residual.mul_(v.unsqueeze(1))
+            residual.mul_((v if combine is None else v * combine[:, None]).unsqueeze(1))
             loss = (nll * v).sum(dim=1)
         slots = self.flat.unflatten(out)
-        grad_w = slots[f"{name}.weight"]
+        grad_w, grad_b = slots[f"{name}.weight"], slots.get(f"{name}.bias")
+        if combine is not None:  # one product over every row, added to the sum
+            rows = residual.transpose(0, 1).reshape(residual.shape[1], k * b)
+            grad_w.addmm_(rows, h.reshape(k * b, -1), alpha=scale)
+            if grad_b is not None:
+                grad_b.add_(rows.sum(dim=1), alpha=scale)
+            return out, loss
         torch.baddbmm(grad_w, residual, h, beta=0, alpha=scale, out=grad_w)
-        if bias is not None:
-            torch.sum(residual, dim=2, out=slots[f"{name}.bias"]).mul_(scale)
+        if grad_b is not None:
+            torch.sum(residual, dim=2, out=grad_b).mul_(scale)
         return out, loss
 
     @property

@@ -47,10 +47,12 @@ class Trainer:
         correction: Tensor | None = None,
         prox_mu: float = 0.0,
         steps: Tensor | None = None,
+        combine: Tensor | None = None,
     ) -> tuple[Tensor, Tensor]:
         """Deltas (K, d) and mean train losses (K,) of `clients`; id -1 = all data.
         `steps`: the local steps each client completes (≥ 1; None: all it planned),
-        its first ones."""
+        its first ones. With `combine` c (K,), on w's device, the sum Σ_i c_i Δ_i (d,)
+        in place of the deltas, which are then never held at once (`LocalSpec.combine`)."""
         starts, sizes = self._rows(clients)
         c = self.config.client
         gen = torch_gen(self.config.seed, "batches", t)
@@ -71,6 +73,7 @@ class Trainer:
             prox_mu=prox_mu,
             correction=correction,
             x_scale=self.data.x_scale,
+            combine=combine,
         )
         result = self.train_fn(self.model, self.data.x_train, self.data.y_train, spec)
         if self.momentum is not None and kept is not None:
