@@ -114,7 +114,7 @@ def records(cfg: RunConfig, summed: bool) -> tuple[list[dict[str, Any]], list[Te
         asked.append(args[6] if len(args) > 6 else None)
         return train(*args)
 
-    sim.trainer.train = spy  # type: ignore[method-assign]
+    sim.trainer.train = spy  # type: ignore[method-assign,assignment]
     sink = ListSink()
     sim.run(sink)
     return [r.deterministic() for r in sink.records], asked
