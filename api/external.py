@@ -27,6 +27,7 @@ def create_external(session: Session, body: ExternalRunCreate) -> Run:
         notes=body.notes,
         created_at=body.created_at or body.started_at,
         started_at=body.started_at or body.created_at,
+        availability_period=body.availability_period,
     )
     session.add(run)
     session.commit()

@@ -50,9 +50,11 @@ def new_external_run(
     notes: str,
     created_at: datetime | None = None,
     started_at: datetime | None = None,
+    availability_period: int | None = None,
 ) -> Run:
     """A running external run: it takes rounds at once. Created and started now, unless
-    the times are given (a run recorded earlier, uploaded now)."""
+    the times are given (a run recorded earlier, uploaded now); `availability_period`:
+    the rounds after which its availability repeats, None when it declared none."""
     seed = config.get("seed")
     now = utcnow()
     return Run(
@@ -65,6 +67,7 @@ def new_external_run(
         availability=_text(config, "availability", EXTERNAL, "availability", "kind"),
         seed=seed if _integer(seed) and abs(seed) <= INT32_MAX else None,
         n_clients=n_clients,
+        availability_period=availability_period,
         queue=EXTERNAL,
         status="running",
         cancel_requested=False,

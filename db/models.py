@@ -115,6 +115,13 @@ class Run(Base):
     availability: Mapped[str] = mapped_column(String(COMPONENT_NAME_MAX))
     seed: Mapped[int | None] = mapped_column(Integer, nullable=True)  # None: not given
     n_clients: Mapped[int] = mapped_column(Integer)
+    # Rounds after which an external run's availability repeats, as it declared them (its
+    # summary's "x̄ last period"); NULL when it declared none, and for simulated runs,
+    # whose engine knows its availability model. A database default, as `source`'s: an
+    # insert that leaves it NULL leaves the column out.
+    availability_period: Mapped[int | None] = mapped_column(
+        Integer, nullable=True, server_default=text("NULL")
+    )
     queue: Mapped[str] = mapped_column(String(20))
     status: Mapped[str] = mapped_column(String(20), default="queued")
     cancel_requested: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -314,10 +314,13 @@ class FedWatch:
         n_clients: int = 1,
         experiment: str | None = None,
         rounds: int | None = None,
+        availability_period: int | None = None,
     ) -> Run:
         """Start tracking a run of `n_clients` clients (ids 0..n_clients − 1); `config`
-        is any JSON-able mapping, `rounds` the rounds expected (for the progress). The
-        server is told by the sender: this never waits for the network."""
+        is any JSON-able mapping, `rounds` the rounds expected (for the progress),
+        `availability_period` the rounds after which the clients' availability repeats
+        (the summary's "x̄ last period" then averages the metric `param` over the last
+        period). The server is told by the sender: this never waits for the network."""
         now = timestamp()
         declaration = {
             "name": name,
@@ -328,6 +331,8 @@ class FedWatch:
             "created_at": now,
             "started_at": now,
         }
+        if availability_period is not None:  # a server before it knows no such field
+            declaration["availability_period"] = availability_period
         return Run(self, declaration, Spool.create(self.spool_dir, declaration))
 
     def _transport(self) -> Transport:

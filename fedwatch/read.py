@@ -230,6 +230,22 @@ def labels_param(labels: Mapping[str, str]) -> str:
     return ",".join(f"{escaped(k)}:{escaped(v)}" for k, v in labels.items())
 
 
+def table_params(
+    reference: str | None = None,
+    alpha: float | None = None,
+    columns: Sequence[str] | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> dict[str, str | float | None]:
+    """A comparison table's arguments as the query of `GET /api/compare` and
+    `GET /api/tunes/{id}/tables` (None: the server's default)."""
+    return {
+        "reference": reference,
+        "alpha": alpha,
+        "columns": ",".join(columns) if columns else None,
+        "labels": labels_param(labels) if labels else None,
+    }
+
+
 def compare_table(
     transport: Transport,
     runs: Sequence[int] | int | str,
@@ -261,9 +277,8 @@ def compare_table(
         ids = list(runs)
     if not ids:
         raise ValueError("nothing to compare: no runs")
-    params = {"runs": ",".join(map(str, ids)), "reference": reference, "alpha": alpha,
-              "columns": ",".join(columns) if columns else None, "group_by": group_by,
-              "max_points": 2, "labels": labels_param(labels) if labels else None}  # fmt: skip
+    params = {"runs": ",".join(map(str, ids)), "group_by": group_by, "max_points": 2,
+              **table_params(reference, alpha, columns, labels)}  # fmt: skip
     body = transport.get_json("/api/compare", params)
     tests = {(t["group"], t["metric"]): t for t in body["ttests"]}
     rows = []

@@ -3,8 +3,8 @@
 Lines, in the order they were written:
 
 - `{"kind": "run", "name", "config", "n_clients", "experiment", "rounds", "created_at",
-  "started_at"}`: the declaration, first (times in UTC, ISO 8601, from the machine's
-  clock);
+  "started_at"}` (and `"availability_period"` where the run declared one): the
+  declaration, first (times in UTC, ISO 8601, from the machine's clock);
 - `{"kind": "round", "round", "metrics", "available", "selected", "weights", ...}`;
 - `{"kind": "created", "url", "run_id"}`: the id a server gave the run;
 - `{"kind": "model", "file"}`: the run's final model, a safetensors file beside the

@@ -288,6 +288,7 @@ def finish_external(
         run.rounds_done,
         _wall_s(session, run, finished_at),
         target_acc,
+        period=run.availability_period,
         bias=run_bias(session, run),
     )
     if not finish_run(session, run.id, status, summary, message, finished_at=finished_at):

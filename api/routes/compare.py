@@ -132,7 +132,14 @@ def live_summary(session: SessionDep, run: Run) -> dict[str, float | int | None]
     ordered = sorted(by_round.items())
     wall = ordered[-1][1].get("wall_s", 0.0) if ordered else 0.0
     target = (run.config.get("eval") or {}).get("target_acc") if run.config else None
-    return summarise(ordered, run.rounds_done, wall, target, bias=run_bias(session, run))
+    return summarise(
+        ordered,
+        run.rounds_done,
+        wall,
+        target,
+        period=run.availability_period,
+        bias=run_bias(session, run),
+    )
 
 
 def record_of(run: Run, presets: dict[int, str | None]) -> RunRecord:

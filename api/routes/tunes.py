@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from api.comparison import table, targets
 from api.deps import Id, Offset, SessionDep, SettingsDep
 from api.files import attachment
-from api.routes.compare import read_groups
+from api.routes.compare import Alpha, Columns, Labels, Reference, column_names, read_groups
 from api.schemas.errors import NOT_FOUND, WITH_BODY, error_responses
 from api.schemas.tunes import TuneCreate, TunePublic, TunesPublic
 from api.tune_admission import admit_tune, refuse
@@ -111,10 +111,15 @@ def tune_tables(
     session: SessionDep,
     settings: SettingsDep,
     format: Annotated[Format, Query(description=f"One of {', '.join(FORMATS)}.")] = "text",
+    reference: Reference = None,
+    alpha: Alpha = DEFAULT_ALPHA,
+    columns: Columns = None,
+    labels: Labels = None,
 ) -> Response:
     """Both tables of a finished tune, as the command prints them: the final comparison
-    (its caption headed by the protocol, short methods flagged), then each method's
-    chosen settings."""
+    (its caption headed by the protocol, short methods flagged; its reference, level,
+    columns and labels as `GET /api/compare`'s), then each method's chosen settings."""
+    names = column_names(columns)
     tune = find_tune(session, tune_id)
     if tune.status != "done" or tune.experiment_id is None:
         raise HTTPException(409, f"tune {tune_id} is {tune.status}: its tables come once done")
@@ -122,9 +127,9 @@ def tune_tables(
     outcomes = [chosen(m, s) for m, s in studies(settings.database_url, tune.id, plan).items()]
     ids = session.scalars(select(Run.id).where(Run.experiment_id == tune.experiment_id))
     _, groups, grouping = read_groups(
-        session, ",".join(map(str, ids)), "test_acc", "experiment_cell"
+        session, ",".join(map(str, ids)), "test_acc", "experiment_cell", reference, labels, names
     )
-    result = table(groups, grouping.reference, DEFAULT_ALPHA, grouping.columns)
+    result = table(groups, grouping.reference, alpha, grouping.columns)
     sentence = protocol(plan.spec(), plan.validation, plan.seeds)
     flags = shortfalls(outcomes, plan.trials)
     notes = tune_notes(grouping.table_notes(), sentence, flags, grouping.labels)

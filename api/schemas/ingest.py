@@ -95,6 +95,14 @@ class ExternalRunCreate(BaseModel):
         pattern=NO_NUL,
         description="Name of the experiment the run belongs to (created when new).",
     )
+    availability_period: StrictInt | None = Field(
+        None,
+        ge=1,
+        le=INT32_MAX,
+        description="Rounds after which the run's availability repeats (a diurnal cycle); "
+        "its summary's `period_avg_param` is then the mean of `param` over the last period, "
+        "as a simulated run's. Unset: no period, and no such value.",
+    )
     notes: str = Field("", max_length=20_000, pattern=NO_NUL)
     created_at: PastTime | None = Field(
         None,

@@ -208,6 +208,11 @@ def without_config(item: RunItem) -> RunItem:
 
 class RunPublic(RunItem):
     config: dict[str, Any]  # always: required here
+    availability_period: int | None = Field(
+        None,
+        description="An external run's availability period, as it declared it; null without "
+        "one, and for a simulated run (its config's availability model has it).",
+    )
     model_bytes: int | None = Field(
         None,
         description="Size of the run's final model file (`GET /api/runs/{id}/model`); null "

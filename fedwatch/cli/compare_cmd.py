@@ -29,6 +29,7 @@ from fedwatch.cli.config_source import add_set_argument, on_this_machine
 from fedwatch.cli.openmp import run_threads, threads_per_process
 from fedwatch.cli.recording import Target, add_server_arguments, recorded, target_of
 from fedwatch.errors import CliError
+from fedwatch.read import table_params
 from worker.engine import ConfigError, ListSink, RoundRecord
 
 if TYPE_CHECKING:  # torch, scipy and the engine load once a command runs
@@ -114,6 +115,12 @@ def labels_of(args: argparse.Namespace) -> dict[str, str]:
             raise CliError(f"--label: {group!r} is renamed twice")
         out[group] = name
     return out
+
+
+def table_query(args: argparse.Namespace) -> dict[str, str | float | None]:
+    """The table arguments (`add_table_arguments`) as a server's table query, for the
+    server to tabulate as this command would (`fedwatch.read.table_params`)."""
+    return table_params(args.reference, args.alpha, args.columns, labels_of(args))
 
 
 def column_list(text: str) -> list[str]:

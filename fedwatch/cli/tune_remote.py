@@ -1,6 +1,8 @@
 """`fedwatch tune ... --server URL`: the same tune submitted to a FedWatch server
 (`POST /api/tunes`), which spreads its trials over its workers; the command waits and
-prints both tables as the server renders them (`GET /api/tunes/{id}/tables`)."""
+prints both tables as the server renders them (`GET /api/tunes/{id}/tables`), with the
+table arguments the local command takes (`--reference`, `--label`, `--alpha`,
+`--columns`) as its query."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from fedwatch.cli.compare_cmd import table_query
 from fedwatch.cli.recording import TOKEN_ENV
 from fedwatch.errors import CliError
 from fedwatch.transport import Refused, Transport, Unreachable
@@ -51,13 +54,15 @@ def body_of(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_remote(args: argparse.Namespace) -> int:
-    """Submit, wait, print (and with `--out`, write) both tables in `--format`."""
+    """Submit, wait, print (and with `--out`, write) both tables in `--format`, shaped
+    by the table arguments."""
     transport = Transport(args.server, args.token, timeout_s=60)
+    query = {"format": args.format, **table_query(args)}
     try:
         tune_id = submit(transport, body_of(args))
         print(f"tune {tune_id} on {args.server}", file=sys.stderr)
         wait(transport, tune_id, None, 2.0)
-        text = transport.get(f"/api/tunes/{tune_id}/tables", {"format": args.format}).decode()
+        text = transport.get(f"/api/tunes/{tune_id}/tables", query).decode()
     except Refused as err:
         raise CliError(_refusal(err)) from None
     except Unreachable as err:

@@ -389,3 +389,53 @@ def test_a_summary_stored_before_the_bias_values_is_compared_with_them(
     params = {"runs": str(run["id"]), "columns": "participation_tv", "group_by": "none"}
     (row,) = client.get("/api/compare", params=params).json()["table"]
     assert row["stats"]["participation_tv"]["mean"] == pytest.approx(1 / 3)
+
+
+# x at rounds 0..5; with a period of 4 rounds the last period is rounds 2..5:
+# (3 + 4 + 5 + 9) / 4 = 5.25, the mean a simulated run's summary takes (`SummaryTracker`)
+PARAMS = [{"round": t, "metrics": {"param": x}} for t, x in enumerate([1, 2, 3, 4, 5, 9])]
+
+
+@pytest.mark.parametrize(
+    ("period", "expected"),
+    [(4, 5.25), (1, 9.0), (6, 4.0), (7, None), (None, None)],  # 7: no whole period yet
+)
+def test_a_declared_availability_period_gives_the_last_periods_mean(
+    client: TestClient, period: int | None, expected: float | None
+) -> None:
+    run = external(client, availability_period=period)
+    assert run["availability_period"] == period
+    post(client, run["id"], PARAMS)
+    params = {"runs": str(run["id"]), "columns": "period_avg_param", "group_by": "none"}
+
+    (live,) = client.get("/api/compare", params=params).json()["table"]
+    done = client.post(f"/api/runs/{run['id']}/finish", json={"status": "succeeded"}).json()
+
+    assert done["summary"]["period_avg_param"] == expected
+    assert live["stats"]["period_avg_param"]["mean"] == expected  # while it was running
+    assert done["summary"]["final_param"] == 9.0
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (0, "greater than or equal to 1"),
+        (-4, "greater than or equal to 1"),
+        (2**31, "less than or equal to 2147483647"),
+        (4.0, "valid integer"),
+        ("4", "valid integer"),
+        (True, "valid integer"),
+    ],
+)
+def test_a_bad_availability_period_is_a_422_naming_it(
+    client: TestClient, value: object, words: str
+) -> None:
+    before = client.get("/api/runs").json()["count"]
+    body = {"source": "external", "name": "p", "n_clients": 2, "availability_period": value}
+
+    response = client.post("/api/runs", json=body)
+
+    assert response.status_code == 422, response.text
+    (error,) = response.json()["detail"]
+    assert error["loc"] == ["body", "availability_period"] and words in error["msg"]
+    assert client.get("/api/runs").json()["count"] == before

@@ -153,7 +153,48 @@ def test_a_whole_tune_is_ordinary_runs(client: TestClient) -> None:
     for p in tune["progress"]:  # the settings table's rows, as the command writes them
         lr, best = p["best_params"]["client.lr"], p["best_value"]
         assert f"| {p['method']} | {lr:.4g} | {best:.4g} | 3 | 0 | 0 |" in tables.text
+    assert "| CA-Fed (reference) |" in tables.text and "| wall time (s) |" in tables.text
+    # the comparison's arguments, as `GET /api/compare` takes them
+    shaped = {
+        "reference": ("unbiased", "| Unbiased (reference) |"),
+        "labels": ("cafed:Ours\\, tuned", "| Ours, tuned (reference) |"),
+        "columns": ("final_test_acc,best_test_acc", "| group | final acc (%) | best acc (%) |\n"),
+    }
+    for name, (value, line) in shaped.items():
+        got = client.get(f"/api/tunes/{tune_id}/tables", params={"format": "md", name: value})
+        assert got.status_code == 200 and line in got.text and line not in tables.text
+        assert got.text.endswith(tables.text.split("\n\n")[-1])  # the same settings
+    for name, value, words in (
+        ("reference", "fedavg", "'fedavg' is not one of the groups"),
+        ("labels", "fedavg:FedAvg", "'fedavg' is not one of the groups"),
+        ("labels", "cafed", "'cafed': expected GROUP:NAME"),
+        ("columns", "final_test_acc,nope", "nope"),
+    ):
+        got = client.get(f"/api/tunes/{tune_id}/tables", params={name: value})
+        assert got.status_code == 422, got.text
+        (error,) = got.json()["detail"]
+        assert error["loc"] == ["query", name] and words in error["msg"]
 
 
 def test_tables_wait_for_the_end(client: TestClient) -> None:
     assert client.get("/api/tunes/999999/tables").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "words"),
+    [
+        ("alpha", "1.5", "less than 1"),
+        ("alpha", "0", "greater than 0"),
+        ("alpha", "often", "valid number"),
+        ("columns", "final_test_acc,nope", "nope"),
+        ("columns", "final test acc", "String should match pattern"),
+    ],
+)
+def test_a_bad_table_argument_is_a_422_naming_it(
+    client: TestClient, name: str, value: str, words: str
+) -> None:
+    response = client.get("/api/tunes/999999/tables", params={name: value})
+
+    assert response.status_code == 422, response.text
+    (error,) = response.json()["detail"]
+    assert error["loc"] == ["query", name] and words in error["msg"]

@@ -12,11 +12,14 @@ from pathlib import Path
 import httpx
 import pytest
 
+from fedwatch.cli.recording import RunSink
 from fedwatch.client import FedWatch
 from fedwatch.spool import read_spool
 from tests.client.conftest import Server
 from tests.client.rounds import Logged, views
 from tests.service.servers import free_port
+from worker.engine import ListSink, simulate
+from worker.presets import get_preset
 
 pytestmark = pytest.mark.slow
 
@@ -132,3 +135,28 @@ def test_batches_past_the_body_limit_are_split(tmp_path: Path) -> None:
         check_views(server, run.id, logged, 60)
     finally:
         server.kill()
+
+
+def test_a_run_declaring_its_period_has_the_engines_last_period_mean(
+    server: Server, tmp_path: Path
+) -> None:
+    # Example 1's availability: client 0 for 30 rounds, then client 1 for 10: a period
+    # of 40 rounds, whose mean x the engine's summary gives after 100 rounds
+    config = get_preset("example1").run_config(["rounds=100", "device=cpu"])
+    records = ListSink()
+    engine = simulate(config, records).to_dict()
+    fw = FedWatch(server.url, spool_dir=tmp_path / "spool")
+    ids = []
+    for period in (40, 30, None):
+        with fw.start_run("example1", n_clients=2, availability_period=period) as run:
+            for record in records.records:
+                RunSink(run).on_round(record)
+        ids.append(run.id)
+
+    with httpx.Client(base_url=server.url) as client:
+        got = [client.get(f"/api/runs/{i}").json()["summary"]["period_avg_param"] for i in ids]
+
+    assert engine["period_avg_param"] is not None
+    assert got[0] == engine["period_avg_param"]
+    assert got[1] is not None and got[1] != got[0]  # the period declared is the one used
+    assert got[2] is None

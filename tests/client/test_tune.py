@@ -103,3 +103,29 @@ def test_the_command_submits_to_a_server(
     bad = main([*args[:3], "client.lrr=log:1e-3:1", *args[4:]])
     assert bad == 2
     assert "space.client.lrr: Extra inputs are not permitted" in capsys.readouterr().err
+
+
+def test_the_command_tabulates_on_a_server_as_it_does_here(
+    server: Server, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Example 1 with noisy samples: the final x varies by seed, so 3 seeds make tests run
+    args = ["tune", "example1", "--param", "client.lr=choice:0.25,0.5", "--sampler", "grid"]
+    args += ["--trials", "2", "--seeds", "3", "--pruner", "none", "--format", "md"]
+    args += ["--objective", "final_val_loss", "--set", "data.mean_estimation.sigma=1.0"]
+    args += ["--set", "rounds=3", "--set", "device=cpu"]
+    table = ["--reference", "fedavg", "--label", "mifa=MIFA (memory)", "--alpha", "0.5"]
+    table += ["--columns", "final_param,final_opt_gap"]  # no figure of the machine
+
+    assert main([*args, *table, "--out", str(tmp_path / "here")]) == 0
+    here = capsys.readouterr().out
+    assert main([*args, *table, "--server", server.url]) == 0
+    remote = capsys.readouterr()
+
+    assert remote.out == here
+    assert "| group | final x | gap |\n" in here
+    assert "| FedAvg (reference) |" in here and "| MIFA (memory) |" in here
+    assert "α = 0.5." in here and "**†" in here  # the baselines differ at that level
+    # the server's own tables of that tune, without the arguments, are other ones
+    tune_id = int(remote.err.split("tune ", 1)[1].split()[0])
+    plain = Transport(server.url, None, 10).get(f"/api/tunes/{tune_id}/tables", {"format": "md"})
+    assert "| FedLaAvg (reference) |" in plain.decode() and "MIFA (memory)" not in plain.decode()
