@@ -15,7 +15,11 @@ memory (`ru_maxrss`) is its own: the peak during the rounds (the warm-up's inclu
 less the resident memory before the first. The ways alternate, `--repeats` times; the
 medians are printed, and the ratios. One thread per process, as `bench/peers.py --threads 1`.
 
+`--backend` runs every setting on that backend instead (`vmap`: FEMNIST-100 through the
+stacked CNN, which keeps each client's state over its 2 steps, in tiles of clients).
+
     python bench/summed.py [--settings W2,FEMNIST-100] [--repeats 3] [--rounds R]
+        [--backend vmap|sequential]
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ SETTINGS = {"W2": ("vmap", 30), "FEMNIST-100": ("sequential", 2)}  # backend, ti
 WAYS = ("summed", "deltas")
 
 
-def child(setting: str, way: str, rounds: int) -> dict[str, float]:
+def child(setting: str, way: str, rounds: int, backend: str) -> dict[str, float]:
     """One run of `setting` trained `way`: seconds per round (median) and peak MB."""
     import torch
 
@@ -53,7 +57,6 @@ def child(setting: str, way: str, rounds: int) -> dict[str, float]:
     arrays = peers.fake_data(w)
     load = peers.fake_dataset(w, lambda: arrays, "bench_summed", "bench/summed.py")
     run_config = run_config_for(components.install(components.builtin().include(load)))
-    backend, _ = SETTINGS[setting]
     config = run_config.model_validate(
         {
             "name": f"summed-{setting}",
@@ -93,11 +96,12 @@ def main() -> None:
     parser.add_argument("--settings", default="W2,FEMNIST-100", help=f"of {list(SETTINGS)}")
     parser.add_argument("--repeats", type=int, default=3, help="alternated repeats")
     parser.add_argument("--rounds", type=int, help="timed rounds (default: per setting)")
+    parser.add_argument("--backend", choices=("vmap", "sequential"), help="every setting's")
     parser.add_argument("--child", nargs=2, metavar=("SETTING", "WAY"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         setting, way = args.child
-        print(json.dumps(child(setting, way, args.rounds)))
+        print(json.dumps(child(setting, way, args.rounds, args.backend)))
         return
     settings = [s for s in args.settings.split(",") if s]
     unknown = [s for s in settings if s not in SETTINGS]
@@ -105,12 +109,15 @@ def main() -> None:
         parser.error(f"--settings: unknown {unknown}; choose from {list(SETTINGS)}")
     print(f"2 ways × {args.repeats} alternated repeats; load {os.getloadavg()[0]:.2f}")
     for setting in settings:
-        rounds = args.rounds or SETTINGS[setting][1]
+        backend, default_rounds = SETTINGS[setting]
+        backend = args.backend or backend
+        rounds = args.rounds or default_rounds
         got: dict[str, list[dict[str, float]]] = {way: [] for way in WAYS}
+        flags = ["--rounds", str(rounds), "--backend", backend]
         for repeat in range(args.repeats):
             for way in WAYS:
                 out = subprocess.run(
-                    [sys.executable, __file__, "--child", setting, way, "--rounds", str(rounds)],
+                    [sys.executable, __file__, "--child", setting, way, *flags],
                     capture_output=True,
                     text=True,
                     check=True,
@@ -128,7 +135,7 @@ def main() -> None:
         }
         s, d = med["summed"], med["deltas"]
         print(
-            f"{setting} ({SETTINGS[setting][0]}, {rounds} rounds): summed "
+            f"{setting} ({backend}, {rounds} rounds): summed "
             f"{s['round_s'] * 1e3:.2f} ms/round, +{s['peak_mb']:.0f} MB; deltas "
             f"{d['round_s'] * 1e3:.2f} ms/round, +{d['peak_mb']:.0f} MB; deltas ÷ summed: "
             f"time {d['round_s'] / s['round_s']:.2f}×, memory "
