@@ -20,7 +20,7 @@ gradients to it (`StackedModel.grad_and_loss`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 from torch import Tensor
@@ -84,19 +84,65 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
     mask = spec.mask.to(theta.device)
     everyone = mask.all(dim=0).tolist()
     single = steps == 1 and everyone[0] and _plain(spec)
-    step_fn = _grad_and_loss(
-        model, x, y, theta, batch, spec.x_scale, spec.combine if single else None
-    )
     # (S, K, B): a step's rows, and their weights, in one block
     batches = spec.batches.transpose(0, 1).contiguous()
     weights = None
     if spec.real is not None:
         weights = row_weights(spec.real, batch).to(theta.device).transpose(0, 1).contiguous()
     if single:  # with `combine`, the step's product makes the sum itself
+        step_fn = _grad_and_loss(model, x, y, theta, batch, spec.x_scale, spec.combine)
         deltas, loss = step_fn(theta, batches[0], None if weights is None else weights[0], -spec.lr)
         return deltas, loss / mask.sum(dim=1)
-    deltas, losses = _train_steps(spec, theta, step_fn, batches, weights, mask, everyone)
-    return (deltas if spec.combine is None else spec.combine @ deltas), losses
+    tile = _tile(model, tuple(x.shape[1:]), theta.device, k, batch)
+    if tile >= k:  # all at once: `torch.func.vmap`, an accelerator, or K within a tile
+        step_fn = _grad_and_loss(model, x, y, theta, batch, spec.x_scale)
+        deltas, losses = _train_steps(spec, theta, step_fn, batches, weights, mask, everyone)
+        return (deltas if spec.combine is None else spec.combine @ deltas), losses
+    # a tile of clients through all its steps, then the next: its state stays in cache
+    out = theta.new_empty(k if spec.combine is None else 0, theta.shape[1])
+    total = theta.new_zeros(theta.shape[1] if spec.combine is not None else 0)
+    losses = theta.new_empty(k)
+    for lo in range(0, k, tile):
+        part = slice(lo, lo + tile)
+        sub, part_theta, part_mask = _part(spec, part), theta[part], mask[part]
+        fn = _grad_and_loss(model, x, y, part_theta, batch, spec.x_scale)
+        part_weights = None if weights is None else weights[:, part]
+        part_deltas, losses[part] = _train_steps(
+            sub, part_theta, fn, batches[:, part], part_weights, part_mask,
+            part_mask.all(dim=0).tolist(),
+        )  # fmt: skip
+        if spec.combine is None:
+            out[part] = part_deltas
+        else:
+            total.addmv_(part_deltas.t(), spec.combine[part])
+    return (out if spec.combine is None else total), losses
+
+
+def _tile(
+    model: FlatModel, sample_shape: tuple[int, ...], device: torch.device, k: int, batch: int
+) -> int:
+    """Clients trained together through all their steps: a tile of the stacked form on
+    a CPU (`StackedModel.tile`), else all K."""
+    stacked = model.stacked(sample_shape)
+    return k if stacked is None or device.type != "cpu" else stacked.tile(k, batch)
+
+
+def _part(spec: LocalSpec, part: slice) -> LocalSpec:
+    """The clients `part` of `spec` (views: their momentum buffers are written back)."""
+
+    def rows(t: Tensor | None) -> Tensor | None:
+        return None if t is None else t[part]
+
+    return replace(
+        spec,
+        w=spec.w if spec.w.dim() == 1 else spec.w[part],
+        batches=spec.batches[part],
+        mask=spec.mask[part],
+        real=rows(spec.real),
+        buf=rows(spec.buf),
+        correction=rows(spec.correction),
+        combine=None,
+    )
 
 
 def _train_steps(
