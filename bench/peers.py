@@ -33,8 +33,9 @@ FedWatch runs each LEAF workload twice, one side per backend: `vmap` (the stacke
 form: `leaf_cnn` through FedWatch's stacked layers; `leaf_lstm` through
 `torch.func.vmap`, which has no batching rule for the LSTM kernel and runs it one
 client at a time, as the run's line says) and `sequential`; "FedWatch" in the
-summary is the one `backend: auto` picks (vmap for the CNN, sequential for the
-LSTM), and a second table gives both against the peers.
+summary is the one `backend: auto` picks (sequential for both: the LSTM is recurrent,
+and the CNN's 6.6 M parameters are past `LARGE_MODEL`), and a second table gives both
+against the peers.
 
 - FedWatch: the real engine (`worker.engine.loop.Simulation(config).run(sink)`, what
   `simulate(config, sink)` does; the bench checks its initial weights against the
@@ -310,35 +311,32 @@ def fake_dataset(
 # --- the FedWatch child -------------------------------------------------------------
 
 
-def fedwatch_child(data: Path, out: Path, threads: int, device: str, backend: str) -> None:
-    import torch
-
-    from worker.engine.allocator import keep_freed_memory
-
-    keep_freed_memory()  # as the `fedwatch` command does
-    torch.set_num_threads(threads)
+def fedwatch_config(
+    w: Workload,
+    load: Any,
+    dataset: str,
+    rounds: int,
+    *,
+    backend: str = "auto",
+    device: str = "cpu",
+    checkpoints: bool = True,
+) -> Any:
+    """FedWatch's run of `w` (a `RunConfig`): FedAvg sampling K of every client
+    (`availability: always`), `w`'s local steps, batch and lr, evaluated every round, on
+    the fake dataset `dataset` that `load` declares (`fake_dataset`); without
+    `checkpoints`, none before the end (a timed run's rounds, `bench/round_parts.py`)."""
     from worker.engine import components
     from worker.engine.config import run_config_for
-    from worker.engine.loop import Simulation
-    from worker.engine.sink import ListSink
 
-    w = read_workload(data)
-    splits = ("x_train", "y_train", "x_test", "y_test")
-    load = fake_dataset(
-        w,
-        lambda: {k: np.load(data / f"{k}.npy") for k in splits},
-        DATASET,
-        "bench/peers.py fake data",
-    )
     run_config = run_config_for(components.install(components.builtin().include(load)))
-    config = run_config.model_validate(
+    return run_config.model_validate(
         {
             "name": f"peers-{w.name}",
             "seed": 0,
-            "rounds": w.total_rounds,
+            "rounds": rounds,
             "device": device,
             "backend": backend,
-            "data": {"dataset": DATASET, "n_clients": w.n_clients, "seed": w.seed},
+            "data": {"dataset": dataset, "n_clients": w.n_clients, "seed": w.seed},
             "model": {"name": w.model},
             "availability": {"kind": "always"},
             "algorithm": {"name": "fedavg", "participation": w.k, "weights": "size"},
@@ -350,9 +348,34 @@ def fedwatch_child(data: Path, out: Path, threads: int, device: str, backend: st
                 "momentum": 0.0,
             },
             "server": {"lr": 1.0},
-            "eval": {"every": 1, "batch_size": EVAL_BATCH},
+            "eval": {
+                "every": 1,
+                "batch_size": EVAL_BATCH,
+                **({} if checkpoints else {"checkpoint_every": rounds + 1}),
+            },
         }
     )
+
+
+def fedwatch_child(data: Path, out: Path, threads: int, device: str, backend: str) -> None:
+    import torch
+
+    from worker.engine.allocator import keep_freed_memory
+
+    keep_freed_memory()  # as the `fedwatch` command does
+    torch.set_num_threads(threads)
+    from worker.engine.loop import Simulation
+    from worker.engine.sink import ListSink
+
+    w = read_workload(data)
+    splits = ("x_train", "y_train", "x_test", "y_test")
+    load = fake_dataset(
+        w,
+        lambda: {k: np.load(data / f"{k}.npy") for k in splits},
+        DATASET,
+        "bench/peers.py fake data",
+    )
+    config = fedwatch_config(w, load, DATASET, w.total_rounds, backend=backend, device=device)
     sim = Simulation(config)
     init_gap = float(np.abs(sim.w.cpu().numpy() - initial_flat(data)).max())
     sink = ListSink()

@@ -38,8 +38,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from worker.engine import run_config_for
-
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -92,7 +90,6 @@ def main() -> None:
     keep_freed_memory()  # as the `fedwatch` command does
     torch.set_num_threads(1)
     from bench import peers
-    from worker.engine import components
     from worker.engine.loop import Simulation
     from worker.engine.sink import ListSink
     from worker.engine.training import local, trainer
@@ -102,22 +99,8 @@ def main() -> None:
     w = peers.WORKLOADS["W2"]
     arrays = peers.fake_data(w)
     load = peers.fake_dataset(w, lambda: arrays, "bench_round_parts", "bench/round_parts.py")
-    run_config = run_config_for(components.install(components.builtin().include(load)))
     total = args.warmup + args.rounds
-    config = run_config.model_validate(
-        {
-            "name": "round-parts-W2",
-            "rounds": total,
-            "device": "cpu",
-            "data": {"dataset": "bench_round_parts", "n_clients": w.n_clients},
-            "model": {"name": w.model},
-            "availability": {"kind": "always"},
-            "algorithm": {"name": "fedavg", "participation": w.k, "weights": "size"},
-            "client": {"local_steps": w.steps, "batch_size": w.batch, "lr": w.lr},
-            "eval": {"every": 1, "batch_size": peers.EVAL_BATCH, "checkpoint_every": total + 1},
-        }
-    )
-    sim = Simulation(config)
+    sim = Simulation(peers.fedwatch_config(w, load, "bench_round_parts", total, checkpoints=False))
     sim.availability.mask = timers.wrap("draw", sim.availability.mask)  # type: ignore[method-assign]
     alg = sim.algorithm
     alg.select = timers.wrap("selection", alg.select)  # type: ignore[method-assign]

@@ -47,7 +47,6 @@ def child(setting: str, way: str, rounds: int, backend: str) -> dict[str, float]
     import torch
 
     from bench import peers
-    from worker.engine import components, run_config_for
     from worker.engine.allocator import keep_freed_memory
     from worker.engine.loop import Simulation
 
@@ -56,20 +55,8 @@ def child(setting: str, way: str, rounds: int, backend: str) -> dict[str, float]
     w = peers.WORKLOADS[setting]
     arrays = peers.fake_data(w)
     load = peers.fake_dataset(w, lambda: arrays, "bench_summed", "bench/summed.py")
-    run_config = run_config_for(components.install(components.builtin().include(load)))
-    config = run_config.model_validate(
-        {
-            "name": f"summed-{setting}",
-            "rounds": rounds + 1,
-            "device": "cpu",
-            "backend": backend,
-            "data": {"dataset": "bench_summed", "n_clients": w.n_clients},
-            "model": {"name": w.model},
-            "availability": {"kind": "always"},
-            "algorithm": {"name": "fedavg", "participation": w.k, "weights": "size"},
-            "client": {"local_steps": w.steps, "batch_size": w.batch, "lr": w.lr},
-            "eval": {"every": 1, "batch_size": peers.EVAL_BATCH, "checkpoint_every": rounds + 2},
-        }
+    config = peers.fedwatch_config(
+        w, load, "bench_summed", rounds + 1, backend=backend, checkpoints=False
     )
     sim = Simulation(config)
     if way == "deltas":

@@ -47,8 +47,10 @@ def test_a_leaf_workload_has_a_side_per_backend_and_auto_picks_one_of_them() -> 
         "FedWatch vmap": "vmap",
         "FedWatch sequential": "sequential",
     }
-    assert peers.auto_backend(WORKLOADS["FEMNIST-10"].tiny()) == "vmap"
+    # the CNN's 6.6 M parameters are past `LARGE_MODEL`; the LSTM is recurrent
+    assert peers.auto_backend(WORKLOADS["FEMNIST-10"].tiny()) == "sequential"
     assert peers.auto_backend(WORKLOADS["Shakespeare-10"].tiny()) == "sequential"
+    assert peers.auto_backend(WORKLOADS["W1-10"].tiny()) == "vmap"
 
 
 def test_the_fallback_warning_names_the_operation_and_nothing_else_matches() -> None:

@@ -126,16 +126,24 @@ def test_the_cnn_runs_stacked_and_the_others_through_torch_func() -> None:
     }  # fmt: skip
 
 
-def test_auto_backend_trains_the_lstm_sequentially() -> None:
+def test_auto_backend_trains_the_lstm_and_the_large_cnn_sequentially() -> None:
     lstm = build_model(ModelConfig(name="leaf_lstm"), (80,), 80)
     sent140 = build_model(ModelConfig(name="sent140_lstm"), (25,), 2)
-    cnn = build_model(ModelConfig(name="leaf_cnn"), (1, 28, 28), 62)
+    leaf_cnn = build_model(ModelConfig(name="leaf_cnn"), (1, 28, 28), 62)  # 6.6 M
+    # its dense layer on 12×12 inputs is 64·3·3 → 2048 (1.36 M in all), on 8×8 64·2·2
+    above = build_model(ModelConfig(name="leaf_cnn"), (1, 12, 12), 62)
+    below = build_model(ModelConfig(name="leaf_cnn"), (1, 8, 8), 62)  # 705 470
+    cnn = build_model(ModelConfig(name="cnn"), (3, 32, 32), 10)  # 62 006
 
-    assert recurrent(lstm) and recurrent(sent140) and not recurrent(cnn)
+    assert recurrent(lstm) and recurrent(sent140) and not recurrent(leaf_cnn)
     assert resolve_backend("auto", sent140) == "sequential"
     assert resolve_backend("auto", lstm) == "sequential"
+    assert resolve_backend("auto", leaf_cnn) == "sequential"
+    assert resolve_backend("auto", above) == "sequential"
+    assert resolve_backend("auto", below) == "vmap"
     assert resolve_backend("auto", cnn) == "vmap"
     assert resolve_backend("vmap", lstm) == "vmap"  # through torch.func's fallback
+    assert resolve_backend("vmap", leaf_cnn) == "vmap"  # asked for: its stacked layers
 
 
 def test_a_transformer_whose_heads_do_not_divide_its_width_is_refused() -> None:
