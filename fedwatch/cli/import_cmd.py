@@ -1,7 +1,8 @@
 """`fedwatch import DIR [--server URL] [--experiment NAME]`: upload a finished `fedwatch
 compare` or `fedwatch reproduce` output folder into a FedWatch server as one experiment,
 every run with all its rounds (metrics, availability, selection and weights, per-client
-accuracy), so that every client view shows it.
+accuracy), so that every client view shows it, and the availability period its round 0
+carries (a folder written before round 0 carried it has none: no "x̄ last period").
 
 Each run file becomes an SDK spool (`fedwatch.spool`) under `DIR/.fedwatch-import/`,
 uploaded as `fedwatch sync` uploads one: the ingest path of every external run. A run
@@ -18,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from fedwatch.cli.recording import add_server_arguments, round_entry
+from fedwatch.cli.recording import add_server_arguments, period_of, round_entry
 from fedwatch.errors import CliError
 from fedwatch.spool import SUFFIX, Spool, sync
 from fedwatch.transport import Refused, TooLarge, Transport, Unreachable
@@ -90,6 +91,9 @@ def spool_of(path: Path, data: dict[str, Any], experiment: str, spools: Path) ->
         "created_at": started.isoformat(),
         "started_at": started.isoformat(),
     }
+    period = period_of(rounds[0]) if rounds else None  # round 0 carries the clients' facts
+    if period is not None:  # as `FedWatch.start_run` declares it
+        declaration["availability_period"] = period
     entries = [{"kind": "run", **declaration}]
     entries += [{"kind": "round", **round_entry(r), "wall_s": r.get("wall_s", 0.0)} for r in rounds]
     status = "failed" if data["summary"].get("stopped") else "succeeded"

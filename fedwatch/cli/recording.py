@@ -1,11 +1,13 @@
 """Runs of `simulate`, `compare` and `reproduce` recorded into a FedWatch server as they
 run: `--server URL` (default $FEDWATCH_URL) and `--token` ($FEDWATCH_TOKEN, as
 `fedwatch sync`). Each run is an external run of the SDK (`fedwatch.client`): declared
-with its config, every round sent by `Run.log_round`, its end by `Run.finish`; a server
-that is down leaves the run in the SDK's spool, for `fedwatch sync`.
+at its first round with its config and the availability period that round's facts carry
+(the engine knows it only once it has built the run), every round sent by
+`Run.log_round`, its end by `Run.finish`; a server that is down leaves the run in the
+SDK's spool, for `fedwatch sync`.
 
-`round_entry` turns a round as the CLI writes it (`RoundRecord.to_dict`, also the rounds
-of an output folder that `fedwatch import` uploads) into the SDK's fields.
+`round_entry` and `period_of` read a round as the CLI writes it (`RoundRecord.to_dict`,
+also the rounds of an output folder that `fedwatch import` uploads).
 """
 
 from __future__ import annotations
@@ -80,20 +82,48 @@ def round_entry(record: Mapping[str, Any]) -> dict[str, Any]:
     return entry
 
 
+def period_of(record: Mapping[str, Any]) -> int | None:
+    """The availability period that a round's client facts carry (`ClientFacts`, in
+    round 0's record), None where they carry none."""
+    period = (record.get("clients") or {}).get("availability_period")
+    return None if period is None else int(period)
+
+
 def _finite(value: Any) -> float | None:
     number = float(value)
     return number if math.isfinite(number) else None
 
 
 class RunSink:
-    """An engine sink that logs each round into an SDK run."""
+    """An engine sink that records the run into a server as an SDK run, declared at its
+    first round with the availability period of that round's facts."""
 
-    def __init__(self, run: Run) -> None:
-        self.run = run
+    def __init__(self, fw: FedWatch, config: RunConfig, name: str, experiment: str | None) -> None:
+        self.fw = fw
+        self.config = config
+        self.name = name
+        self.experiment = experiment
+        self.run: Run | None = None
+
+    def declared(self, period: int | None = None) -> Run:
+        """The run, declared now if it is not yet (with `period`)."""
+        if self.run is None:
+            config = self.config
+            self.run = self.fw.start_run(
+                self.name,
+                config.model_dump(mode="json"),
+                config.data.n_clients,
+                self.experiment,
+                config.rounds,
+                period,
+            )
+        return self.run
 
     def on_round(self, record: RoundRecord) -> None:
-        entry = round_entry(record.to_dict())
-        self.run.log_round(entry.pop("round"), **entry)
+        entry = record.to_dict()
+        run = self.declared(period_of(entry))
+        logged = round_entry(entry)
+        run.log_round(logged.pop("round"), **logged)
 
     def on_checkpoint(self, state: dict[str, Any]) -> None:
         """Checkpoints stay in the process (a CLI run does not resume)."""
@@ -124,14 +154,17 @@ class Tee:
 @contextmanager
 def recorded(sink: Sink, config: RunConfig, name: str, target: Target | None) -> Iterator[Sink]:
     """The sink to simulate into: `sink`, and with a target the run recorded there too
-    (an error inside the block finishes it as failed). Says where it went on stderr."""
+    (an error inside the block finishes it as failed, declared then if it failed before
+    its first round). Says where it went on stderr."""
     if target is None:
         yield sink
         return
-    fw = FedWatch(target.url, target.token)
-    declared = config.model_dump(mode="json")
-    run = fw.start_run(name, declared, config.data.n_clients, target.experiment, config.rounds)
-    with run:
-        yield Tee(sink, RunSink(run))
-    if run.finished:
+    recording = RunSink(FedWatch(target.url, target.token), config, name, target.experiment)
+    try:
+        yield Tee(sink, recording)
+    except BaseException:
+        with recording.declared():  # ends the run as failed, with the error
+            raise
+    run = recording.declared()
+    if run.finish():
         print(f"{name}: recorded as run {run.id} at {target.url}", file=sys.stderr)

@@ -20,6 +20,7 @@ from tests.client.conftest import Server
 from tests.client.rounds import views
 from tests.client.test_sdk import fedwatch_command
 from tests.eventually import eventually
+from tests.service.servers import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -145,3 +146,55 @@ def test_simulate_with_a_server_records_the_run_as_it_runs(server: Server, tmp_p
     summary = json.loads(stdout)
     assert series["series"]["param"]["last"][-1] == pytest.approx(summary["final_param"])
     assert run["summary"]["final_param"] == pytest.approx(summary["final_param"])
+
+
+def simulate_example1(url: str, home: Path) -> dict[str, Any]:
+    """`fedwatch simulate example1` of 100 rounds recorded into `url`: its local summary."""
+    command = [fedwatch_command(), "simulate", "example1", "--set", "rounds=100"]
+    env = {**os.environ, "HOME": str(home)}  # the SDK's spool under HOME
+    done = subprocess.run(
+        [*command, "--server", url], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    summary: dict[str, Any] = json.loads(done.stdout)
+    return summary
+
+
+def test_a_simulated_run_has_its_local_last_period_mean_live_or_synced(
+    server: Server, tmp_path: Path
+) -> None:
+    # Example 1's availability repeats every 30 + 10 rounds: the server must average x
+    # over the same last 40 rounds as the local summary
+    live = simulate_example1(server.url, tmp_path / "live")
+    offline = simulate_example1(f"http://127.0.0.1:{free_port()}", tmp_path / "offline")
+    spools = tmp_path / "offline" / ".cache" / "fedwatch" / "spool"
+    sync = [fedwatch_command(), "sync", str(spools), "--url", server.url]
+    subprocess.run(sync, capture_output=True, text=True, timeout=120, check=True)
+
+    with httpx.Client(base_url=server.url) as api:
+        runs = api.get("/api/runs").json()["data"]
+        got = [api.get(f"/api/runs/{r['id']}").json() for r in reversed(runs)]
+
+    assert live["period_avg_param"] == pytest.approx(0.0833, abs=1e-4)
+    assert offline["period_avg_param"] == live["period_avg_param"]
+    assert [r["status"] for r in got] == ["succeeded", "succeeded"]
+    assert [r["summary"]["period_avg_param"] for r in got] == [live["period_avg_param"]] * 2
+    assert [r["availability_period"] for r in got] == [40, 40]
+
+
+def test_import_carries_the_period_of_round_0(server: Server, tmp_path: Path) -> None:
+    out = tmp_path / "example1"
+    args = ["compare", "example1", "--seeds", "1", "--jobs", "1", "--out", str(out)]
+    assert main([*args, "--set", "rounds=100"]) == 0
+    files = {p.stem: json.loads(p.read_text()) for p in out.glob("*-seed*.json")}
+
+    assert main(["import", str(out), "--server", server.url]) == 0
+
+    with httpx.Client(base_url=server.url) as api:
+        runs = {r["name"]: r for r in api.get("/api/runs").json()["data"]}
+        assert len(runs) == len(files)
+        for stem, record in files.items():
+            run = api.get(f"/api/runs/{runs[f'example1 {stem}']['id']}").json()
+            local = record["summary"]["period_avg_param"]
+            assert local is not None and run["summary"]["period_avg_param"] == local
+            assert run["availability_period"] == 40

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from fedwatch.cli.recording import RunSink
+from fedwatch.cli.recording import round_entry
 from fedwatch.client import FedWatch
 from fedwatch.spool import read_spool
 from tests.client.conftest import Server
@@ -150,7 +150,8 @@ def test_a_run_declaring_its_period_has_the_engines_last_period_mean(
     for period in (40, 30, None):
         with fw.start_run("example1", n_clients=2, availability_period=period) as run:
             for record in records.records:
-                RunSink(run).on_round(record)
+                entry = round_entry(record.to_dict())
+                run.log_round(entry.pop("round"), **entry)
         ids.append(run.id)
 
     with httpx.Client(base_url=server.url) as client:

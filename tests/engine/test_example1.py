@@ -54,3 +54,17 @@ def test_the_preset_declares_the_lines_its_chart_marks() -> None:
     flat = {k: v for k, v in stored["data"].items() if k != "mean_estimation"}
     old = {**stored, "data": {**flat, **stored["data"]["mean_estimation"]}}
     assert "means" in old["data"] and references_for(old) == preset.references
+
+
+def test_round_0_carries_the_availability_period() -> None:
+    periodic, always = ListSink(), ListSink()
+    simulate(get_preset("example1").run_config(["rounds=2"]), periodic)
+    simulate(get_preset("example1").run_config(["rounds=2", "availability.kind=always"]), always)
+
+    first, second = periodic.records
+    assert first.clients is not None and first.clients.availability_period == 40  # 30 + 10
+    assert first.to_dict()["clients"]["availability_period"] == 40
+    assert second.clients is None
+    facts = always.records[0].clients
+    assert facts is not None and facts.availability_period is None  # no period to repeat
+    assert "availability_period" not in facts.to_dict()

@@ -170,7 +170,8 @@ class Simulation:
         rates = pi if amplification(config) is None else None
         self.privacy = run_privacy(config.privacy, data.n_clients, facts.k, config.seed, rates)
         kept = None if self.privacy is None else self.privacy.rates
-        self.facts = ClientFacts(alpha.detach().cpu().double().numpy(), work_s, kept)
+        share = alpha.detach().cpu().double().numpy()
+        self.facts = ClientFacts(share, work_s, kept, self.availability.period)
         self.start_round = 0
         self.wall_s = 0.0
         self.startup_s: float | None = None

@@ -79,17 +79,22 @@ class ClientFacts:
     its data share (the target weights α, Σ = 1) and, with a system model, its device's
     seconds for a round's whole work (`Clock.work_s`: download, local steps, upload),
     and, where the privacy accountant amplifies each client by sampling at its own
-    availability, that rate π_k (`RunPrivacy.rates`)."""
+    availability, that rate π_k (`RunPrivacy.rates`); and the rounds after which their
+    availability repeats (`Availability.period`), where it does: what a run recorded
+    elsewhere declares, for its summary's "x̄ last period"."""
 
     data_share: np.ndarray  # float64 (N,)
     work_s: np.ndarray | None = None  # float64 (N,)
     privacy_rate: np.ndarray | None = None  # float64 (N,)
+    availability_period: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         work = None if self.work_s is None else self.work_s.tolist()
         out: dict[str, Any] = {"data_share": self.data_share.tolist(), "work_s": work}
         if self.privacy_rate is not None:
             out["privacy_rate"] = self.privacy_rate.tolist()
+        if self.availability_period is not None:
+            out["availability_period"] = self.availability_period
         return out
 
 
