@@ -70,6 +70,16 @@ def load_run(path: Path) -> dict[str, Any]:
         raise CliError(f"{path}: its config has no data.n_clients")
     if not all(isinstance(r, dict) and isinstance(r.get("round"), int) for r in data["rounds"]):
         raise CliError(f"{path}: a round without its number")
+    facts = data["rounds"][0].get("clients") if data["rounds"] else None
+    if facts is not None and not isinstance(facts, dict):
+        raise CliError(f"{path}: round 0's clients are not an object of facts")
+    period = (facts or {}).get("availability_period")
+    if period is not None and (
+        not isinstance(period, int) or isinstance(period, bool) or period < 1
+    ):
+        raise CliError(
+            f"{path}: round 0's availability_period {period!r} is not a whole number ≥ 1"
+        )
     return data
 
 

@@ -109,6 +109,41 @@ def test_a_wrong_folder_is_a_one_line_error(
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("clients", "message"),
+    [
+        (
+            {"availability_period": 2.5},
+            "round 0's availability_period 2.5 is not a whole number ≥ 1",
+        ),
+        (
+            {"availability_period": "4"},
+            "round 0's availability_period '4' is not a whole number ≥ 1",
+        ),
+        ({"availability_period": 0}, "round 0's availability_period 0 is not a whole number ≥ 1"),
+        (
+            {"availability_period": True},
+            "round 0's availability_period True is not a whole number ≥ 1",
+        ),
+        ([1, 2], "round 0's clients are not an object of facts"),
+    ],
+)
+def test_a_run_file_with_a_bad_period_is_named_and_nothing_sent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], clients: Any, message: str
+) -> None:
+    (tmp_path / "report.json").write_text("{}")
+    run = {
+        "config": {"data": {"n_clients": 2}},
+        "summary": {},
+        "rounds": [{"round": 0, "clients": clients}],
+    }
+    (tmp_path / "fedavg.json").write_text(json.dumps(run))
+
+    assert main(["import", str(tmp_path), "--server", "http://127.0.0.1:1"]) == 2
+    assert f"fedavg.json: {message}" in capsys.readouterr().err
+    assert not (tmp_path / ".fedwatch-import").exists()
+
+
 def test_a_file_that_is_no_run_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "report.json").write_text("{}")
     (tmp_path / "notes.json").write_text('{"config": {}}')
