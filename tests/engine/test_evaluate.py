@@ -13,8 +13,10 @@ from worker.engine.overrides import build_config
 from worker.engine.sections import ModelSection
 from worker.engine.training.evaluate import (
     EVAL_GROUPS,
+    PACK_BYTES,
     evaluate,
     evaluation_rows,
+    pack,
     per_client_accuracy,
 )
 from worker.engine.training.flat import FlatModel
@@ -118,17 +120,61 @@ def test_per_client_accuracy_is_exact_in_one_batch_and_per_client() -> None:
     torch.testing.assert_close(torch.tensor(one_by_one), expected, equal_nan=True)
 
 
-def test_a_softmax_regression_evaluates_its_loss_and_accuracy_by_hand() -> None:
+@pytest.mark.parametrize(("batch", "packed"), [(327_680, False), (327_680, True), (2, True)])
+def test_a_softmax_regression_evaluates_its_loss_and_accuracy_by_hand(
+    batch: int, packed: bool
+) -> None:
     # logits = features: s0 = (0, ln 3) predicts 1, −log(3/4); s1 = (0, 0) ties and
-    # predicts 0, −log(1/2); s2 = (ln 3, 0) predicts 0 against label 1, −log(1/4)
+    # predicts 0, −log(1/2); s2 = (ln 3, 0) predicts 0 against label 1, −log(1/4); the
+    # same from the rows packed once, in one batch or in two (2 rows, then 1)
     model, theta = identity_logits()
     ln3 = math.log(3)
     x = torch.tensor([[0.0, ln3], [0.0, 0.0], [ln3, 0.0]])
     y = torch.tensor([1, 0, 1])
+    chunks = pack(model, x, batch, None) if packed else None
+    assert (chunks is not None and len(chunks) == math.ceil(3 / batch)) == packed
 
-    result = evaluate(model, theta, x, y, evaluation_rows(None, 8, on_cpu=True))
+    result = evaluate(model, theta, x, y, batch, packed=chunks)
 
     assert result.correct is not None
     assert result.correct.tolist() == [1.0, 1.0, 0.0]
     assert result.acc == pytest.approx(2 / 3)
     assert result.loss == pytest.approx((math.log(4 / 3) + math.log(2) + math.log(4)) / 3)
+
+
+def test_only_a_softmax_regressions_float_samples_within_the_bound_are_packed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    model, _ = identity_logits()
+    x = torch.zeros(5, 2)
+    cnn = FlatModel(build_model(ModelConfig(name="cnn"), (1, 8, 8), 10), "classification")
+
+    assert pack(cnn, torch.zeros(5, 1, 8, 8), 64, None) is None
+    assert pack(model, x.to(torch.uint8), 64, 255.0) is None  # bytes: 4× as much as floats
+    assert pack(model, x, 64, None) is not None
+    assert PACK_BYTES == 256 << 20
+    monkeypatch.setattr("worker.engine.training.evaluate.PACK_BYTES", 5 * 2 * 4 - 1)
+    assert pack(model, x, 64, None) is None  # 40 bytes past a bound of 39
+
+
+def test_a_run_evaluated_from_its_packed_test_set_records_what_it_would_unpacked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    config = build_config(
+        {
+            "rounds": 3,
+            "model": {"name": "linear"},
+            "data": {"dataset": "synthetic_clustered"},
+        }
+    )
+    packed = Simulation(config)
+    assert packed.test_packed is not None
+    monkeypatch.setattr("worker.engine.training.evaluate.PACK_BYTES", 0)
+    plain = Simulation(config)
+    assert plain.test_packed is None
+
+    records = [(packed.round(t), plain.round(t)) for t in range(3)]
+
+    for a, b in records:
+        assert a.metrics["test_acc"] == b.metrics["test_acc"]
+        assert a.metrics["test_loss"] == pytest.approx(b.metrics["test_loss"], rel=1e-6)

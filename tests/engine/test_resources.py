@@ -182,6 +182,20 @@ def test_vmap_with_batch_norm_is_refused_before_running() -> None:
         estimate(config)
 
 
+def test_a_softmax_regressions_packed_test_set_is_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    # SMALL's 24 × 150 test samples of 10 floats, packed once for the test logits'
+    # product (`evaluate.pack`): 144 000 bytes more; none past the bound, and none for
+    # an MLP
+    packed = term(estimate(build_config(SMALL, [])), "evaluation of")
+    mlp = term(estimate(build_config({**SMALL, "model": {"name": "mlp"}}, [])), "evaluation of")
+    monkeypatch.setattr("worker.engine.resources.memory.PACK_BYTES", 24 * 150 * 10 * 4 - 1)
+    bounded = term(estimate(build_config(SMALL, [])), "evaluation of")
+
+    assert packed.label == "evaluation of 3600 samples at once, the test set packed once"
+    assert packed.amount - bounded.amount == 24 * 150 * 10 * 4
+    assert bounded.label == mlp.label == "evaluation of 3600 samples at once"
+
+
 def test_training_memory_follows_the_backend() -> None:
     on = {**SMALL, "model": {"name": "mlp", "hidden": 100}}
     vmap = term(estimate(build_config(on, [])), "local training")

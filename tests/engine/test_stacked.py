@@ -245,6 +245,47 @@ def test_class_logits_are_w_x_plus_b_by_hand() -> None:
     assert_close(logits, torch.tensor([[3.5, -1.5], [-1.5, -4.0], [0.5, -1.0]]))
 
 
+def test_packed_class_logits_are_w_x_plus_b_by_hand_laid_out_class_major() -> None:
+    linear = nn.Linear(2, 2)
+    with torch.no_grad():
+        linear.weight.copy_(torch.tensor([[1.0, 2.0], [-1.0, 0.5]]))
+        linear.bias.copy_(torch.tensor([0.5, -1.0]))
+    model = FlatModel(nn.Sequential(nn.Flatten(), linear), "classification")
+    stacked = stack(model, (2,))
+    assert stacked is not None
+    packed = stacked.packed(torch.tensor([[1.0, 1.0], [2.0, -2.0], [0.0, 0.0]]))
+    assert packed is not None
+
+    logits = stacked.packed_class_logits(model.initial(), packed)
+
+    assert_close(logits, torch.tensor([[3.5, -1.5], [-1.5, -4.0], [0.5, -1.0]]))
+    assert logits.t().is_contiguous()  # (classes, rows) in memory, as `class_logits`
+
+
+def test_only_a_softmax_regression_on_float_rows_is_packed() -> None:
+    x = torch.randn(6, 1, 8, 8, generator=torch.Generator().manual_seed(0))
+    cnn = stack(zoo_model("cnn"), (1, 8, 8))
+    linear = stack(zoo_model("linear"), (1, 8, 8))
+    assert cnn is not None and linear is not None
+
+    assert cnn.packed(x) is None
+    assert linear.packed(x.double()) is None  # oneDNN's layout is float32's
+    assert linear.packed(x) is not None
+
+
+def test_a_softmax_regressions_tile_streams_its_inputs() -> None:
+    # its only activation is the gathered inputs, 3·32·32 floats = 12 288 bytes a
+    # sample: 16 MB hold 16 777 216 // (10 · 12 288) = 136 clients of batch 10, where
+    # the CNN's 2.5 MB budget would hold 21
+    stacked = stack(zoo_model("linear", (3, 32, 32)), (3, 32, 32))
+    assert stacked is not None and stacked.one_linear
+
+    assert stacked.sample_bytes == 3 * 32 * 32 * 4
+    assert stacked.tile_bytes == 16 << 20
+    assert stacked.tile(100, 10) == 100
+    assert stacked.tile(1000, 10) == 136
+
+
 @pytest.mark.parametrize("name", ["linear", "cnn"])
 def test_only_a_softmax_regression_has_class_logits_equal_to_its_forward(name: str) -> None:
     model = zoo_model(name)

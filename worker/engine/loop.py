@@ -43,6 +43,7 @@ from worker.engine.training.evaluate import (
     Evaluation,
     evaluate,
     evaluation_rows,
+    pack,
     per_client_accuracy,
     row_bytes,
 )
@@ -129,6 +130,8 @@ class Simulation:
             row_bytes(module, data.input_shape),
             self.device.type == "cpu",
         )
+        # the test set, read by every evaluation, packed once where that pays
+        self.test_packed = pack(self.model, self.data.x_test, self.eval_rows, self.data.x_scale)
         self.trainer = Trainer(config, self.data, self.model, self.backend)
         self.availability = build_availability(config, data)
         self.clock = build_clock(config, data, self.model.dim)
@@ -422,7 +425,7 @@ class Simulation:
         if not (last or evaluated(ev, t)):
             return None
         self.evaluate_validation(metrics)
-        result = self._evaluate(self.data.x_test, self.data.y_test)
+        result = self._evaluate(self.data.x_test, self.data.y_test, self.test_packed)
         metrics["test_loss"] = result.loss
         if result.acc is None or result.correct is None:
             return None
@@ -454,13 +457,14 @@ class Simulation:
         in round 0's record)."""
         if not selected(self.config.eval, self.config.components.schedules)[0].component.initial:
             return
-        result = self._evaluate(self.data.x_test, self.data.y_test)
+        result = self._evaluate(self.data.x_test, self.data.y_test, self.test_packed)
         if result.acc is not None:
             metrics["initial_test_acc"] = result.acc
 
-    def _evaluate(self, x: Tensor, y: Tensor) -> Evaluation:
-        """The global model on samples `x` (held with the data's `x_scale`) and labels `y`."""
-        return evaluate(self.model, self.w, x, y, self.eval_rows, self.data.x_scale)
+    def _evaluate(self, x: Tensor, y: Tensor, packed: list[Tensor] | None = None) -> Evaluation:
+        """The global model on samples `x` (held with the data's `x_scale`, packed as
+        `packed` where given) and labels `y`."""
+        return evaluate(self.model, self.w, x, y, self.eval_rows, self.data.x_scale, packed)
 
     def state_dict(self, next_round: int) -> dict[str, Any]:
         return {

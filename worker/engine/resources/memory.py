@@ -13,7 +13,7 @@ from worker.engine.config import RunConfig, dataset_facts
 from worker.engine.registry import selected
 from worker.engine.resources.sizes import RunSizes, driver, file_sizes, generated_rows
 from worker.engine.resources.terms import Term
-from worker.engine.training.evaluate import evaluation_rows
+from worker.engine.training.evaluate import PACK_BYTES, evaluation_rows
 
 FLOAT, LONG = 4, 8
 # Measured in fresh processes (bench/estimate.py): what a run adds besides its tensors
@@ -149,11 +149,18 @@ def _evaluation(run: RunSizes) -> list[Term]:
     rows = evaluation_rows(c.eval.batch_size, run.profile.eval_row_bytes, True)
     batch = min(rows, run.n_test)
     per_client = 2 * LONG if c.eval.client_every else 0
+    label = f"evaluation of {batch} samples at once"
+    # a softmax regression's float test set, packed once for its product (`evaluate.pack`)
+    packed = run.n_test * run.features * FLOAT
+    if not run.profile.one_linear or dataset_facts(c).value_bytes != FLOAT or packed > PACK_BYTES:
+        packed = 0
+    if packed:
+        label += ", the test set packed once"
     return [
         Term(
             driver(c, "eval.batch_size"),
-            f"evaluation of {batch} samples at once",
-            batch * run.profile.activation_bytes + run.n_test * (2 * FLOAT + per_client),
+            label,
+            batch * run.profile.activation_bytes + run.n_test * (2 * FLOAT + per_client) + packed,
             "evaluating",
             True,
         )

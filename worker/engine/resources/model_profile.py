@@ -32,6 +32,7 @@ class ModelProfile:
     largest_activation_bytes: int  # one sample: the largest of them
     eval_row_bytes: int  # one sample: a layer's largest output (`evaluate.row_bytes`)
     stacks: bool  # the vmap backend runs it as one stacked model (training/stacked.py)
+    one_linear: bool  # a softmax regression (`StackedModel.one_linear`)
 
 
 class _Counter(TorchDispatchMode):
@@ -89,6 +90,7 @@ def model_profile(
     with _Counter() as backward:
         loss(kind, out, y).backward()
     flat = FlatModel(module, kind)
+    stacked = stack(flat, shape)
     return ModelProfile(
         module=module,
         d=flat.dim,
@@ -97,5 +99,6 @@ def model_profile(
         activation_bytes=forward.bytes // PROBE_BATCH,
         largest_activation_bytes=forward.largest // PROBE_BATCH,
         eval_row_bytes=row_bytes(module, shape),
-        stacks=stack(flat, shape) is not None,
+        stacks=stacked is not None,
+        one_linear=stacked is not None and stacked.one_linear,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import cast
 
 import torch
 from torch import Tensor, nn
@@ -16,6 +17,7 @@ from worker.engine.training.stacked import TILE_BYTES
 
 EVAL_GROUPS = 8
 DEVICE_EVAL_BYTES = 256 << 20  # an accelerator's activations of one evaluation batch
+PACK_BYTES = 256 << 20  # the most that `pack` copies
 
 
 def row_bytes(module: nn.Module, sample_shape: tuple[int, ...]) -> int:
@@ -64,24 +66,48 @@ class Evaluation:
     correct: Tensor | None  # (n_test,) 1.0 where the prediction is right
 
 
+def pack(model: FlatModel, x: Tensor, batch: int, scale: float | None) -> list[Tensor] | None:
+    """Samples x that every evaluation reads again (the test set), each batch of
+    `batch` rows packed once for a softmax regression's product
+    (`StackedModel.packed`): a second copy of x, made only for samples held as floats
+    (bytes would cost 4× as much as floats) within `PACK_BYTES`. None where nothing is
+    packed: `evaluate` then reads x itself."""
+    stacked = model.stacked(tuple(x.shape[1:]))
+    if stacked is None or scale is not None or x.numel() * x.element_size() > PACK_BYTES:
+        return None
+    chunks = [stacked.packed(x[lo : lo + batch]) for lo in range(0, len(x), batch)]
+    return None if any(c is None for c in chunks) else cast(list[Tensor], chunks)
+
+
 @torch.no_grad()
 def evaluate(
-    model: FlatModel, theta: Tensor, x: Tensor, y: Tensor, batch: int, scale: float | None = None
+    model: FlatModel,
+    theta: Tensor,
+    x: Tensor,
+    y: Tensor,
+    batch: int,
+    scale: float | None = None,
+    packed: list[Tensor] | None = None,
 ) -> Evaluation:
     """In batches of `batch` rows (`evaluation_rows`), each turned into the model's inputs
     with the samples' `scale` (`inputs`), through the model's stacked form
-    where it has one. Results are written into tensors allocated once: small tensors
-    kept per batch sit between the batches' freed activations and fragment the heap
-    (evaluating an MLP of 2000 hidden units on 750 000 samples peaked at 10 GB that
-    way)."""
+    where it has one, or from the batches `pack` made of x. Results are written into
+    tensors allocated once: small tensors kept per batch sit between the batches' freed
+    activations and fragment the heap (evaluating an MLP of 2000 hidden units on
+    750 000 samples peaked at 10 GB that way)."""
     was_training = model.module.training
     model.module.eval()
     forward, batch = _forward(model, theta, tuple(x.shape[1:]), batch)
     starts = range(0, len(y), batch)
     losses = torch.empty(len(starts), device=x.device)
     correct = None if model.objective == "regression" else torch.empty(len(y), device=x.device)
+    stacked = model.stacked(tuple(x.shape[1:]))
+    assert packed is None or len(packed) == len(starts), "evaluate: packed at another batch"
     for i, lo in enumerate(starts):
-        out = forward(inputs(x[lo : lo + batch], scale))
+        if packed is not None and stacked is not None:
+            out = stacked.packed_class_logits(theta, packed[i])
+        else:
+            out = forward(inputs(x[lo : lo + batch], scale))
         yb = y[lo : lo + batch]
         losses[i] = objective.loss(model.objective, out, yb, "sum")
         if correct is not None:
