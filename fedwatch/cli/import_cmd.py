@@ -65,11 +65,16 @@ def load_run(path: Path) -> dict[str, Any]:
     missing = [k for k in RUN_KEYS if k not in data]
     if missing:
         raise CliError(f"{path}: not a run file of compare or reproduce (no {', '.join(missing)})")
-    n_clients = (data["config"].get("data") or {}).get("n_clients")
+    for key, kind in (("config", dict), ("summary", dict), ("rounds", list)):
+        if not isinstance(data[key], kind):
+            what = "an object" if kind is dict else "a list"
+            raise CliError(f"{path}: its {key} is not {what}")
+    data_section = data["config"].get("data")
+    n_clients = data_section.get("n_clients") if isinstance(data_section, dict) else None
     if not isinstance(n_clients, int) or isinstance(n_clients, bool):
         raise CliError(f"{path}: its config has no data.n_clients")
-    if not all(isinstance(r, dict) and isinstance(r.get("round"), int) for r in data["rounds"]):
-        raise CliError(f"{path}: a round without its number")
+    for i, entry in enumerate(data["rounds"]):
+        _check_round(path, i, entry)
     facts = data["rounds"][0].get("clients") if data["rounds"] else None
     if facts is not None and not isinstance(facts, dict):
         raise CliError(f"{path}: round 0's clients are not an object of facts")
@@ -81,6 +86,23 @@ def load_run(path: Path) -> dict[str, Any]:
             f"{path}: round 0's availability_period {period!r} is not a whole number ≥ 1"
         )
     return data
+
+
+def _check_round(path: Path, i: int, entry: Any) -> None:
+    """CliError naming the file and the entry where the rounds' entry `i` is not one
+    that `round_entry` can send: its number, its metrics' values, its wall time."""
+    number = entry.get("round") if isinstance(entry, dict) else None
+    if not isinstance(number, int) or isinstance(number, bool):
+        raise CliError(f"{path}: its rounds' entry {i} has no round number")
+    wall = entry.get("wall_s", 0.0)
+    if not isinstance(wall, int | float) or isinstance(wall, bool):
+        raise CliError(f"{path}: round {number}'s wall_s {wall!r} is not a number")
+    try:
+        round_entry(entry)
+    except (TypeError, ValueError) as err:
+        raise CliError(
+            f"{path}: round {number} holds a metric that is not a number ({err})"
+        ) from None
 
 
 def spool_of(path: Path, data: dict[str, Any], experiment: str, spools: Path) -> Path:

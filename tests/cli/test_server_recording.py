@@ -144,6 +144,62 @@ def test_a_run_file_with_a_bad_period_is_named_and_nothing_sent(
     assert not (tmp_path / ".fedwatch-import").exists()
 
 
+@pytest.mark.parametrize(
+    ("run", "message"),
+    [
+        ({"config": [], "summary": {}, "rounds": []}, "its config is not an object"),
+        ({"config": {}, "summary": None, "rounds": []}, "its summary is not an object"),
+        ({"config": {}, "summary": {}, "rounds": 5}, "its rounds is not a list"),
+        ({"config": {"data": 3}, "summary": {}, "rounds": []}, "its config has no data.n_clients"),
+        (
+            {"config": {"data": {"n_clients": 2}}, "summary": {}, "rounds": [{"round": 0}, []]},
+            "its rounds' entry 1 has no round number",
+        ),
+        (
+            {
+                "config": {"data": {"n_clients": 2}},
+                "summary": {},
+                "rounds": [{"round": 0}, {"round": 1}, {"round": "2"}],
+            },
+            "its rounds' entry 2 has no round number",
+        ),
+        (
+            {
+                "config": {"data": {"n_clients": 2}},
+                "summary": {},
+                "rounds": [{"round": 0, "wall_s": "3"}],
+            },
+            "round 0's wall_s '3' is not a number",
+        ),
+        (
+            {
+                "config": {"data": {"n_clients": 2}},
+                "summary": {},
+                "rounds": [{"round": 4, "test_acc": "x"}],
+            },
+            "round 4 holds a metric that is not a number (could not convert string to float: 'x')",
+        ),
+        (
+            {
+                "config": {"data": {"n_clients": 2}},
+                "summary": {},
+                "rounds": [{"round": 0, "client_acc": 7}],
+            },
+            "round 0 holds a metric that is not a number",
+        ),
+    ],
+)
+def test_a_run_file_of_the_wrong_shape_is_named_with_the_place_and_nothing_sent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], run: dict[str, Any], message: str
+) -> None:
+    (tmp_path / "report.json").write_text("{}")
+    (tmp_path / "fedavg.json").write_text(json.dumps(run))
+
+    assert main(["import", str(tmp_path), "--server", "http://127.0.0.1:1"]) == 2
+    assert f"fedavg.json: {message}" in capsys.readouterr().err
+    assert not (tmp_path / ".fedwatch-import").exists()
+
+
 def test_a_file_that_is_no_run_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "report.json").write_text("{}")
     (tmp_path / "notes.json").write_text('{"config": {}}')
