@@ -36,6 +36,7 @@ from worker.engine.components import current
 
 REPO = Path(__file__).resolve().parents[1]
 
+PRIVATE = ["privacy.kind=central", "algorithm.weights=uniform"]  # central DP
 # name -> (preset or None, base config, assignments); rounds cut to what reaches the
 # run's peak (data, a checkpoint, a few rounds and evaluations)
 CASES: dict[str, tuple[str | None, dict[str, Any], list[str]]] = {
@@ -83,6 +84,40 @@ CASES: dict[str, tuple[str | None, dict[str, Any], list[str]]] = {
         },
         ["rounds=5", "eval.checkpoint_every=5"],
     ),
+    # FedAvg's round as W2 (bench/peers.py): softmax regression on CIFAR-10's shape,
+    # K = 100 of 1000 clients, one step of 10 samples, trained into the sum
+    "fedavg-w2": (
+        None,
+        {
+            "data": {"dataset": "cifar10", "n_clients": 1000},
+            "model": {"name": "linear"},
+            "algorithm": {"name": "fedavg", "participation": 100},
+            "client": {"local_steps": 1, "batch_size": 10},
+            "backend": "vmap",
+        },
+        ["rounds=10"],
+    ),
+    # local training's memory where it dominates: K = 50 clients of an MLP of 2 M
+    # parameters, 5 steps; trained into the sum (vmap's tiles, or one client at a
+    # time), into deltas (MIFA's memory, FedAvg with central privacy)
+    **{
+        name: (
+            None,
+            {
+                "data": {"n_clients": 100, "synthetic_clustered": {"dimension": 1000}},
+                "model": {"name": "mlp", "mlp": {"hidden": 2000}},
+                "algorithm": {"name": algorithm, "participation": 50},
+                "backend": backend,
+            },
+            ["rounds=3", "eval.checkpoint_every=3", *extra],
+        )
+        for name, algorithm, backend, extra in (
+            ("fedavg-mlp-vmap", "fedavg", "vmap", []),
+            ("fedavg-mlp-sequential", "fedavg", "sequential", []),
+            ("mifa-mlp-vmap", "mifa", "vmap", []),
+            ("fedavg-mlp-dp", "fedavg", "vmap", PRIVATE),
+        )
+    },
     "digits-cnn": (
         None,
         {"data": {"dataset": "digits", "n_clients": 50}, "model": {"name": "cnn"}},

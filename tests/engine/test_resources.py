@@ -18,6 +18,8 @@ from worker.engine.resources import Estimate, Term, estimate, largest
 from worker.engine.resources.model_profile import model_profile
 from worker.engine.resources.work import STEP_FLOP
 from worker.engine.sections import ModelSection
+from worker.engine.training.flat import FlatModel
+from worker.engine.training.stacked import clients_at_once
 from worker.presets import get_preset
 
 SMALL = {
@@ -205,6 +207,72 @@ def test_training_memory_follows_the_backend() -> None:
     rows = 4 + 3  # per client 4 (K at once), fedlaavg's 3 rows of the round
     assert vmap.amount == rows * 6 * d * 4
     assert one_by_one.amount == ((1 + 3) * 6 + 4) * d * 4
+
+
+# FedAvg of all 24 clients on an MLP of 2000 units: d = (10 + 1)·2000 + (2000 + 1)·2,
+# and a sample's largest activation 2000 floats, so that a tile of the stacked form holds
+# TILE_BYTES // (32 rows × 8000 bytes) = 10 clients on a CPU
+EVERYONE = {**SMALL, "model": {"name": "mlp", "hidden": 2000}, "algorithm": {"name": "fedavg"}}
+EVERYONE_D = 11 * 2000 + 2001 * 2
+
+
+def training(*sets: str) -> tuple[Term, Term]:
+    """The local training's term and its activations' of EVERYONE with `sets`."""
+    found = estimate(build_config(EVERYONE, ["algorithm.participation=24", *sets]))
+    return term(found, "local training"), term(found, "activations")
+
+
+def test_a_sum_trained_a_tile_at_a_time_holds_no_rows_of_k() -> None:
+    summed, activations = training()
+
+    assert summed.amount == (4 * 10 + 1) * EVERYONE_D * 4  # 10 clients' state, the sum
+    assert summed.label.startswith("local training: into their weighted sum; 4 × d per client,")
+    assert "a tile of 10 clients at a time" in summed.label
+    assert activations.label.startswith("activations of 10 × 32 samples")
+
+
+def test_deltas_are_held_for_all_k_whatever_the_tile() -> None:
+    # wait_for_all's step reads a buffer of earlier rounds: the deltas, its 2 round rows
+    waiting, _ = training("algorithm.fedavg.wait_for_all=true")
+
+    assert waiting.amount == (4 * 10 + (1 + 2) * 24) * EVERYONE_D * 4
+    assert waiting.label.startswith("local training: into (K, d) deltas;")
+
+
+@pytest.mark.parametrize(("kind", "copies"), [("central", 2), ("local", 3)])
+def test_privacy_holds_the_deltas_and_its_copies_of_them(kind: str, copies: int) -> None:
+    private, _ = training(f"privacy.kind={kind}", "algorithm.weights=uniform")
+
+    assert private.amount == (4 * 10 + (1 + 2 + copies) * 24) * EVERYONE_D * 4
+
+
+def test_an_accelerator_trains_all_k_at_once() -> None:
+    # the K clients' state is their deltas there: no other row of K
+    summed, activations = training("device=cuda")
+    waiting, _ = training("device=cuda", "algorithm.fedavg.wait_for_all=true")
+
+    assert summed.amount == (4 * 24 + 1) * EVERYONE_D * 4
+    assert waiting.amount == (4 + 2) * 24 * EVERYONE_D * 4
+    assert activations.amount == 24 / 10 * training()[1].amount
+
+
+def test_sequential_training_into_the_sum_holds_one_client() -> None:
+    summed, activations = training("backend=sequential")
+    waiting, _ = training("backend=sequential", "algorithm.fedavg.wait_for_all=true")
+
+    assert summed.amount == (4 + 1) * EVERYONE_D * 4
+    assert waiting.amount == (4 + (1 + 2) * 24) * EVERYONE_D * 4
+    assert activations.label.startswith("activations of 1 × 32 samples")
+
+
+def test_the_estimate_tiles_as_the_backend_does() -> None:
+    config = build_config(EVERYONE, ["algorithm.participation=24"])
+    model = FlatModel(build_model(config.model, (10,), 2), "classification")
+
+    tile = clients_at_once(model.stacked((10,)), "cpu", 24, 32)
+
+    assert tile == 10
+    assert f"a tile of {tile} clients" in training()[0].label
 
 
 @pytest.mark.parametrize("name", sorted(current().algorithms.names()))

@@ -1,6 +1,8 @@
 """Training into the sum Σ_i c_i Δ_i (`LocalSpec.combine`, `Algorithm.summed`): the same
 update as summing the deltas, on both backends, every stacked path, and whole runs of
-every algorithm that gives a sum; privacy's clipping still reads each delta."""
+every algorithm that gives a sum; privacy's clipping still reads each delta. Whether a
+run trains into the sum is decided in one place (`trains_into_sum`), which the loop and
+the estimate read."""
 
 from typing import Any
 
@@ -10,10 +12,13 @@ from torch import Tensor
 from torch.testing import assert_close
 
 from worker.engine import ListSink, RunConfig, build_config
-from worker.engine.algorithms import Algorithm
+from worker.engine.algorithms import Algorithm, Plan, Step
+from worker.engine.algorithms.fedavg import FedAvg, FedAvgParams
+from worker.engine.components import current
 from worker.engine.data import load_data
 from worker.engine.loop import Simulation
 from worker.engine.models import build_model
+from worker.engine.summed_training import trains_into_sum
 from worker.engine.training.batches import batch_indices
 from worker.engine.training.flat import FlatModel
 from worker.engine.training.local import LocalSpec, train_sequential, train_vmap
@@ -173,3 +178,45 @@ def test_an_algorithm_without_a_sum_is_given_the_deltas() -> None:
 
     assert asked and all(c is None for c in asked)
     assert Simulation(config("mifa")).algorithm.summed.__func__ is Algorithm.summed  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", sorted(current().algorithms.names()))
+def test_a_run_trains_into_the_sum_where_its_algorithm_declares_one(name: str) -> None:
+    on_clock = current().algorithms.get(name).component.asynchronous
+    cfg = config(name, *(["system.kind=profiles"] if on_clock else []))
+
+    assert trains_into_sum(cfg) == (name in SUMMED)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["algorithm.fedavg.wait_for_all=true"],
+        ["privacy.kind=central", "algorithm.weights=uniform"],
+        ["privacy.kind=local", "algorithm.weights=uniform"],
+    ],
+)
+def test_what_reads_each_delta_keeps_the_run_out_of_the_sum(extra: list[str]) -> None:
+    cfg = config("fedavg", *extra)
+
+    _, asked = records(cfg, summed=True)
+
+    assert not trains_into_sum(cfg)
+    assert asked and all(c is None for c in asked)
+
+
+def test_a_subclass_with_its_own_aggregate_alone_sums_nothing() -> None:
+    class Recount(FedAvg):
+        def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
+            return super().aggregate(t, w, plan, deltas, lr)
+
+    assert FedAvg.trains_into_sum(FedAvgParams())
+    assert not Recount.trains_into_sum(FedAvgParams())
+
+
+def test_a_sum_declared_but_not_given_stops_the_run() -> None:
+    sim = Simulation(config("fedavg"))
+    sim.algorithm.summed = lambda t, plan: None  # type: ignore[method-assign]
+
+    with pytest.raises(RuntimeError, match="`trains_into_sum`"):
+        sim.run(ListSink())

@@ -33,6 +33,7 @@ from worker.engine.rng import numpy_gen, torch_gen
 from worker.engine.sections import EvalSection
 from worker.engine.server import ServerOptimizer
 from worker.engine.sink import Sink
+from worker.engine.summed_training import trains_into_sum
 from worker.engine.system import build_system
 from worker.engine.system.clock import Clock, Rules
 from worker.engine.system.flights import Arrivals, FlightDeck
@@ -172,6 +173,7 @@ class Simulation:
             self.ring.push(0, self.w)
         rates = pi if amplification(config) is None else None
         self.privacy = run_privacy(config.privacy, data.n_clients, facts.k, config.seed, rates)
+        self.into_sum = trains_into_sum(config)
         kept = None if self.privacy is None else self.privacy.rates
         share = alpha.detach().cpu().double().numpy()
         self.facts = ClientFacts(share, work_s, kept, self.availability.period)
@@ -265,12 +267,18 @@ class Simulation:
         return self.close(t, step, selected, metrics, available, timeline)
 
     def summed(self, t: int, plan: Plan) -> Summed | None:
-        """The weighted sum of the deltas that round t's step is, where the algorithm
-        gives one (`Algorithm.summed`) and no privacy mechanism clips each delta: the
-        clients then train into it alone."""
-        if plan.central or self.privacy is not None:
+        """The weighted sum of the deltas that round t's step is, where the run trains
+        into it (`trains_into_sum`: the algorithm gives one and no privacy mechanism
+        clips each delta): the clients then train into it alone."""
+        if plan.central or not self.into_sum:
             return None
-        return self.algorithm.summed(t, plan)
+        summed = self.algorithm.summed(t, plan)
+        if summed is None:
+            raise RuntimeError(
+                f"algorithm {self.config.algorithm.name!r} declares that its steps are sums "
+                "(`trains_into_sum`) but its `summed` gave none"
+            )
+        return summed
 
     def close(
         self,

@@ -9,9 +9,10 @@ Round t, as the loop (`worker/engine/loop.py`) runs it:
    the data) train from w with `plan.correction` and `plan.prox_mu`, giving deltas
    Δ (K, d) = trained − w;
 3. `step = algorithm.aggregate(t, w, plan, deltas, lr)`; or, where the algorithm's
-   step is a weighted sum of the deltas known before training (`algorithm.summed(t,
-   plan)` → `Summed`) and no privacy mechanism reads them, the clients train into
-   that sum alone (no (K, d) deltas are written) and `Summed` makes the step;
+   step is a weighted sum of the deltas known before training (`trains_into_sum`,
+   `algorithm.summed(t, plan)` → `Summed`) and no privacy mechanism reads them, the
+   clients train into that sum alone (no (K, d) deltas are written) and `Summed`
+   makes the step;
 4. w ← w + η_s · step.direction (unchanged when `direction` is None; with server
    momentum or weight decay, an SGD step on the pseudo-gradient −direction, see
    `worker/engine/server.py`); `step.weights` and `step.metrics` go into the round's
@@ -217,12 +218,22 @@ class Algorithm(ABC):
         """The round's update from the (K, d) deltas of `plan.selected`, trained with
         local lr `lr` (memories store deltas divided by it)."""
 
+    @classmethod
+    def trains_into_sum(cls, params: Any) -> bool:
+        """Whether every round's step of a run with `params` is the weighted sum that
+        `summed` gives: by default, where the class gives `summed` (and not for a
+        subclass that overrides `aggregate` but not `summed`). The loop then trains the
+        clients into that sum unless privacy reads each delta, and the run's estimate
+        counts no (K, d) deltas (`worker/engine/summed_training.py` decides for both)."""
+        del params
+        return cls.summed is not Algorithm.summed
+
     def summed(self, t: int, plan: Plan) -> Summed | None:
-        """Where round t's step is a weighted sum of the deltas of `plan.selected`,
-        weights known before training, and `aggregate` would read nothing else of them:
-        that sum (the loop then trains the clients into it alone and makes the step from
-        it, without `aggregate`). None (the default, and for a subclass that overrides
-        `aggregate` but not this): the loop passes the deltas to `aggregate`."""
+        """Where the run `trains_into_sum`: round t's step as a weighted sum of the
+        deltas of `plan.selected`, weights known before training, `aggregate` reading
+        nothing else of them (the loop then trains the clients into it alone and makes
+        the step from it, without `aggregate`). None (the default): the loop passes the
+        deltas to `aggregate`."""
         del t, plan
         return None
 
@@ -230,6 +241,8 @@ class Algorithm(ABC):
         super().__init_subclass__(**kwargs)
         if "aggregate" in cls.__dict__ and "summed" not in cls.__dict__:
             cls.summed = Algorithm.summed  # type: ignore[method-assign]  # its own aggregate
+            if "trains_into_sum" not in cls.__dict__:
+                cls.trains_into_sum = Algorithm.__dict__["trains_into_sum"]  # type: ignore[method-assign]
 
     def zeros(self, *shape: int) -> Tensor:
         return torch.zeros(*shape, device=self.facts.device)

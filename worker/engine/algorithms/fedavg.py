@@ -80,14 +80,17 @@ class FedAvg(Algorithm):
         todo = ~self.reported & available.mask.cpu()[self.pending]
         return self.pending[todo]
 
-    def summed(self, t: int, plan: Plan) -> Summed | None:
-        if self.params.wait_for_all:
-            return None  # a round's step reads the buffer of earlier rounds' deltas
+    @classmethod
+    def trains_into_sum(cls, params: FedAvgParams) -> bool:
+        return not params.wait_for_all  # its step reads the buffer of earlier rounds' deltas
+
+    def summed(self, t: int, plan: Plan) -> Summed:
         ids = plan.selected.to(self.facts.device)
         return Summed(renormalised(self.facts.alpha, ids), self._partial_scale(plan))
 
     def aggregate(self, t: int, w: Tensor, plan: Plan, deltas: Tensor, lr: float) -> Step:
-        if (summed := self.summed(t, plan)) is not None:
+        if self.trains_into_sum(self.params):
+            summed = self.summed(t, plan)
             return summed.step(self.facts.n, plan.selected.to(self.facts.device), deltas)
         if (scale := self._partial_scale(plan)) is not None:
             deltas = deltas * scale[:, None]

@@ -64,6 +64,12 @@ def update_noise_multiplier(params: CentralParams, k: int) -> float:
     return float((sigma**-2 - (2 * count_stddev(params, k)) ** -2) ** -0.5)
 
 
+# (K, d) tensors `Mechanism.privatise` holds at once beside the deltas it is given: the
+# clipped rows and the noised ones (central: the noise is one d-vector; local: a row
+# each). The run's estimate counts them (`resources/memory.py`).
+PRIVATISED_ROWS = {"central": 2, "local": 3}
+
+
 class Mechanism:
     """The run's mechanism (`privacy.kind` central or local), K clients a round."""
 

@@ -10,10 +10,13 @@ from worker.engine.algorithms.asynchronous import AsyncParams
 from worker.engine.availability.trace import FIELD as TRACE_FIELD
 from worker.engine.availability.trace import interval_count, parse_trace
 from worker.engine.config import RunConfig, dataset_facts
+from worker.engine.privacy.mechanism import PRIVATISED_ROWS
 from worker.engine.registry import selected
 from worker.engine.resources.sizes import RunSizes, driver, file_sizes, generated_rows
 from worker.engine.resources.terms import Term
+from worker.engine.summed_training import trains_into_sum
 from worker.engine.training.evaluate import PACK_BYTES, evaluation_rows
+from worker.engine.training.stacked import clients_at_once
 
 FLOAT, LONG = 4, 8
 # Measured in fresh processes (bench/estimate.py): what a run adds besides its tensors
@@ -111,22 +114,41 @@ def kept_momentum(c: RunConfig) -> bool:
 def _training(run: RunSizes) -> list[Term]:
     c, fp, p = run.config, run.footprint, run.profile
     k, b = run.k, run.batch
-    # per client: its parameters, their gradient as autograd returns it and as stored,
-    # a contiguous copy of the weights for the batched products (measured), the
-    # momentum buffer, the proximal difference; vmap trains the K clients at once,
-    # sequential one after the other into the (K, d) deltas (and the K kept momentum
-    # buffers it starts from, which vmap updates in place)
+    # per client in training: its parameters, their gradient as autograd returns it and
+    # as stored, a contiguous copy of the weights for the batched products (measured),
+    # the momentum buffer, the proximal difference. vmap trains a tile of clients
+    # through all their steps at a time (all K off a CPU: `clients_at_once`; a run on
+    # `auto` trains on the host only where it has no accelerator), sequential one client
+    # at a time
     client = 4 + (c.client.momentum > 0) + fp.proximal
     vmap = run.backend == "vmap"
-    sequential_rows = 1 + kept_momentum(c) + fp.round_rows
-    rows, vectors = (client + fp.round_rows, 0) if vmap else (sequential_rows, client)
-    together = k if vmap else 1  # clients whose activations coexist
+    device = "cuda" if c.device == "cuda" else "cpu"
+    together = clients_at_once(p.stacked, device, k, b) if vmap else 1
+    summed = trains_into_sum(c) and fp.trainees != "central"
+    # held for all K: vmap's state of all K at once is their deltas and updates the K
+    # kept momentum buffers in place; else the gathered kept buffers, and the deltas
+    # where the run does not train into their sum; then the rows of the round's
+    # aggregation and the copies privacy makes of the deltas
+    whole = vmap and together >= k
+    rows = 0 if whole else kept_momentum(c) + (not summed)
+    if not summed:
+        rows += fp.round_rows + PRIVATISED_ROWS.get(c.privacy.kind, 0)
+    if not vmap:
+        at_once = "one client at a time"
+    elif whole:
+        at_once = f"the {together} clients at once"
+    else:
+        at_once = f"a tile of {together} clients at a time"
+    into = "into their weighted sum" if summed else "into (K, d) deltas"
+    label = f"local training: {into}; {client} × d per client, {at_once}"
+    label += f", + {rows} × K × d" if rows else ""
+    label += ", + 1 × d" if summed else ""
     activations = p.activation_bytes + 2 * p.largest_activation_bytes
     terms = [
         Term(
             driver(c, run.k_field, *run.d_fields),
-            f"local training: {rows} × K × d + {vectors} × d, K = {k}",
-            (rows * k + vectors) * run.d * FLOAT,
+            f"{label}, K = {k}",
+            (client * together + rows * k + int(summed)) * run.d * FLOAT,
         ),
         Term(
             driver(c, "client.batch_size", run.k_field),
@@ -222,7 +244,7 @@ def _modules(run: RunSizes) -> list[Term]:
     """Modules the run loads on first use (a fresh process pays for them)."""
     c = run.config
     used = []
-    if run.backend == "vmap" and not run.profile.stacks:
+    if run.backend == "vmap" and run.profile.stacked is None:
         used.append(("torch.func", "model.name"))
     source = dataset_facts(c).source
     if source == "bundled":

@@ -19,7 +19,7 @@ from worker.engine.sections import ModelSection
 from worker.engine.training.evaluate import row_bytes
 from worker.engine.training.flat import FlatModel
 from worker.engine.training.objective import loss
-from worker.engine.training.stacked import stack
+from worker.engine.training.stacked import StackedModel, stack
 
 
 @dataclass(frozen=True)
@@ -31,8 +31,14 @@ class ModelProfile:
     activation_bytes: int  # one sample: every tensor the forward pass makes
     largest_activation_bytes: int  # one sample: the largest of them
     eval_row_bytes: int  # one sample: a layer's largest output (`evaluate.row_bytes`)
-    stacks: bool  # the vmap backend runs it as one stacked model (training/stacked.py)
-    one_linear: bool  # a softmax regression (`StackedModel.one_linear`)
+    # its stacked form, on the meta device, where the vmap backend runs it as one
+    # stacked model (training/stacked.py; None: through `torch.func.vmap`)
+    stacked: StackedModel | None
+
+    @property
+    def one_linear(self) -> bool:
+        """A softmax regression (`StackedModel.one_linear`)."""
+        return self.stacked is not None and self.stacked.one_linear
 
 
 class _Counter(TorchDispatchMode):
@@ -99,6 +105,5 @@ def model_profile(
         activation_bytes=forward.bytes // PROBE_BATCH,
         largest_activation_bytes=forward.largest // PROBE_BATCH,
         eval_row_bytes=row_bytes(module, shape),
-        stacks=stacked is not None,
-        one_linear=stacked is not None and stacked.one_linear,
+        stacked=stacked,
     )

@@ -29,6 +29,7 @@ from torch.func import grad_and_value, vmap
 from worker.engine.data.federated import inputs
 from worker.engine.training.batches import row_weights
 from worker.engine.training.flat import FlatModel
+from worker.engine.training.stacked import clients_at_once
 
 
 @dataclass
@@ -97,7 +98,7 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
         step_fn = _grad_and_loss(model, x, y, theta, batch, spec.x_scale, spec.combine)
         deltas, loss = step_fn(theta, batches[0], None if weights is None else weights[0], -spec.lr)
         return deltas, loss / mask.sum(dim=1)
-    tile = _tile(model, tuple(x.shape[1:]), theta.device, k, batch)
+    tile = clients_at_once(model.stacked(tuple(x.shape[1:])), theta.device.type, k, batch)
     if tile >= k:  # all at once: `torch.func.vmap`, an accelerator, or K within a tile
         step_fn = _grad_and_loss(model, x, y, theta, batch, spec.x_scale)
         deltas, losses = _train_steps(spec, theta, step_fn, batches, weights, mask, everyone)
@@ -120,15 +121,6 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
         else:
             total.addmv_(part_deltas.t(), spec.combine[part])
     return (out if spec.combine is None else total), losses
-
-
-def _tile(
-    model: FlatModel, sample_shape: tuple[int, ...], device: torch.device, k: int, batch: int
-) -> int:
-    """Clients trained together through all their steps: a tile of the stacked form on
-    a CPU (`StackedModel.tile`), else all K."""
-    stacked = model.stacked(sample_shape)
-    return k if stacked is None or device.type != "cpu" else stacked.tile(k, batch)
 
 
 def _part(spec: LocalSpec, part: slice) -> LocalSpec:
@@ -234,9 +226,7 @@ def _grad_and_loss(
             return (g if scale == 1.0 else g.mul_(scale)), loss
 
         return batched
-    tile = k
-    if theta.device.type == "cpu":
-        tile = stacked.tile(k, batch)
+    tile = clients_at_once(stacked, theta.device.type, k, batch)
     # the gradients, or with `combine` a tile's scratch and the sum
     out = torch.empty_like(theta) if combine is None else theta.new_empty(min(tile, k), d)
     total = None if combine is None else theta.new_empty(d)

@@ -55,6 +55,14 @@ TILE_BYTES = 5 << 19  # 2.5 MB: about a core's L2 cache and its share of L3
 STREAM_BYTES = 16 << 20  # a softmax regression's tile of inputs (`StackedModel.tile`)
 
 
+def clients_at_once(stacked: StackedModel | None, device: str, clients: int, batch: int) -> int:
+    """Clients the `vmap` backend trains together through all their local steps: a tile
+    of the stacked form on a CPU (`StackedModel.tile`), else all of them (on an
+    accelerator, or through `torch.func.vmap`: `stacked` None). `device`: the device's
+    type. The run's estimate reads the same (`resources/memory.py`)."""
+    return clients if stacked is None or device != "cpu" else stacked.tile(clients, batch)
+
+
 class StackedModel:
     def __init__(
         self,
