@@ -71,7 +71,11 @@ The contract, in short:
   over them), return `Summed(weights)`; the loop then trains the clients into that sum
   alone, never holding the (K, d) deltas, and makes the step from it (your `aggregate`
   can make the same step from the deltas with `summed(...).step(n, ids, deltas)`). A
-  subclass that overrides `aggregate` but not `summed` is given the deltas.
+  subclass that overrides `aggregate` but not `summed` is given the deltas. Where the
+  step is such a sum under some params only, the class method
+  `trains_into_sum(params) -> bool` says which (the loop asks `summed` only then, and
+  the run's memory estimate counts no (K, d) deltas); by default, wherever the class
+  gives `summed`.
 - `Params.check_run(run)` validates params against the rest of the run (a
   `RunShape`): raise `ValueError("algorithm.<name>.<param>: ...")`.
 
