@@ -115,10 +115,10 @@ def main() -> None:
         y: Any,
         theta: Any,
         batch: int,
-        x_scale: float | None,
+        x_values: Any,
         combine: Any = None,
     ) -> local.StepFn:
-        made = make_step(model, x, y, theta, batch, x_scale, combine)
+        made = make_step(model, x, y, theta, batch, x_values, combine)
         step: local.StepFn = timers.wrap("arithmetic", made, inside="optimiser")
         return step
 

@@ -130,7 +130,7 @@ from worker.engine.algorithms.memory import MEMORY_FILLED, ClientMemory
 from worker.engine.algorithms.selection import oldest_first, uniform_sample
 from worker.engine.availability.base import Availability, AvailabilityContext
 from worker.engine.components import current
-from worker.engine.data.federated import FederatedData
+from worker.engine.data.federated import FederatedData, byte_values
 from worker.engine.data.partitions.base import Grouped, Partition, PartitionContext
 from worker.engine.data.vision import Pool
 from worker.engine.facts import DatasetFacts, ModelFacts
@@ -191,6 +191,7 @@ __all__ = [
     "SystemModel",
     "algorithm",
     "availability",
+    "byte_values",
     "dataset",
     "model",
     "oldest_first",

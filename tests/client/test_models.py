@@ -57,7 +57,7 @@ def test_a_simulated_run_s_model_gives_its_final_accuracy(capped: Server, tmp_pa
     assert shown["model_bytes"] == len(fw.run(run["id"]).model_file())
     data = load_data(run_config_for(current()).model_validate(config).data, config["seed"])
     with torch.no_grad():
-        predicted = module(data.x_test).argmax(dim=1)
+        predicted = module(data.inputs(data.x_test)).argmax(dim=1)
     accuracy = float((predicted == data.y_test).float().mean())
     assert accuracy == pytest.approx(run["summary"]["final_test_acc"], abs=1e-6)
     assert fw.run(run["id"]).state_dict().keys() == module.state_dict().keys()

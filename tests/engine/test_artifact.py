@@ -43,7 +43,7 @@ def test_the_model_file_gives_the_final_test_accuracy(
     assert read_metadata(data)["fedwatch.round"] == "3"
     module = load_module(data)
     test = load_data(config.data, config.seed)
-    got = accuracy(module, test.x_test, test.y_test, task)
+    got = accuracy(module, test.inputs(test.x_test), test.y_test, task)
     assert got == pytest.approx(summary.to_dict()["final_test_acc"], abs=1e-6)
 
 

@@ -90,6 +90,7 @@ def test_backends_agree_on_kept_buffers(model_name: str, unit: str) -> None:
             momentum=0.9,
             buf=start.clone(),
             weight_decay=1e-3,
+            x_values=data.x_values,
         )
         deltas, _ = train(model, data.x_train, data.y_train, spec)
         assert spec.buf is not None

@@ -147,7 +147,8 @@ def test_torchvision_mnist_reads_standard_files(tmp_path: Path) -> None:
     data = load_data(cfg, seed=0)
 
     assert data.x_train.shape == (60, 1, 28, 28) and len(data.y_test) == 20
-    assert float(data.x_train.min()) >= -1.0 and float(data.x_train.max()) <= 1.0
+    x = data.inputs(data.x_train)
+    assert float(x.min()) >= -1.0 and float(x.max()) <= 1.0
     assert [
         len(set(data.y_train[a:b].tolist()))
         for a, b in zip(data.train_offsets[:-1], data.train_offsets[1:], strict=True)
@@ -163,7 +164,8 @@ def test_unit_normalization_gives_the_bytes_over_255(tmp_path: Path) -> None:
 
     expected = torch.from_numpy(pixel_bytes.astype(np.float32) / 255)
     # the same values, the test rows in the order the clients' labels give them
-    torch.testing.assert_close(data.x_test.flatten().sort().values, expected.sort().values)
+    held = data.inputs(data.x_test).flatten()
+    torch.testing.assert_close(held.sort().values, expected.sort().values)
 
 
 def test_missing_dataset_names_the_files(tmp_path: Path) -> None:
@@ -301,4 +303,6 @@ def test_cifar100_reads_torchvisions_layout_with_its_fine_labels(
     assert sorted(data.y_test.tolist()) == [3, 3, 50, 99]
     # pixel byte p as p/127.5 − 1; the first image's first row of red is bytes 0..31
     first = data.x_train[data.y_train.tolist().index(0)]
-    assert first[0, 0, :3].tolist() == pytest.approx([-1.0, 1 / 127.5 - 1, 2 / 127.5 - 1])
+    assert first[0, 0, :3].tolist() == [0, 1, 2]  # held as bytes
+    values = data.inputs(first[None])[0, 0, 0, :3].tolist()
+    assert values == pytest.approx([-1.0, 1 / 127.5 - 1, 2 / 127.5 - 1])

@@ -7,6 +7,7 @@ from torch import Tensor
 
 from worker.engine import section_class
 from worker.engine.components import current
+from worker.engine.data.federated import byte_values
 from worker.engine.loop import Simulation
 from worker.engine.models import build_model
 from worker.engine.overrides import build_config
@@ -150,7 +151,8 @@ def test_only_a_softmax_regressions_float_samples_within_the_bound_are_packed(
     cnn = FlatModel(build_model(ModelConfig(name="cnn"), (1, 8, 8), 10), "classification")
 
     assert pack(cnn, torch.zeros(5, 1, 8, 8), 64, None) is None
-    assert pack(model, x.to(torch.uint8), 64, 255.0) is None  # bytes: 4× as much as floats
+    table = byte_values(1, lambda t: t.div_(255.0))
+    assert pack(model, x.to(torch.uint8), 64, table) is None  # bytes: 4× as much as floats
     assert pack(model, x, 64, None) is not None
     assert PACK_BYTES == 256 << 20
     monkeypatch.setattr("worker.engine.training.evaluate.PACK_BYTES", 5 * 2 * 4 - 1)

@@ -167,7 +167,24 @@ def test_image_columns_become_channels_first_pixels_in_minus_one_one(tmp_path: P
     data = load_data(config(tmp_path, "im", n_clients=2, features="img"), seed=0)
 
     assert data.x_train.shape == (6, 1, 4, 5) and data.n_classes == 3
-    assert sorted({float(v) for v in data.x_train.flatten().tolist()}) == [-1.0, 1.0]
+    assert data.x_train.dtype == torch.uint8  # held as bytes, handed over in [-1, 1]
+    assert sorted({float(v) for v in data.inputs(data.x_train).flatten().tolist()}) == [-1.0, 1.0]
+
+
+def test_colour_images_are_held_as_bytes_giving_their_old_floats(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    rgb = [rng.integers(0, 256, (4, 5, 3), dtype=np.uint8) for _ in range(6)]
+    image = datasets.Features({"img": datasets.Image(), "label": datasets.ClassLabel(3)})
+    split = datasets.Dataset.from_dict({"img": rgb, "label": [0, 1, 2, 0, 1, 2]}, image)
+    datasets.DatasetDict({"train": split, "test": split}).save_to_disk(str(tmp_path / "im"))
+
+    data = load_data(config(tmp_path, "im", n_clients=2, features="img"), seed=0)
+
+    assert data.x_test.dtype == torch.uint8 and data.x_test.shape == (6, 3, 4, 5)
+    assert data.x_values is not None and data.x_values.shape == (3, 256)
+    pixels = np.stack(rgb).transpose(0, 3, 1, 2).astype(np.float32)
+    up_front = torch.as_tensor(pixels / 127.5 - 1.0)  # how the loader held them before
+    assert torch.equal(data.inputs(data.x_test), up_front)  # the test split keeps its order
 
 
 @pytest.mark.parametrize(

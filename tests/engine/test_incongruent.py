@@ -70,4 +70,5 @@ def test_the_digits_take_the_incongruent_split_and_keep_their_scaling() -> None:
     data = load_data(cfg, seed=0)
 
     assert len(data.y_train) + len(data.y_test) == 1797
-    assert data.x_train.min() >= 0 and data.x_train.max() <= 1
+    x = data.inputs(data.x_train)
+    assert x.min() >= 0 and x.max() <= 1

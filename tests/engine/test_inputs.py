@@ -1,4 +1,4 @@
-"""Samples held as bytes with a scale (`FederatedData.x_scale`, FEMNIST's pixels) turned
+"""Samples held as bytes with a byte table (`FederatedData.x_values`, FEMNIST's pixels) turned
 into the model's inputs a batch at a time: the same float32 as converting them all up
 front, so a run's records are the same to the bit."""
 
@@ -14,35 +14,39 @@ from tests.engine.test_leaf import write
 from worker.engine import ListSink, build_config, simulate
 from worker.engine import loop as engine_loop
 from worker.engine.data import FederatedData, load_data
-from worker.engine.data.federated import inputs
+from worker.engine.data.federated import byte_values, inputs
+from worker.engine.data.leaf_datasets import over_255
+
+LEAF = byte_values(1, over_255)  # FEMNIST's table: k/255
 
 
-def test_bytes_become_k_over_the_scale_by_hand() -> None:
+def test_bytes_become_k_over_255_by_hand() -> None:
     k = torch.tensor([[0, 1], [51, 255]], dtype=torch.uint8)
-    x = inputs(k, 255.0)
+    x = inputs(k, LEAF)
     assert x.dtype == torch.float32 and x.shape == (2, 2)
     expected = np.array([[0, 1 / 255], [0.2, 1]], dtype=np.float32)  # float64 k/255, rounded
     assert np.array_equal(x.numpy(), expected)
-    assert inputs(k, 2.0).tolist() == [[0, 0.5], [25.5, 127.5]]
+    halves = byte_values(1, lambda t: t.div_(2.0))
+    assert inputs(k, halves).tolist() == [[0, 0.5], [25.5, 127.5]]
 
 
 def test_every_byte_gives_the_float_an_up_front_division_gives() -> None:
     k = np.arange(256, dtype=np.uint8)
     up_front = torch.from_numpy(k.astype(np.float32)).div_(255)  # the loader's old conversion
-    assert torch.equal(inputs(torch.from_numpy(k), 255.0), up_front)
-    assert torch.equal(inputs(torch.from_numpy(k).view(16, 16), 255.0), up_front.view(16, 16))
+    assert torch.equal(inputs(torch.from_numpy(k), LEAF), up_front)
+    assert torch.equal(inputs(torch.from_numpy(k).view(16, 16), LEAF), up_front.view(16, 16))
 
 
-def test_samples_without_a_scale_are_handed_over_as_they_are() -> None:
+def test_samples_without_a_table_are_handed_over_as_they_are() -> None:
     tokens = torch.tensor([[3, 79]], dtype=torch.uint8)  # Shakespeare's token ids
     floats = torch.rand(2, 3)
     assert inputs(tokens, None) is tokens and inputs(floats, None) is floats
-    assert inputs(torch.zeros(0, 1, 28, 28, dtype=torch.uint8), 255.0).shape == (0, 1, 28, 28)
+    assert inputs(torch.zeros(0, 1, 28, 28, dtype=torch.uint8), LEAF).shape == (0, 1, 28, 28)
 
 
-def test_a_scale_on_samples_that_are_not_bytes_is_refused() -> None:
+def test_a_table_on_samples_that_are_not_bytes_is_refused() -> None:
     with pytest.raises(TypeError, match="uint8"):
-        inputs(torch.zeros(2, dtype=torch.int16), 255.0)
+        inputs(torch.zeros(2, dtype=torch.int16), LEAF)
 
 
 def pixel_femnist(root: Path) -> None:
@@ -60,12 +64,12 @@ def pixel_femnist(root: Path) -> None:
 
 def up_front(data: FederatedData) -> FederatedData:
     """The data as the loader held it before: every image as float32, converted once."""
-    assert data.x_scale == 255
+    assert data.x_values is not None and torch.equal(data.x_values, LEAF)
 
     def floats(x: torch.Tensor) -> torch.Tensor:
         return torch.from_numpy(x.numpy().astype(np.float32)).div_(255)
 
-    return replace(data, x_train=floats(data.x_train), x_test=floats(data.x_test), x_scale=None)
+    return replace(data, x_train=floats(data.x_train), x_test=floats(data.x_test), x_values=None)
 
 
 CASES: dict[str, tuple[dict[str, Any], str, dict[str, Any]]] = {

@@ -16,9 +16,9 @@ from tests.engine.test_data import write_tiny_mnist
 from tests.eventually import eventually
 from worker.engine import section_class
 from worker.engine.components import current
-from worker.engine.data import load_data
+from worker.engine.data import kept_pools, load_data
 from worker.engine.data.federated import Pool
-from worker.engine.data.kept_pools import PREFIX, KeptPools, keep_pools_in, kept_pool
+from worker.engine.data.kept_pools import PREFIX, KeptPools, keep_pools_in, kept_pool, pool_key
 from worker.engine.sections import DataSection
 
 DataConfig = section_class(current(), DataSection)
@@ -174,6 +174,7 @@ def test_a_dataset_read_from_its_root_is_kept_until_a_source_file_changes(
     first = load_data(cfg, seed=0)
     (entry,) = keeping.entries()
     assert entry.name.startswith("mnist-")
+    assert (entry / "x.bin").stat().st_size == 40 * 28 * 28  # the images' bytes
 
     parse = Loads(pool(1))
     with monkeypatch.context() as patched:
@@ -186,3 +187,14 @@ def test_a_dataset_read_from_its_root_is_kept_until_a_source_file_changes(
     os.utime(labels, ns=(1, 1))
     load_data(cfg, seed=0)
     assert len(keeping.entries()) == 2  # read again, under a new key
+
+
+def test_a_pool_s_key_names_the_format_of_what_it_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = pool_key("mnist", tmp_path, [["train-images-idx3-ubyte", 16, 1]])
+    monkeypatch.setattr(kept_pools, "FORMAT", kept_pools.FORMAT + 1)
+
+    again = pool_key("mnist", tmp_path, [["train-images-idx3-ubyte", 16, 1]])
+
+    assert key.startswith("mnist-") and again.startswith("mnist-") and again != key

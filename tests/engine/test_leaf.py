@@ -68,7 +68,8 @@ def test_femnist_gives_one_client_per_writer_with_its_own_rows(tmp_path: Path) -
     assert data.train_offsets.tolist() == [0, 2, 5]  # w1 (file a), then w2 (file b)
     # held as the bytes k of LEAF's k/255, handed to a model as k/255
     assert data.x_train.shape == (5, 1, 28, 28) and data.x_train.dtype == torch.uint8
-    assert data.x_scale == 255 and data.x_train[:, 0, 0, 0].tolist() == [0, 255, 10, 20, 30]
+    assert data.x_values is not None and data.x_values.shape == (1, 256)
+    assert data.x_train[:, 0, 0, 0].tolist() == [0, 255, 10, 20, 30]
     x = data.inputs(data.x_train)
     assert x.dtype == torch.float32 and x.shape == (5, 1, 28, 28)
     assert x[:, 0, 0, 0].tolist() == pytest.approx([0, 1, 10 / 255, 20 / 255, 30 / 255])

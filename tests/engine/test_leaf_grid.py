@@ -119,7 +119,7 @@ def test_a_folder_off_the_grid_keeps_its_floats(tmp_path: Path) -> None:
     data = load_data(femnist_config(tmp_path, 2), seed=0)
 
     direct = torch.tensor(images(7, 255) + off, dtype=torch.float32).view(-1, 1, 28, 28)
-    assert data.x_scale is None  # floats, handed to the model as they are
+    assert data.x_values is None  # floats, handed to the model as they are
     assert torch.equal(data.x_train, direct)  # not rounded to k/255
     assert torch.equal(data.inputs(data.x_train), direct)
     assert data.x_test.flatten().unique().tolist() == [np.float32(3 / 255)]
@@ -132,7 +132,7 @@ def test_a_folder_on_the_grid_gives_the_floats_of_its_json(tmp_path: Path) -> No
 
     data = load_data(femnist_config(tmp_path, 1), seed=0)
 
-    assert data.x_train.dtype == torch.uint8 and data.x_scale == 255
+    assert data.x_train.dtype == torch.uint8 and data.x_values is not None
     direct = torch.tensor(x, dtype=torch.float32).view(-1, 1, 28, 28)
     assert torch.equal(data.inputs(data.x_train), direct)
 

@@ -118,7 +118,7 @@ def test_image_model_sizes() -> None:
 
     data = term(estimate(config), "train and test data")
 
-    assert data.amount == (50_000 + 10_000) * (3 * 32 * 32 * 4 + 8)
+    assert data.amount == (50_000 + 10_000) * (3 * 32 * 32 * 1 + 8)  # pixel bytes, labels
 
 
 @pytest.mark.parametrize(

@@ -43,6 +43,7 @@ def spec_for(model_name: str, unit: str, steps: int, **extra: Any) -> tuple[Any,
         mask=batches.mask,
         real=batches.real,
         lr=0.1,
+        x_values=data.x_values,
         **extra,
     )
     return model, data.x_train, data.y_train, spec

@@ -88,6 +88,7 @@ def test_vmap_equals_sequential(model_name: str, unit: str) -> None:
         weight_decay=1e-3,
         prox_mu=0.1,
         correction=0.01 * torch.randn(4, len(w), generator=torch.Generator().manual_seed(2)),
+        x_values=data.x_values,
     )
 
     d_vmap, l_vmap = train_vmap(model, data.x_train, data.y_train, spec)

@@ -79,8 +79,9 @@ def test_each_client_holds_its_rows_images_and_swapped_labels(
             (rows[rows >= TRAIN_ROWS], data.x_test, data.y_test, data.test_offsets),
         ):
             lo, hi = int(off[k]), int(off[k + 1])
-            pixels = (images[cut] + 1) * 127.5 / 255  # back to [0, 1]
-            torch.testing.assert_close(xs[lo:hi], (pixels - 0.1307) / 0.3081)
+            pixels = images[cut].double() / 255  # the bytes, in [0, 1]
+            standard = ((pixels - 0.1307) / 0.3081).float()
+            torch.testing.assert_close(data.inputs(xs[lo:hi]), standard)
             mapped = torch.as_tensor(split.label_map[k])[labels[cut]]
             assert torch.equal(ys[lo:hi], mapped), f"client {k}"
     assert data.population is not None

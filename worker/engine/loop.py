@@ -132,7 +132,7 @@ class Simulation:
             self.device.type == "cpu",
         )
         # the test set, read by every evaluation, packed once where that pays
-        self.test_packed = pack(self.model, self.data.x_test, self.eval_rows, self.data.x_scale)
+        self.test_packed = pack(self.model, self.data.x_test, self.eval_rows, self.data.x_values)
         self.trainer = Trainer(config, self.data, self.model, self.backend)
         self.availability = build_availability(config, data)
         self.clock = build_clock(config, data, self.model.dim)
@@ -470,9 +470,9 @@ class Simulation:
             metrics["initial_test_acc"] = result.acc
 
     def _evaluate(self, x: Tensor, y: Tensor, packed: list[Tensor] | None = None) -> Evaluation:
-        """The global model on samples `x` (held with the data's `x_scale`, packed as
+        """The global model on samples `x` (held with the data's `x_values`, packed as
         `packed` where given) and labels `y`."""
-        return evaluate(self.model, self.w, x, y, self.eval_rows, self.data.x_scale, packed)
+        return evaluate(self.model, self.w, x, y, self.eval_rows, self.data.x_values, packed)
 
     def state_dict(self, next_round: int) -> dict[str, Any]:
         return {

@@ -9,11 +9,15 @@ users), which the partition `data.partition` then splits among the clients, or a
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
+from torch import Tensor
 
-from worker.engine.data.federated import FederatedData
+from worker.engine.data.federated import FederatedData, converted
 from worker.engine.data.partitions.base import Grouped, PartitionContext, PartitionError
 from worker.engine.data.vision import MEAN_STD, DatasetMissing, standardized, unit_scaled
 from worker.engine.facts import DatasetFacts
@@ -56,12 +60,25 @@ def load_data(cfg: DataSection, seed: int) -> FederatedData:
         return loaded
     pool = loaded if isinstance(loaded, Grouped) else Grouped(loaded)
     x, y, xt, yt = pool.pool
-    if cfg.normalization == "standard" and cfg.dataset in MEAN_STD:
-        x, xt = standardized(cfg.dataset, x), standardized(cfg.dataset, xt)
-    elif cfg.normalization == "unit" and entry.facts.source == "data_root":
-        x, xt = unit_scaled(x), unit_scaled(xt)
-    pool = Grouped((x, y, xt, yt), pool.train_groups, pool.test_groups)
+    values = pool.values
+    convert = normalization(cfg, entry.facts)
+    if convert is not None and values is not None:
+        values = converted(values, convert)
+    elif convert is not None:
+        x, xt = convert(x), convert(xt)
+    pool = Grouped((x, y, xt, yt), pool.train_groups, pool.test_groups, values)
     facts: DatasetFacts = entry.facts
     ctx = PartitionContext(cfg.dataset, cfg.n_clients, facts.n_classes, cfg.max_train_samples)
     split, split_params = selected(cfg, cfg.components.partitions)
-    return split.component(split_params).split(pool, ctx, rng)
+    data = split.component(split_params).split(pool, ctx, rng)
+    return data if values is None else replace(data, x_values=values)
+
+
+def normalization(cfg: DataSection, facts: DatasetFacts) -> Callable[[Tensor], Tensor] | None:
+    """What `data.normalization` makes of a pool's images in [-1, 1] (None: nothing),
+    applied to its byte table where it holds bytes (`FederatedData.x_values`)."""
+    if cfg.normalization == "standard" and cfg.dataset in MEAN_STD:
+        return partial(standardized, cfg.dataset)
+    if cfg.normalization == "unit" and facts.source == "data_root":
+        return unit_scaled
+    return None

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -25,9 +25,11 @@ class FederatedData:
     `client_class` is the smallest label each client holds (what label-driven
     availability models group by); `cluster` the client's cluster id; `population`
     the clients' π and λ where the dataset declares them (`DatasetFacts.population`).
-    `x_scale`: where set, the samples are held as bytes k (uint8) standing for the
-    float32 k / x_scale (FEMNIST's pixels: 255), a quarter of their floats' memory;
-    `inputs` turns a batch of them into what the model takes.
+    `x_values`: where set, the samples are images (…, C, H, W) held as their bytes
+    (uint8), a quarter of their floats' memory: byte k of channel c stands for the
+    float32 x_values[c, k], a (C, 256) table (`byte_values`: FEMNIST's k/255, the
+    torchvision pools' [-1, 1] and its normalisations, digits' k/16); `inputs` turns a
+    batch of them into what the model takes.
     """
 
     x_train: Tensor
@@ -42,7 +44,7 @@ class FederatedData:
     cluster: Tensor
     optimum: float | None = None
     population: Population | None = None
-    x_scale: float | None = None
+    x_values: Tensor | None = None
 
     @property
     def n_clients(self) -> int:
@@ -58,30 +60,49 @@ class FederatedData:
 
     def inputs(self, x: Tensor) -> Tensor:
         """Rows of `x_train` or `x_test` as the model's inputs (`inputs`)."""
-        return inputs(x, self.x_scale)
+        return inputs(x, self.x_values)
 
     def to(self, device: torch.device) -> FederatedData:
-        move = {k: getattr(self, k).to(device) for k in ("x_train", "y_train", "x_test", "y_test")}
-        return FederatedData(**{**self.__dict__, **move})
+        names = ("x_train", "y_train", "x_test", "y_test")
+        move = {k: getattr(self, k).to(device) for k in names}
+        values = None if self.x_values is None else self.x_values.to(device)
+        return FederatedData(**{**self.__dict__, **move, "x_values": values})
 
 
-def inputs(x: Tensor, scale: float | None) -> Tensor:
-    """Samples as a model takes them: bytes k held with a `scale` (`FederatedData.x_scale`)
-    as float32 k / scale, each the float32 that dividing k's float32 by the scale on a
-    CPU gives (the table of the 256 values, so on any device: a GPU divides by a
-    scalar as a product with its reciprocal); without a scale (floats, token ids) as
-    they are. Called on a batch or an evaluation chunk where it enters the model."""
-    if scale is None:
+def inputs(x: Tensor, values: Tensor | None) -> Tensor:
+    """Samples as a model takes them: images held as bytes with their table `values`
+    (`FederatedData.x_values`) as the float32 values[c, k] of each byte k of channel
+    c (the table's values were computed on a CPU once, so they are the same on any
+    device: a GPU divides by a scalar as a product with its reciprocal); without a
+    table (floats, token ids) as they are. Called on a batch or an evaluation chunk
+    where it enters the model."""
+    if values is None:
         return x
     if x.dtype != torch.uint8:
-        raise TypeError(f"inputs: samples with a scale are bytes (uint8), not {x.dtype}")
-    return _byte_values(scale, x.device).index_select(0, x.reshape(-1).int()).view(x.shape)
+        raise TypeError(f"inputs: samples with a byte table are bytes (uint8), not {x.dtype}")
+    table = values.to(x.device)
+    index = x.int()
+    channels = len(table)
+    if channels > 1:  # channel c's bytes index row c: k + 256·c, c along dim −3
+        rows = torch.arange(0, 256 * channels, 256, dtype=torch.int32, device=x.device)
+        index.add_(rows.view(-1, 1, 1))  # int32 both: a mixed add takes a slow path
+    return table.view(-1).index_select(0, index.view(-1)).view(x.shape)
 
 
-@lru_cache(maxsize=8)
-def _byte_values(scale: float, device: torch.device) -> Tensor:
-    """The float32 k / scale of every byte k, on `device`."""
-    return torch.arange(256, dtype=torch.float32).div_(scale).to(device)
+def byte_values(channels: int, convert: Callable[[Tensor], Tensor]) -> Tensor:
+    """The (C, 256) table of what `convert` makes of each byte k 0…255 of each of the
+    `channels` C: `convert` takes float32 images (N, C, H, W) and is the up-front
+    conversion of images made of their bytes, so each value is that conversion's to
+    the bit (it is given the bytes as one image (1, C, 1, 256), elementwise ops and
+    per-channel constants acting on it as they act on whole images)."""
+    k = torch.arange(256, dtype=torch.float32).repeat(channels, 1)
+    return converted(k, convert)
+
+
+def converted(values: Tensor, convert: Callable[[Tensor], Tensor]) -> Tensor:
+    """A (C, 256) byte table with `convert` applied to its values, as to images'."""
+    channels = len(values)
+    return convert(values.reshape(1, channels, 1, 256).clone()).reshape(channels, 256).contiguous()
 
 
 def offsets(sizes: list[int] | np.ndarray) -> Tensor:

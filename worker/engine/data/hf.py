@@ -10,6 +10,7 @@ split is partitioned; the test split is evaluated centrally (it belongs to no cl
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,8 +19,9 @@ import torch
 from pydantic import Field
 from torch import Tensor
 
-from worker.engine.data.federated import FederatedData, assemble
+from worker.engine.data.federated import FederatedData, assemble, inputs
 from worker.engine.data.leaf_datasets import ALPHABET, encode
+from worker.engine.data.vision import pool_values
 from worker.engine.errors import ConfigError
 from worker.engine.facts import DatasetFacts
 from worker.engine.params import Params
@@ -107,9 +109,10 @@ class HfDataset:
         rows = client_rows(params, train, cfg.n_clients, flower_seed(rng))
         classes, y, y_test = encoded_labels(train, test, params)
         x = samples(train, params)
-        x_test = samples(test, params, like=x)
+        x, x_test, values = held(params, x, samples(test, params, like=x))
         no_client = [np.zeros(0, dtype=np.int64)] * len(rows)
-        return assemble(x, y, rows, x_test, y_test, classes, rng, test_rows=no_client)
+        data = assemble(x, y, rows, x_test, y_test, classes, rng, test_rows=no_client)
+        return data if values is None else replace(data, x_values=values)
 
     def check(self, params: HfParams, cfg: DataSection) -> None:
         """A local dataset's splits and columns, read from its metadata alone (a hub
@@ -355,11 +358,27 @@ def check_kind(params: HfParams, feature: Any) -> None:
         )
 
 
+def held(params: HfParams, x: Tensor, x_test: Tensor) -> tuple[Tensor, Tensor, Tensor | None]:
+    """Both splits' samples as held, and their byte table (`FederatedData.x_values`):
+    images of bytes as they are, standing for their values in [-1, 1] (`pool_values`);
+    where only one split's images are bytes, both as float32; other samples as they are,
+    without a table."""
+    images = params.kind != "text"
+    if not images or torch.uint8 not in (x.dtype, x_test.dtype):
+        return x, x_test, None
+    values = pool_values(x if x.dtype == torch.uint8 else x_test)
+    if x.dtype == x_test.dtype:
+        return x, x_test, values
+    x, x_test = (inputs(t, values) if t.dtype == torch.uint8 else t for t in (x, x_test))
+    return x, x_test, None
+
+
 def samples(split: Any, params: HfParams, like: Tensor | None = None) -> Tensor:
-    """A split's samples: images (an `Image` column) as float32 (C, H, W) pixels scaled
-    to [-1, 1]; text as each character's id in LEAF's alphabet (uint8, one row of ids a
-    string, as long as `like`'s rows where given, else as its first string); numbers and
-    arrays as float32, as they are."""
+    """A split's samples: images (an `Image` column) as (C, H, W) pixels, their bytes
+    where they are bytes (`held`), else float32 scaled as bytes to [-1, 1]; text as each
+    character's id in LEAF's alphabet (uint8, one row of ids a string, as long as
+    `like`'s rows where given, else as its first string); numbers and arrays as
+    float32, as they are."""
     import datasets
 
     column = params.features
@@ -369,9 +388,11 @@ def samples(split: Any, params: HfParams, like: Tensor | None = None) -> Tensor:
         length = like.shape[1] if like is not None else len(text[0]) if len(text) else 0
         return torch.from_numpy(encode(text, length, repr(column), "data.hf.features"))
     if isinstance(feature, datasets.Image):
-        pixels = np.stack([np.asarray(im, dtype=np.float32) for im in split[column]])
+        pixels = np.stack([np.asarray(im) for im in split[column]])
         pixels = pixels[:, None] if pixels.ndim == 3 else pixels.transpose(0, 3, 1, 2)
-        return torch.as_tensor(pixels / 127.5 - 1.0)
+        if pixels.dtype == np.uint8:
+            return torch.from_numpy(np.ascontiguousarray(pixels))
+        return torch.as_tensor(pixels.astype(np.float32) / 127.5 - 1.0)
     try:
         values = np.asarray(split.with_format("numpy")[column], dtype=np.float32)
     except (TypeError, ValueError):

@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 
 PARTS = ("x", "y", "x_test", "y_test")
 PREFIX = "fedwatch-kept-"
+FORMAT = 2  # bump when what a pool holds changes (2: torchvision images as their bytes)
 
 
 @dataclass(frozen=True)
@@ -187,8 +188,9 @@ def default_parent() -> Path:
 
 
 def pool_key(name: str, root: Path, source_key: object) -> str:
-    """`<dataset>-<digest of the folder and its source files' sizes and times>`."""
-    text = json.dumps([str(root.resolve()), source_key])
+    """`<dataset>-<digest of the pools' format, the folder and its source files' sizes
+    and times>`."""
+    text = json.dumps([FORMAT, str(root.resolve()), source_key])
     return f"{name}-{hashlib.sha256(text.encode()).hexdigest()[:16]}"
 
 

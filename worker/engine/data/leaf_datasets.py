@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from worker.engine.data.federated import FederatedData, offsets
+from worker.engine.data.federated import FederatedData, byte_values, offsets
 from worker.engine.data.leaf import (
     PARSED_CHAR,
     PARSED_NUMBER,
@@ -202,15 +202,20 @@ class LeafLoader:
 
 def femnist(params: Any, cfg: DataSection, rng: np.random.Generator) -> FederatedData:
     """LEAF's FEMNIST from `data.root`: images (1, 28, 28) in [0, 1], 62 classes, held as
-    their bytes k with the scale 255 (`FederatedData.x_scale`), or as float32 where a
+    their bytes k standing for k/255 (`FederatedData.x_values`), or as float32 where a
     pixel is off that grid."""
     images = Samples(pixels, labels, raw_x=True, widen_x=as_values)
     data, x, xt = natural("femnist", cfg, FEMNIST.n_classes, images)
     if x.dtype != xt.dtype:  # one split on the grid, the other off it
         x, xt = (a if a.dtype == np.float32 else as_values(a) for a in (x, xt))
     data.x_train, data.x_test = _images(x), _images(xt)
-    data.x_scale = 255.0 if x.dtype == np.uint8 else None
+    data.x_values = byte_values(1, over_255) if x.dtype == np.uint8 else None
     return data
+
+
+def over_255(images: torch.Tensor) -> torch.Tensor:
+    """FEMNIST's pixel bytes k (as float32) as LEAF's k/255."""
+    return images.div_(255.0)
 
 
 def _images(pixels: np.ndarray) -> torch.Tensor:

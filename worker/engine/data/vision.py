@@ -12,8 +12,9 @@ import torch
 from torch import Tensor
 
 from worker.engine.data.cache import cached, source_key
-from worker.engine.data.federated import Pool
+from worker.engine.data.federated import Pool, byte_values
 from worker.engine.data.kept_pools import kept_pool, pool_key
+from worker.engine.data.partitions.base import Grouped
 from worker.engine.errors import DatasetMissing
 from worker.engine.facts import DatasetFacts, DataSource
 from worker.engine.registry import dataset
@@ -85,15 +86,28 @@ MEAN_STD: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
 }
 
 
+def symmetric(images: Tensor) -> Tensor:
+    """Images of bytes k (as float32) as k/127.5 − 1 in [-1, 1], in place: how the pools
+    hold them (a byte table of them, `pool_values`)."""
+    return images.div_(127.5).sub_(1.0)
+
+
+def pool_values(x: Tensor) -> Tensor:
+    """The byte table (`FederatedData.x_values`) of a pool's images `x` (N, C, H, W) of
+    bytes: each byte's value in [-1, 1]."""
+    return byte_values(x.shape[1], symmetric)
+
+
 def unit_scaled(images: Tensor) -> Tensor:
-    """Images in [-1, 1] (as the pools hold them) as x/255 in [0, 1], x the original
-    byte: what torchvision's ToTensor alone gives."""
+    """Images in [-1, 1] (what a pool's bytes stand for, `pool_values`) as x/255 in
+    [0, 1], x the original byte: what torchvision's ToTensor alone gives."""
     return images.add(1.0).mul_(127.5).round_().div_(255)
 
 
 def standardized(name: str, images: Tensor) -> Tensor:
-    """Images in [-1, 1] (as the pools hold them) as (x/255 − mean)/std per channel,
-    x the original byte: what torchvision's ToTensor and Normalize give."""
+    """Images in [-1, 1] (what a pool's bytes stand for, `pool_values`) as
+    (x/255 − mean)/std per channel, x the original byte: what torchvision's ToTensor
+    and Normalize give."""
     mean, std = (torch.tensor(v).view(-1, 1, 1) for v in MEAN_STD[name])
     return unit_scaled(images).sub_(mean).div_(std)
 
@@ -101,26 +115,34 @@ def standardized(name: str, images: Tensor) -> Tensor:
 def _facts(name: str, source: DataSource) -> DatasetFacts:
     size = POOL_SIZES[name]
     return DatasetFacts(
-        CLASSES.get(name, 10), "image", source, shape=size.shape, train=size.train, test=size.test
+        CLASSES.get(name, 10),
+        "image",
+        source,
+        shape=size.shape,
+        train=size.train,
+        test=size.test,
+        value_bytes=1,  # the images' bytes (`FederatedData.x_values`)
     )
 
 
 @dataset("digits", facts=_facts("digits", "bundled"), label="digits (scikit-learn, 8×8)")
-def digits(params: Any, cfg: DataSection, rng: np.random.Generator) -> Pool:
-    return digits_pool(rng)
-
-
-def digits_pool(rng: np.random.Generator) -> Pool:
-    """8x8 handwritten digits (1797 samples), 80/20 train/test split, scaled to [0, 1]."""
+def digits(params: Any, cfg: DataSection, rng: np.random.Generator) -> Grouped:
+    """8x8 handwritten digits (1797 samples), 80/20 train/test split: their pixels 0…16
+    held as bytes standing for k/16 in [0, 1]."""
     from sklearn.datasets import load_digits
 
     bunch = load_digits()
-    x = torch.as_tensor(bunch.images / 16.0, dtype=torch.float32).unsqueeze(1)
+    x = torch.as_tensor(bunch.images.astype(np.uint8)).unsqueeze(1)
     y = torch.as_tensor(bunch.target, dtype=torch.long)
     order = torch.as_tensor(rng.permutation(len(y)))
     cut = int(0.8 * len(y))
     train, test = order[:cut], order[cut:]
-    return x[train], y[train], x[test], y[test]
+    return Grouped((x[train], y[train], x[test], y[test]), values=byte_values(1, sixteenths))
+
+
+def sixteenths(images: Tensor) -> Tensor:
+    """Digits' pixels k (0…16, as float32) as k/16 in [0, 1]."""
+    return images.div_(16.0)
 
 
 def needs(name: str, root: str, download_allowed: bool = True) -> str:
@@ -152,7 +174,8 @@ def require_files(name: str, root: str, download: bool) -> None:
 
 
 def torchvision_pool(name: str, root: str, download: bool) -> Pool:
-    """Train and test tensors (N, C, H, W) normalised to [-1, 1], labels as long."""
+    """Train and test images (N, C, H, W) as their bytes (`pool_values` tells what they
+    stand for), labels as long."""
     require_files(name, root, download)
     root_path = Path(root)
     try:
@@ -195,13 +218,11 @@ def unreadable(name: str, root: Path, err: BaseException) -> DatasetMissing:
 
 
 def _load(name: str, root: Path, train: bool, download: bool) -> tuple[Tensor, Tensor]:
-    """One split as (N, C, H, W) floats in [-1, 1] and long labels; the parsed bytes come
-    from the data root's cache after the first read (`cache.py`)."""
+    """One split as (N, C, H, W) bytes and long labels; the parsed bytes come from the
+    data root's cache after the first read (`cache.py`), copied out of its map."""
     entry = f"{name}-{'train' if train else 'test'}"
     x, y = cached(root, entry, EXPECTED_FILES[name], lambda: _read(name, root, train, download))
-    images = torch.from_numpy(np.array(x)).float()  # a copy of the mapped file, as floats
-    images.div_(127.5).sub_(1.0)  # in place: CIFAR-10's 50 000 images are 614 MB as floats
-    return images, torch.from_numpy(np.array(y)).long()
+    return torch.from_numpy(np.array(x)), torch.from_numpy(np.array(y)).long()
 
 
 def _read(name: str, root: Path, train: bool, download: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -221,8 +242,9 @@ def _read(name: str, root: Path, train: bool, download: bool) -> tuple[np.ndarra
 
 
 def _from_root(name: str) -> Any:
-    def load(params: Any, cfg: DataSection, rng: np.random.Generator) -> Pool:
-        return torchvision_pool(name, cfg.root, cfg.download)
+    def load(params: Any, cfg: DataSection, rng: np.random.Generator) -> Grouped:
+        pool = torchvision_pool(name, cfg.root, cfg.download)
+        return Grouped(pool, values=pool_values(pool[0]))
 
     load.__doc__ = f"{name} from `data.root` (torchvision's layout)."
     return load

@@ -66,14 +66,14 @@ class Evaluation:
     correct: Tensor | None  # (n_test,) 1.0 where the prediction is right
 
 
-def pack(model: FlatModel, x: Tensor, batch: int, scale: float | None) -> list[Tensor] | None:
+def pack(model: FlatModel, x: Tensor, batch: int, values: Tensor | None) -> list[Tensor] | None:
     """Samples x that every evaluation reads again (the test set), each batch of
     `batch` rows packed once for a softmax regression's product
     (`StackedModel.packed`): a second copy of x, made only for samples held as floats
-    (bytes would cost 4× as much as floats) within `PACK_BYTES`. None where nothing is
-    packed: `evaluate` then reads x itself."""
+    (bytes, held with a byte table `values`, would cost 4× as much as floats) within
+    `PACK_BYTES`. None where nothing is packed: `evaluate` then reads x itself."""
     stacked = model.stacked(tuple(x.shape[1:]))
-    if stacked is None or scale is not None or x.numel() * x.element_size() > PACK_BYTES:
+    if stacked is None or values is not None or x.numel() * x.element_size() > PACK_BYTES:
         return None
     chunks = [stacked.packed(x[lo : lo + batch]) for lo in range(0, len(x), batch)]
     return None if any(c is None for c in chunks) else cast(list[Tensor], chunks)
@@ -86,11 +86,11 @@ def evaluate(
     x: Tensor,
     y: Tensor,
     batch: int,
-    scale: float | None = None,
+    values: Tensor | None = None,
     packed: list[Tensor] | None = None,
 ) -> Evaluation:
     """In batches of `batch` rows (`evaluation_rows`), each turned into the model's inputs
-    with the samples' `scale` (`inputs`), through the model's stacked form
+    with the samples' byte table `values` (`inputs`), through the model's stacked form
     where it has one, or from the batches `pack` made of x. Results are written into
     tensors allocated once: small tensors kept per batch sit between the batches' freed
     activations and fragment the heap (evaluating an MLP of 2000 hidden units on
@@ -107,7 +107,7 @@ def evaluate(
         if packed is not None and stacked is not None:
             out = stacked.packed_class_logits(theta, packed[i])
         else:
-            out = forward(inputs(x[lo : lo + batch], scale))
+            out = forward(inputs(x[lo : lo + batch], values))
         yb = y[lo : lo + batch]
         losses[i] = objective.loss(model.objective, out, yb, "sum")
         if correct is not None:

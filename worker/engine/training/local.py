@@ -45,7 +45,7 @@ class LocalSpec:
     weight_decay: float = 0.0
     prox_mu: float = 0.0
     correction: Tensor | None = None  # (K, d)
-    x_scale: float | None = None  # x's bytes stand for k / x_scale (`FederatedData.x_scale`)
+    x_values: Tensor | None = None  # what x's bytes stand for (`FederatedData.x_values`)
     combine: Tensor | None = None  # (K,) c: return Σ_i c_i Δ_i (d,) in place of the deltas
 
 
@@ -95,12 +95,12 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
     if spec.real is not None:
         weights = row_weights(spec.real, batch).to(theta.device).transpose(0, 1).contiguous()
     if single:  # with `combine`, the step's product makes the sum itself
-        step_fn = _grad_and_loss(model, x, y, theta, batch, spec.x_scale, spec.combine)
+        step_fn = _grad_and_loss(model, x, y, theta, batch, spec.x_values, spec.combine)
         deltas, loss = step_fn(theta, batches[0], None if weights is None else weights[0], -spec.lr)
         return deltas, loss / mask.sum(dim=1)
     tile = clients_at_once(model.stacked(tuple(x.shape[1:])), theta.device.type, k, batch)
     if tile >= k:  # all at once: `torch.func.vmap`, an accelerator, or K within a tile
-        step_fn = _grad_and_loss(model, x, y, theta, batch, spec.x_scale)
+        step_fn = _grad_and_loss(model, x, y, theta, batch, spec.x_values)
         deltas, losses = _train_steps(spec, theta, step_fn, batches, weights, mask, everyone)
         return (deltas if spec.combine is None else spec.combine @ deltas), losses
     # a tile of clients through all its steps, then the next: its state stays in cache
@@ -110,7 +110,7 @@ def train_vmap(model: FlatModel, x: Tensor, y: Tensor, spec: LocalSpec) -> tuple
     for lo in range(0, k, tile):
         part = slice(lo, lo + tile)
         sub, part_theta, part_mask = _part(spec, part), theta[part], mask[part]
-        fn = _grad_and_loss(model, x, y, part_theta, batch, spec.x_scale)
+        fn = _grad_and_loss(model, x, y, part_theta, batch, spec.x_values)
         part_weights = None if weights is None else weights[:, part]
         part_deltas, losses[part] = _train_steps(
             sub, part_theta, fn, batches[:, part], part_weights, part_mask,
@@ -198,14 +198,14 @@ def _grad_and_loss(
     y: Tensor,
     theta: Tensor,
     batch: int,
-    x_scale: float | None,
+    x_values: Tensor | None,
     combine: Tensor | None = None,
 ) -> StepFn:
     """(θ (K, d), batch rows (K, B), row weights (K, B) or None, scale) → per-client
     gradients times the scale, and losses: the model's stacked form where it has one,
     in tiles of clients on a CPU (`StackedModel.tile`), else `torch.func.vmap` of its
     (weighted) loss; each batch's samples turned into the model's inputs as gathered
-    (`inputs`, with the samples' `x_scale`). With `combine` c (K,), the gradients'
+    (`inputs`, with the samples' byte table `x_values`). With `combine` c (K,), the gradients'
     sum Σ_i c_i·scale·∇_i (d,) in their place, made a tile at a time."""
     k, d = theta.shape
     stacked = model.stacked(tuple(x.shape[1:]))
@@ -216,7 +216,7 @@ def _grad_and_loss(
         def batched(
             theta: Tensor, rows: Tensor, weights: Tensor | None, scale: float
         ) -> tuple[Tensor, Tensor]:
-            xb = inputs(x[rows], x_scale)
+            xb = inputs(x[rows], x_values)
             if weights is None:
                 g, loss = plain(theta, xb, y[rows])
             else:
@@ -241,7 +241,7 @@ def _grad_and_loss(
             part = slice(lo, lo + tile)
             tile_weights = None if weights is None else weights[part]
             tile_rows = rows[part]
-            xs, ys = inputs(gather(x, tile_rows), x_scale), gather(y, tile_rows)
+            xs, ys = inputs(gather(x, tile_rows), x_values), gather(y, tile_rows)
             if combine is None:
                 _, losses[part] = stacked.grad_and_loss(
                     theta[part], xs, ys, tile_weights, out=out[part], scale=scale
@@ -287,7 +287,7 @@ def train_sequential(
             if spec.real is not None:
                 rows = rows[: int(spec.real[i, s])]
             theta.requires_grad_(True)
-            loss = model.loss(theta, inputs(x[rows], spec.x_scale), y[rows])
+            loss = model.loss(theta, inputs(x[rows], spec.x_values), y[rows])
             (g,) = torch.autograd.grad(loss, theta)
             theta = theta.detach()
             g = _direction(spec, theta, w, g, corr)

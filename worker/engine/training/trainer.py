@@ -72,7 +72,7 @@ class Trainer:
             weight_decay=c.weight_decay,
             prox_mu=prox_mu,
             correction=correction,
-            x_scale=self.data.x_scale,
+            x_values=self.data.x_values,
             combine=combine,
         )
         result = self.train_fn(self.model, self.data.x_train, self.data.y_train, spec)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
+from torch import Tensor
 
 from worker.engine.data.federated import FederatedData, Pool, assemble
 from worker.engine.errors import ConfigError
@@ -44,11 +45,14 @@ def check_classes(path: str, classes: int, run: RunShape) -> None:
 class Grouped:
     """A dataset's labelled pool (x, y, x_test, y_test) and, where its samples belong to
     groups (its users, a column), each train and test row's group id under each grouping
-    (`DatasetFacts.users`, `DatasetFacts.columns`)."""
+    (`DatasetFacts.users`, `DatasetFacts.columns`); `values`: where its images are held
+    as bytes, what each byte stands for (`FederatedData.x_values`), which the clients'
+    data carry."""
 
     pool: Pool
     train_groups: Mapping[str, np.ndarray] = field(default_factory=dict)
     test_groups: Mapping[str, np.ndarray] = field(default_factory=dict)
+    values: Tensor | None = None
 
     @property
     def labels(self) -> np.ndarray:
@@ -58,7 +62,7 @@ class Grouped:
         """The pool with these train rows only, in this order."""
         x, y, xt, yt = self.pool
         groups = {name: ids[rows] for name, ids in self.train_groups.items()}
-        return Grouped((x[rows], y[rows], xt, yt), groups, self.test_groups)
+        return Grouped((x[rows], y[rows], xt, yt), groups, self.test_groups, self.values)
 
 
 @dataclass(frozen=True)
