@@ -87,8 +87,8 @@ MEAN_STD: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
 
 
 def symmetric(images: Tensor) -> Tensor:
-    """Images of bytes k (as float32) as k/127.5 − 1 in [-1, 1], in place: how the pools
-    hold them (a byte table of them, `pool_values`)."""
+    """Images of bytes k (as float32) as k/127.5 − 1 in [-1, 1], in place: what a
+    pool's bytes stand for before any normalisation (`pool_values`)."""
     return images.div_(127.5).sub_(1.0)
 
 
