@@ -54,7 +54,10 @@ def test_fedavg_sums_unless_it_waits_and_rescales_partial_work_by_c_over_s() -> 
     r = rescaled.summed(0, plan)
     assert r is not None and r.scale is not None
     assert_close(r.coefficients, torch.tensor([0.25 * 2, 0.75 * 1]))  # C/s = 4/2 and 4/4
-    assert waiting.summed(0, plan) is None  # its step reads earlier rounds' buffer
+    # its step reads earlier rounds' buffer: the loop never trains it into a sum
+    assert type(plain).trains_into_sum(plain.params)
+    assert not type(waiting).trains_into_sum(waiting.params)
+    assert type(plain).trains_into_sum(None)  # declared by a plug-in without the params
 
 
 def test_a_subclass_with_its_own_aggregate_is_given_the_deltas() -> None:

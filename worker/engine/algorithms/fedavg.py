@@ -81,8 +81,10 @@ class FedAvg(Algorithm):
         return self.pending[todo]
 
     @classmethod
-    def trains_into_sum(cls, params: FedAvgParams) -> bool:
-        return not params.wait_for_all  # its step reads the buffer of earlier rounds' deltas
+    def trains_into_sum(cls, params: FedAvgParams | None) -> bool:
+        """Unless it waits for all (its step then reads the buffer of earlier rounds'
+        deltas); a plug-in that declares this class without its params never waits."""
+        return params is None or not params.wait_for_all
 
     def summed(self, t: int, plan: Plan) -> Summed:
         ids = plan.selected.to(self.facts.device)
