@@ -229,7 +229,8 @@ def test_training_in_tiles_gives_each_clients_own_update(
     assert_backends_agree(model, clients=5, steps=3, batch=4)
 
 
-def test_class_logits_are_w_x_plus_b_by_hand() -> None:
+@pytest.mark.parametrize("packed", [False, True])
+def test_class_logits_are_w_x_plus_b_by_hand_laid_out_class_major(packed: bool) -> None:
     linear = nn.Linear(2, 2)
     with torch.no_grad():
         linear.weight.copy_(torch.tensor([[1.0, 2.0], [-1.0, 0.5]]))
@@ -238,28 +239,17 @@ def test_class_logits_are_w_x_plus_b_by_hand() -> None:
     stacked = stack(model, (2,))
     assert stacked is not None and stacked.one_linear
     x = torch.tensor([[1.0, 1.0], [2.0, -2.0], [0.0, 0.0]])
+    rows = stacked.packed(x) if packed else None
+    assert (rows is not None) == packed
 
-    logits = stacked.class_logits(model.initial(), x)
+    theta = model.initial()
+    logits = (
+        stacked.class_logits(theta, x) if rows is None else stacked.packed_class_logits(theta, rows)
+    )
 
     # (1·1 + 2·1 + 0.5, −1·1 + 0.5·1 − 1), (1·2 − 2·2 + 0.5, −1·2 − 0.5·2 − 1), (b)
     assert_close(logits, torch.tensor([[3.5, -1.5], [-1.5, -4.0], [0.5, -1.0]]))
-
-
-def test_packed_class_logits_are_w_x_plus_b_by_hand_laid_out_class_major() -> None:
-    linear = nn.Linear(2, 2)
-    with torch.no_grad():
-        linear.weight.copy_(torch.tensor([[1.0, 2.0], [-1.0, 0.5]]))
-        linear.bias.copy_(torch.tensor([0.5, -1.0]))
-    model = FlatModel(nn.Sequential(nn.Flatten(), linear), "classification")
-    stacked = stack(model, (2,))
-    assert stacked is not None
-    packed = stacked.packed(torch.tensor([[1.0, 1.0], [2.0, -2.0], [0.0, 0.0]]))
-    assert packed is not None
-
-    logits = stacked.packed_class_logits(model.initial(), packed)
-
-    assert_close(logits, torch.tensor([[3.5, -1.5], [-1.5, -4.0], [0.5, -1.0]]))
-    assert logits.t().is_contiguous()  # (classes, rows) in memory, as `class_logits`
+    assert logits.t().is_contiguous()  # (classes, rows) in memory, either way
 
 
 def test_only_a_softmax_regression_on_float_rows_is_packed() -> None:
